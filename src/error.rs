@@ -1,0 +1,50 @@
+//! The library's errors: what stops a run (exit code 2), as opposed to a rejected
+//! call, which is a result.
+
+use std::fmt;
+use std::io;
+
+use crate::registry::SourceError;
+
+#[derive(Debug)]
+pub enum Error {
+    /// A `--schemas` source cannot be used.
+    Source(SourceError),
+    /// An input cannot be opened or read.
+    Read { input: String, error: io::Error },
+    /// Results cannot be written (a closed pipe is one case).
+    Write(io::Error),
+}
+
+impl Error {
+    /// A closed stdout (`callfix … | head -1`): the reader is gone, so the run ends
+    /// quietly.
+    pub fn is_broken_pipe(&self) -> bool {
+        matches!(self, Error::Write(e) if e.kind() == io::ErrorKind::BrokenPipe)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Source(e) => write!(f, "{e}"),
+            Error::Read { input, error } => write!(f, "{input}: {error}"),
+            Error::Write(e) => write!(f, "writing results: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Source(e) => Some(e),
+            Error::Read { error, .. } | Error::Write(error) => Some(error),
+        }
+    }
+}
+
+impl From<SourceError> for Error {
+    fn from(e: SourceError) -> Self {
+        Error::Source(e)
+    }
+}

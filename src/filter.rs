@@ -1,0 +1,228 @@
+//! The filter: runs every record of an input through the stages and writes one
+//! result per call. This is the `callfix` command without a subcommand.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::io::{self, BufRead, Read, Write};
+
+use serde_json::Value;
+
+use crate::envelope::{self, Extracted};
+use crate::input::{Ending, Framer};
+use crate::message::{self, Style};
+use crate::output::{Position, Printer};
+use crate::registry::Registry;
+use crate::verdict::{self, Fault, Status, Verdict};
+
+/// Why a stream stopped early.
+#[derive(Debug)]
+pub enum StreamError {
+    Read(io::Error),
+    Write(io::Error),
+}
+
+/// Settings of one filter run.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub style: Style,
+    /// Records larger than this are rejected without being parsed.
+    pub max_record_bytes: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            style: Style::default(),
+            max_record_bytes: 64 * 1024 * 1024,
+        }
+    }
+}
+
+/// Counts of one tool's calls.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Counts {
+    pub calls: u64,
+    pub valid: u64,
+    pub repaired: u64,
+    pub rejected: u64,
+}
+
+impl Counts {
+    fn add(&mut self, status: Status) {
+        self.calls += 1;
+        match status {
+            Status::Valid => self.valid += 1,
+            Status::Repaired => self.repaired += 1,
+            Status::Rejected => self.rejected += 1,
+        }
+    }
+}
+
+/// What a run saw, for `--stats` and the exit code.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Summary {
+    pub records: u64,
+    /// Records that are valid envelopes holding no call (a text-only message).
+    pub records_without_calls: u64,
+    /// Records that yielded no call because they are broken (counted as rejected).
+    pub broken_records: u64,
+    pub total: Counts,
+    pub per_tool: BTreeMap<String, Counts>,
+    /// Calls rejected because their tool's schema is broken.
+    pub schema_faults: u64,
+}
+
+impl Summary {
+    fn count(&mut self, tool: Option<&str>, verdict: &Verdict) {
+        self.total.add(verdict.status);
+        if let Some(tool) = tool {
+            match self.per_tool.get_mut(tool) {
+                Some(c) => c.add(verdict.status),
+                None => {
+                    let mut c = Counts::default();
+                    c.add(verdict.status);
+                    self.per_tool.insert(tool.to_owned(), c);
+                }
+            }
+        }
+        if verdict.fault == Fault::Schema {
+            self.schema_faults += 1;
+        }
+    }
+}
+
+impl fmt::Display for Summary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let t = &self.total;
+        write!(
+            f,
+            "{} records, {} calls: {} valid, {} repaired, {} rejected",
+            self.records, t.calls, t.valid, t.repaired, t.rejected
+        )?;
+        if self.broken_records > 0 {
+            write!(f, " ({} broken records)", self.broken_records)?;
+        }
+        if self.records_without_calls > 0 {
+            write!(f, "; {} records without calls", self.records_without_calls)?;
+        }
+        let width = self.per_tool.keys().map(|k| k.chars().count()).max().unwrap_or(0);
+        for (tool, c) in &self.per_tool {
+            write!(
+                f,
+                "\n  {tool:<width$}  {:>6} calls  {:>6} valid  {:>6} repaired  {:>6} rejected",
+                c.calls, c.valid, c.repaired, c.rejected
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Runs every record of `reader` through the filter. `source` names the input in
+/// messages (`stdin`, a file path). Record numbers continue from `first_index`;
+/// returns the next free one.
+pub fn filter_stream<R: BufRead, W: Write>(
+    reader: R,
+    source: &str,
+    first_index: u64,
+    registry: &Registry,
+    options: &Options,
+    printer: &mut Printer<W>,
+    summary: &mut Summary,
+) -> Result<u64, StreamError> {
+    let mut framer = Framer::new(reader, options.max_record_bytes, first_index);
+    let mut buf = Vec::new();
+    while let Some(meta) = framer.next_record(&mut buf).map_err(StreamError::Read)? {
+        summary.records += 1;
+        let record_error = |text: String| Verdict::rejected(text, Fault::Call);
+        let parsed = if let Some(size) = meta.oversized {
+            Err(message::record_too_large(size, options.max_record_bytes))
+        } else {
+            match serde_json::from_slice::<Value>(&buf) {
+                Ok(v) => Ok(v),
+                Err(_) if meta.ending != Ending::Complete => Err(message::record_cut_off()),
+                Err(e) => Err(message::record_not_json(source, meta.line, &e)),
+            }
+        };
+        let at = Position {
+            index: meta.index,
+            call: 0,
+        };
+        let extracted = match parsed {
+            Ok(value) => envelope::extract(value),
+            Err(text) => Extracted::Unrecognised(text),
+        };
+        match extracted {
+            Extracted::Unrecognised(text) => {
+                let text = if text.starts_with("record ") {
+                    text
+                } else {
+                    message::record_unrecognised(&text)
+                };
+                let verdict = record_error(text);
+                summary.broken_records += 1;
+                summary.count(None, &verdict);
+                printer.record(at, &verdict).map_err(StreamError::Write)?;
+            }
+            Extracted::Calls(calls) => {
+                if calls.is_empty() {
+                    summary.records_without_calls += 1;
+                }
+                for (i, mut call) in calls.into_iter().enumerate() {
+                    let verdict = verdict::judge(registry, &mut call, &options.style);
+                    summary.count(Some(&call.name), &verdict);
+                    printer
+                        .call(Position { call: i, ..at }, &call, &verdict)
+                        .map_err(StreamError::Write)?;
+                }
+            }
+        }
+    }
+    Ok(framer.next_index())
+}
+
+/// `--tool NAME`: all of `reader` is the bare arguments of one call to `name`.
+pub fn filter_bare<R: Read, W: Write>(
+    mut reader: R,
+    name: &str,
+    registry: &Registry,
+    options: &Options,
+    printer: &mut Printer<W>,
+    summary: &mut Summary,
+) -> Result<(), StreamError> {
+    let mut bytes = Vec::new();
+    reader
+        .by_ref()
+        .take(options.max_record_bytes as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(StreamError::Read)?;
+    summary.records += 1;
+    let at = Position { index: 0, call: 0 };
+    if bytes.len() > options.max_record_bytes {
+        let rest = io::copy(&mut reader, &mut io::sink()).map_err(StreamError::Read)?;
+        let size = bytes.len() as u64 + rest;
+        let verdict = Verdict::rejected(
+            message::record_too_large(size as usize, options.max_record_bytes),
+            Fault::Call,
+        );
+        summary.count(Some(name), &verdict);
+        return printer
+            .call(at, &envelope::bare_call(name, String::new()), &verdict)
+            .map_err(StreamError::Write);
+    }
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let verdict = Verdict::rejected(message::not_utf8(e.utf8_error().valid_up_to()), Fault::Call);
+            summary.count(Some(name), &verdict);
+            return printer
+                .call(at, &envelope::bare_call(name, String::new()), &verdict)
+                .map_err(StreamError::Write);
+        }
+    };
+    let mut call = envelope::bare_call(name, text);
+    let verdict = verdict::judge(registry, &mut call, &options.style);
+    summary.count(Some(name), &verdict);
+    printer
+        .call(at, &call, &verdict)
+        .map_err(StreamError::Write)
+}

@@ -1,0 +1,156 @@
+//! callfix: a filter between an LLM and its tools.
+//!
+//! A call goes through the stages in this order, one module each:
+//! [`input`] (records from a byte stream) → [`envelope`] (provider shapes) →
+//! [`registry`] (the tool's compiled schema) → [`salvage`] (argument text) →
+//! [`verdict`] (validate; repair comes here) → [`message`] (the instruction text)
+//! → [`output`] (the chosen format). [`filter`] drives them over a stream.
+
+pub mod cli;
+pub mod envelope;
+pub mod error;
+pub mod filter;
+pub mod input;
+pub mod message;
+pub mod output;
+pub mod registry;
+pub mod salvage;
+pub mod suggest;
+pub mod verdict;
+
+use std::fs::File;
+use std::io::{self, BufReader, BufWriter, IsTerminal, Write};
+
+use owo_colors::{OwoColorize, Stream};
+
+use crate::cli::{Cli, ColorArg};
+use crate::error::Error;
+use crate::filter::{Options, Summary};
+use crate::message::Style;
+use crate::output::{Format, Printer};
+use crate::registry::Registry;
+
+/// Runs the filter as the command line asks. Returns the exit code.
+pub fn run(cli: &Cli) -> Result<u8, Error> {
+    match cli.color {
+        ColorArg::Always => owo_colors::set_override(true),
+        ColorArg::Never => owo_colors::set_override(false),
+        ColorArg::Auto => {}
+    }
+    let registry = Registry::load(&cli.schemas)?;
+    for w in &registry.warnings {
+        warn(w);
+    }
+    let options = Options {
+        style: Style {
+            prefix: cli.prefix.clone(),
+            max_errors: usize::from(cli.max_errors),
+            max_chars: usize::from(cli.max_chars),
+        },
+        max_record_bytes: cli.max_record_bytes,
+    };
+    let stdout = io::stdout();
+    let format = cli.format.map_or_else(
+        || {
+            if stdout.is_terminal() {
+                Format::Human
+            } else {
+                Format::Args
+            }
+        },
+        Format::from,
+    );
+    let mut printer = Printer::new(BufWriter::with_capacity(1 << 16, stdout.lock()), format);
+    let mut summary = Summary::default();
+    let mut input_failed = false;
+    let inputs: Vec<String> = if cli.files.is_empty() {
+        vec!["-".to_owned()]
+    } else {
+        cli.files.iter().map(|p| p.display().to_string()).collect()
+    };
+    let mut next_index = 0;
+    for input in &inputs {
+        let name = if input == "-" { "stdin" } else { input.as_str() };
+        let result = if input == "-" {
+            let stdin = io::stdin().lock();
+            run_input(stdin, name, cli, &registry, &options, &mut printer, &mut summary, next_index)
+        } else {
+            match File::open(input) {
+                Ok(f) => run_input(
+                    BufReader::with_capacity(1 << 16, f),
+                    name,
+                    cli,
+                    &registry,
+                    &options,
+                    &mut printer,
+                    &mut summary,
+                    next_index,
+                ),
+                Err(error) => Err(Error::Read {
+                    input: name.to_owned(),
+                    error,
+                }),
+            }
+        };
+        match result {
+            Ok(next) => next_index = next,
+            Err(e @ Error::Read { .. }) => {
+                input_failed = true;
+                warn(&e.to_string());
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    printer.flush().map_err(Error::Write)?;
+    if cli.stats {
+        let _ = writeln!(io::stderr().lock(), "callfix: {summary}");
+    }
+    Ok(exit_code(&summary, cli.strict, input_failed))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_input<R: io::BufRead, W: Write>(
+    reader: R,
+    name: &str,
+    cli: &Cli,
+    registry: &Registry,
+    options: &Options,
+    printer: &mut Printer<W>,
+    summary: &mut Summary,
+    first_index: u64,
+) -> Result<u64, Error> {
+    match &cli.tool {
+        Some(tool) => filter::filter_bare(reader, tool, registry, options, printer, summary)
+            .map(|()| first_index + 1),
+        None => filter::filter_stream(reader, name, first_index, registry, options, printer, summary),
+    }
+    .map_err(|e| match e {
+        filter::StreamError::Read(error) => Error::Read {
+            input: name.to_owned(),
+            error,
+        },
+        filter::StreamError::Write(error) => Error::Write(error),
+    })
+}
+
+/// The exit code contract, in one place: 2 when something could not be checked
+/// at all, 1 when a call was rejected (or, with `strict`, repaired), else 0.
+pub fn exit_code(summary: &Summary, strict: bool, input_failed: bool) -> u8 {
+    if input_failed || summary.schema_faults > 0 {
+        2
+    } else if summary.total.rejected > 0 || (strict && summary.total.repaired > 0) {
+        1
+    } else {
+        0
+    }
+}
+
+/// A diagnostic on stderr: `callfix: warning: …`.
+pub fn warn(message: &str) {
+    let label = "warning:";
+    let _ = writeln!(
+        io::stderr().lock(),
+        "callfix: {} {message}",
+        label.if_supports_color(Stream::Stderr, |s| s.yellow())
+    );
+}

@@ -1,0 +1,200 @@
+//! Stage 7: output. One result per call, in input order, in one of four formats.
+//! Only this module writes results; it writes to whatever `Write` it is given
+//! (buffered stdout in the binary).
+
+use std::io::{self, Write};
+
+use owo_colors::{OwoColorize, Stream};
+use serde_json::{Map, Value};
+
+use crate::envelope::{self, Call};
+use crate::verdict::{Status, Verdict};
+
+/// How results are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// One line per call: the arguments as compact JSON, or the instruction text.
+    Args,
+    /// One JSON object per call with every detail.
+    Json,
+    /// The call in its own envelope, or the provider's error tool result.
+    Call,
+    /// For people: tool, coloured status, pretty arguments, one error per line.
+    Human,
+}
+
+/// Where a result came from.
+#[derive(Debug, Clone, Copy)]
+pub struct Position {
+    /// Record number, from 0.
+    pub index: u64,
+    /// Call number within the record, from 0.
+    pub call: usize,
+}
+
+/// Writes results in one format.
+pub struct Printer<W: Write> {
+    out: W,
+    format: Format,
+}
+
+impl<W: Write> Printer<W> {
+    pub fn new(out: W, format: Format) -> Self {
+        Self { out, format }
+    }
+
+    /// Writes the result of one call.
+    pub fn call(&mut self, at: Position, call: &Call, verdict: &Verdict) -> io::Result<()> {
+        match self.format {
+            Format::Args => self.args_line(verdict),
+            Format::Json => self.json_line(at, Some(call), verdict),
+            Format::Call => {
+                let value = match (&verdict.status, &verdict.args, &verdict.message) {
+                    (Status::Rejected, _, message) => {
+                        envelope::error_result(call, message.as_deref().unwrap_or_default())
+                    }
+                    (_, Some(args), _) => envelope::write_call(call, args),
+                    (_, None, _) => envelope::error_result(call, "no arguments"),
+                };
+                self.value_line(&value)
+            }
+            Format::Human => self.human(at, Some(call), verdict),
+        }
+    }
+
+    /// Writes the result of a record that yielded no call (invalid JSON, no
+    /// recognisable envelope).
+    pub fn record(&mut self, at: Position, verdict: &Verdict) -> io::Result<()> {
+        match self.format {
+            Format::Args => self.args_line(verdict),
+            Format::Json => self.json_line(at, None, verdict),
+            Format::Call => {
+                let message = verdict.message.as_deref().unwrap_or_default();
+                self.value_line(&envelope::record_error(at.index, message))
+            }
+            Format::Human => self.human(at, None, verdict),
+        }
+    }
+
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+
+    fn args_line(&mut self, verdict: &Verdict) -> io::Result<()> {
+        match (&verdict.status, &verdict.args) {
+            (Status::Valid | Status::Repaired, Some(args)) => self.value_line(args),
+            _ => {
+                self.out
+                    .write_all(verdict.message.as_deref().unwrap_or_default().as_bytes())?;
+                self.out.write_all(b"\n")
+            }
+        }
+    }
+
+    fn value_line(&mut self, value: &Value) -> io::Result<()> {
+        serde_json::to_writer(&mut self.out, value)?;
+        self.out.write_all(b"\n")
+    }
+
+    fn json_line(&mut self, at: Position, call: Option<&Call>, verdict: &Verdict) -> io::Result<()> {
+        let mut obj = Map::with_capacity(9);
+        obj.insert("index".into(), at.index.into());
+        obj.insert("call".into(), at.call.into());
+        obj.insert("id".into(), call.map_or(Value::Null, |c| c.id.clone()));
+        obj.insert(
+            "tool".into(),
+            call.map_or(Value::Null, |c| Value::String(c.name.clone())),
+        );
+        obj.insert("status".into(), verdict.status.as_str().into());
+        let args = match verdict.status {
+            Status::Rejected => Value::Null,
+            _ => verdict.args.clone().unwrap_or(Value::Null),
+        };
+        obj.insert("args".into(), args);
+        let repairs = verdict
+            .repairs
+            .iter()
+            .map(|r| {
+                let mut m = Map::with_capacity(4);
+                m.insert("path".into(), r.path.clone().into());
+                m.insert("kind".into(), r.kind.into());
+                m.insert("from".into(), r.from.clone());
+                m.insert("to".into(), r.to.clone());
+                Value::Object(m)
+            })
+            .collect();
+        obj.insert("repairs".into(), Value::Array(repairs));
+        let errors = verdict
+            .errors
+            .iter()
+            .map(|e| {
+                let mut m = Map::with_capacity(2);
+                m.insert("path".into(), e.path.clone().into());
+                m.insert("message".into(), e.message.clone().into());
+                Value::Object(m)
+            })
+            .collect();
+        obj.insert("errors".into(), Value::Array(errors));
+        obj.insert(
+            "message".into(),
+            verdict.message.clone().map_or(Value::Null, Value::String),
+        );
+        self.value_line(&Value::Object(obj))
+    }
+
+    fn human(&mut self, at: Position, call: Option<&Call>, verdict: &Verdict) -> io::Result<()> {
+        let out = &mut self.out;
+        let status = verdict.status.as_str();
+        let status = match verdict.status {
+            Status::Valid => format!("{}", status.if_supports_color(Stream::Stdout, |s| s.green())),
+            Status::Repaired => {
+                format!("{}", status.if_supports_color(Stream::Stdout, |s| s.yellow()))
+            }
+            Status::Rejected => format!("{}", status.if_supports_color(Stream::Stdout, |s| s.red())),
+        };
+        let where_ = format!("#{}.{}", at.index, at.call);
+        write!(
+            out,
+            "{} ",
+            where_.if_supports_color(Stream::Stdout, |s| s.dimmed())
+        )?;
+        match call {
+            Some(c) => {
+                write!(out, "{} {status}", c.name.if_supports_color(Stream::Stdout, |s| s.bold()))?;
+                if !c.id.is_null() {
+                    let id = match &c.id {
+                        Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    };
+                    write!(out, " {}", format!("id={id}").if_supports_color(Stream::Stdout, |s| s.dimmed()))?;
+                }
+                writeln!(out)?;
+            }
+            None => writeln!(out, "(record) {status}")?,
+        }
+        if let Some(args) = &verdict.args {
+            let pretty = serde_json::to_string_pretty(args).map_err(io::Error::other)?;
+            for line in pretty.lines() {
+                writeln!(out, "    {line}")?;
+            }
+        }
+        for r in &verdict.repairs {
+            let line = format!("~ {}: {} {} → {}", r.path, r.kind, r.from, r.to);
+            writeln!(out, "  {}", line.if_supports_color(Stream::Stdout, |s| s.yellow()))?;
+        }
+        for e in &verdict.errors {
+            let line = format!("✗ {}", e.line());
+            writeln!(out, "  {}", line.if_supports_color(Stream::Stdout, |s| s.red()))?;
+        }
+        let said = |m: &String| verdict.errors.len() == 1 && verdict.errors[0].line() == *m;
+        if let Some(m) = verdict.message.as_ref().filter(|m| !said(m)) {
+            let line = format!("→ {m}");
+            writeln!(out, "  {}", line.if_supports_color(Stream::Stdout, |s| s.dimmed()))?;
+        }
+        Ok(())
+    }
+}
