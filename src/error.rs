@@ -28,17 +28,27 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::Source(e) => write!(f, "{e}"),
-            Error::Read { input, error } => write!(f, "{input}: {error}"),
-            Error::Write(e) => write!(f, "writing results: {e}"),
+            Error::Read { input, error } => write!(f, "cannot read {input}: {}", io_reason(error)),
+            Error::Write(e) => write!(f, "cannot write results: {}", io_reason(e)),
         }
     }
 }
 
-impl std::error::Error for Error {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Error::Source(e) => Some(e),
-            Error::Read { error, .. } | Error::Write(error) => Some(error),
+/// The messages above already include their cause, so none is chained.
+impl std::error::Error for Error {}
+
+/// An I/O error as a short lower-case reason, without the `(os error N)` suffix.
+pub fn io_reason(e: &io::Error) -> String {
+    match e.kind() {
+        io::ErrorKind::NotFound => "no such file or directory".into(),
+        io::ErrorKind::PermissionDenied => "permission denied".into(),
+        io::ErrorKind::IsADirectory => "is a directory".into(),
+        _ => {
+            let text = e.to_string();
+            match text.split_once(" (os error") {
+                Some((reason, _)) => reason.to_lowercase(),
+                None => text,
+            }
         }
     }
 }

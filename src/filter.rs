@@ -64,7 +64,8 @@ pub struct Summary {
     pub records: u64,
     /// Records that are valid envelopes holding no call (a text-only message).
     pub records_without_calls: u64,
-    /// Records that yielded no call because they are broken (counted as rejected).
+    /// Records that yielded no call because they are broken; each got one
+    /// rejected result, counted here and not in `total`.
     pub broken_records: u64,
     pub total: Counts,
     pub per_tool: BTreeMap<String, Counts>,
@@ -73,16 +74,14 @@ pub struct Summary {
 }
 
 impl Summary {
-    fn count(&mut self, tool: Option<&str>, verdict: &Verdict) {
+    fn count(&mut self, tool: &str, verdict: &Verdict) {
         self.total.add(verdict.status);
-        if let Some(tool) = tool {
-            match self.per_tool.get_mut(tool) {
-                Some(c) => c.add(verdict.status),
-                None => {
-                    let mut c = Counts::default();
-                    c.add(verdict.status);
-                    self.per_tool.insert(tool.to_owned(), c);
-                }
+        match self.per_tool.get_mut(tool) {
+            Some(c) => c.add(verdict.status),
+            None => {
+                let mut c = Counts::default();
+                c.add(verdict.status);
+                self.per_tool.insert(tool.to_owned(), c);
             }
         }
         if verdict.fault == Fault::Schema {
@@ -91,29 +90,66 @@ impl Summary {
     }
 }
 
+impl Summary {
+    /// Results that are rejections: rejected calls and broken records.
+    pub fn failures(&self) -> u64 {
+        self.total.rejected + self.broken_records
+    }
+}
+
 impl fmt::Display for Summary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let t = &self.total;
         write!(
             f,
-            "{} records, {} calls: {} valid, {} repaired, {} rejected",
-            self.records, t.calls, t.valid, t.repaired, t.rejected
+            "{} {}: {} {} ({} valid, {} repaired, {} rejected)",
+            self.records,
+            plural(self.records, "record"),
+            t.calls,
+            plural(t.calls, "call"),
+            t.valid,
+            t.repaired,
+            t.rejected
         )?;
         if self.broken_records > 0 {
-            write!(f, " ({} broken records)", self.broken_records)?;
+            let n = self.broken_records;
+            write!(f, ", {n} broken {}", plural(n, "record"))?;
         }
         if self.records_without_calls > 0 {
-            write!(f, "; {} records without calls", self.records_without_calls)?;
+            let n = self.records_without_calls;
+            write!(f, ", {n} {} without calls", plural(n, "record"))?;
         }
-        let width = self.per_tool.keys().map(|k| k.chars().count()).max().unwrap_or(0);
+        if self.per_tool.is_empty() {
+            return Ok(());
+        }
+        let width = self
+            .per_tool
+            .keys()
+            .map(|k| k.chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(4);
+        write!(
+            f,
+            "\n  {:<width$}  {:>7}  {:>7}  {:>8}  {:>8}",
+            "tool", "calls", "valid", "repaired", "rejected"
+        )?;
         for (tool, c) in &self.per_tool {
             write!(
                 f,
-                "\n  {tool:<width$}  {:>6} calls  {:>6} valid  {:>6} repaired  {:>6} rejected",
+                "\n  {tool:<width$}  {:>7}  {:>7}  {:>8}  {:>8}",
                 c.calls, c.valid, c.repaired, c.rejected
             )?;
         }
         Ok(())
+    }
+}
+
+fn plural(n: u64, word: &str) -> String {
+    if n == 1 {
+        word.to_owned()
+    } else {
+        format!("{word}s")
     }
 }
 
@@ -135,11 +171,18 @@ pub fn filter_stream<R: BufRead, W: Write>(
         summary.records += 1;
         let record_error = |text: String| Verdict::rejected(text, Fault::Call);
         let parsed = if let Some(size) = meta.oversized {
-            Err(message::record_too_large(size, options.max_record_bytes))
+            Err(message::record_too_large(
+                source,
+                meta.line,
+                size,
+                options.max_record_bytes,
+            ))
         } else {
             match serde_json::from_slice::<Value>(&buf) {
                 Ok(v) => Ok(v),
-                Err(_) if meta.ending != Ending::Complete => Err(message::record_cut_off()),
+                Err(_) if meta.ending != Ending::Complete => {
+                    Err(message::record_cut_off(source, meta.line))
+                }
                 Err(e) => Err(message::record_not_json(source, meta.line, &e)),
             }
         };
@@ -147,29 +190,25 @@ pub fn filter_stream<R: BufRead, W: Write>(
             index: meta.index,
             call: 0,
         };
-        let extracted = match parsed {
-            Ok(value) => envelope::extract(value),
-            Err(text) => Extracted::Unrecognised(text),
-        };
-        match extracted {
-            Extracted::Unrecognised(text) => {
-                let text = if text.starts_with("record ") {
-                    text
-                } else {
-                    message::record_unrecognised(&text)
-                };
+        let calls = parsed.and_then(|value| match envelope::extract(value) {
+            Extracted::Calls(calls) => Ok(calls),
+            Extracted::Unrecognised(reason) => {
+                Err(message::record_unrecognised(source, meta.line, &reason))
+            }
+        });
+        match calls {
+            Err(text) => {
                 let verdict = record_error(text);
                 summary.broken_records += 1;
-                summary.count(None, &verdict);
                 printer.record(at, &verdict).map_err(StreamError::Write)?;
             }
-            Extracted::Calls(calls) => {
+            Ok(calls) => {
                 if calls.is_empty() {
                     summary.records_without_calls += 1;
                 }
                 for (i, mut call) in calls.into_iter().enumerate() {
                     let verdict = verdict::judge(registry, &mut call, &options.style);
-                    summary.count(Some(&call.name), &verdict);
+                    summary.count(&call.name, &verdict);
                     printer
                         .call(Position { call: i, ..at }, &call, &verdict)
                         .map_err(StreamError::Write)?;
@@ -201,10 +240,10 @@ pub fn filter_bare<R: Read, W: Write>(
         let rest = io::copy(&mut reader, &mut io::sink()).map_err(StreamError::Read)?;
         let size = bytes.len() as u64 + rest;
         let verdict = Verdict::rejected(
-            message::record_too_large(size as usize, options.max_record_bytes),
+            message::record_too_large("stdin", 1, size as usize, options.max_record_bytes),
             Fault::Call,
         );
-        summary.count(Some(name), &verdict);
+        summary.count(name, &verdict);
         return printer
             .call(at, &envelope::bare_call(name, String::new()), &verdict)
             .map_err(StreamError::Write);
@@ -213,7 +252,7 @@ pub fn filter_bare<R: Read, W: Write>(
         Ok(t) => t,
         Err(e) => {
             let verdict = Verdict::rejected(message::not_utf8(e.utf8_error().valid_up_to()), Fault::Call);
-            summary.count(Some(name), &verdict);
+            summary.count(name, &verdict);
             return printer
                 .call(at, &envelope::bare_call(name, String::new()), &verdict)
                 .map_err(StreamError::Write);
@@ -221,7 +260,7 @@ pub fn filter_bare<R: Read, W: Write>(
     };
     let mut call = envelope::bare_call(name, text);
     let verdict = verdict::judge(registry, &mut call, &options.style);
-    summary.count(Some(name), &verdict);
+    summary.count(name, &verdict);
     printer
         .call(at, &call, &verdict)
         .map_err(StreamError::Write)

@@ -39,7 +39,7 @@ pub fn run(cli: &Cli) -> Result<u8, Error> {
     }
     let registry = Registry::load(&cli.schemas)?;
     for w in &registry.warnings {
-        warn(w);
+        report("warning:", w);
     }
     let options = Options {
         style: Style {
@@ -96,7 +96,7 @@ pub fn run(cli: &Cli) -> Result<u8, Error> {
             Ok(next) => next_index = next,
             Err(e @ Error::Read { .. }) => {
                 input_failed = true;
-                warn(&e.to_string());
+                report("error:", &e.to_string());
             }
             Err(e) => return Err(e),
         }
@@ -138,19 +138,19 @@ fn run_input<R: io::BufRead, W: Write>(
 pub fn exit_code(summary: &Summary, strict: bool, input_failed: bool) -> u8 {
     if input_failed || summary.schema_faults > 0 {
         2
-    } else if summary.total.rejected > 0 || (strict && summary.total.repaired > 0) {
+    } else if summary.failures() > 0 || (strict && summary.total.repaired > 0) {
         1
     } else {
         0
     }
 }
 
-/// A diagnostic on stderr: `callfix: warning: …`.
-pub fn warn(message: &str) {
-    let label = "warning:";
-    let _ = writeln!(
-        io::stderr().lock(),
-        "callfix: {} {message}",
-        label.if_supports_color(Stream::Stderr, |s| s.yellow())
-    );
+/// A diagnostic on stderr: `callfix: warning: …` or `callfix: error: …`.
+fn report(label: &str, message: &str) {
+    let label = if label == "error:" {
+        format!("{}", label.if_supports_color(Stream::Stderr, |s| s.red()))
+    } else {
+        format!("{}", label.if_supports_color(Stream::Stderr, |s| s.yellow()))
+    };
+    let _ = writeln!(io::stderr().lock(), "callfix: {label} {message}");
 }

@@ -167,7 +167,7 @@ pub fn record_not_json(source: &str, line: u64, err: &serde_json::Error) -> Stri
     let what = what.rsplit_once(" at line ").map_or(what.as_str(), |(w, _)| w);
     let abs = line + err.line() as u64 - 1;
     format!(
-        "record is not valid JSON: {what} at {source}:{abs}:{}",
+        "record at {source}:{line} is not valid JSON: {what} at line {abs} column {}",
         err.column()
     )
 }
@@ -176,16 +176,19 @@ pub fn not_utf8(valid_up_to: usize) -> String {
     format!("arguments are not valid UTF-8 (bad byte at offset {valid_up_to})")
 }
 
-pub fn record_cut_off() -> String {
-    "record is incomplete: it was cut off before its end".to_owned()
+pub fn record_cut_off(source: &str, line: u64) -> String {
+    format!("record at {source}:{line} is incomplete: it was cut off before its end")
 }
 
-pub fn record_too_large(size: usize, limit: usize) -> String {
-    format!("record is {size} bytes, over the limit of {limit} bytes (--max-record-bytes)")
+pub fn record_too_large(source: &str, line: u64, size: usize, limit: usize) -> String {
+    format!(
+        "record at {source}:{line} is {size} bytes, over the limit of {limit} bytes \
+         (--max-record-bytes)"
+    )
 }
 
-pub fn record_unrecognised(reason: &str) -> String {
-    format!("record has no recognisable tool call: {reason}")
+pub fn record_unrecognised(source: &str, line: u64, reason: &str) -> String {
+    format!("record at {source}:{line} has no recognisable tool call: {reason}")
 }
 
 // ---------------------------------------------------------------------------

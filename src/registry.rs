@@ -16,6 +16,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use jsonschema::{PatternOptions, Retrieve, Uri, Validator};
+
+use crate::error::io_reason;
 use serde_json::Value;
 
 /// A schema that could not be loaded or compiled.
@@ -385,14 +387,6 @@ impl Retrieve for DirRetriever {
 fn read_json(path: &Path) -> Result<Value, String> {
     let bytes = fs::read(path).map_err(|e| io_reason(&e))?;
     serde_json::from_slice(&bytes).map_err(|e| format!("not valid JSON: {e}"))
-}
-
-fn io_reason(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file or directory".into(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
-        _ => e.to_string(),
-    }
 }
 
 /// `file://` URI for an absolute path, percent-encoding everything but unreserved
