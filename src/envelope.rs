@@ -295,7 +295,10 @@ fn describe_unrecognised(map: &Map<String, Value>) -> String {
     if keys.is_empty() {
         "an empty object is not a tool call".into()
     } else {
-        format!("no tool call found in an object with keys {}", keys.join(", "))
+        format!(
+            "no tool call found in an object with keys {}",
+            keys.join(", ")
+        )
     }
 }
 
@@ -430,7 +433,8 @@ mod tests {
         let c = one(tc.clone());
         assert_eq!(c.shape, Shape::OpenAiChat);
         assert_eq!(c.args, Args::Text("{\"filePath\":\"/a\"}".into()));
-        let msg = json!({"role": "assistant", "content": null, "tool_calls": [tc.clone(), tc.clone()]});
+        let msg =
+            json!({"role": "assistant", "content": null, "tool_calls": [tc.clone(), tc.clone()]});
         assert_eq!(calls(msg.clone()).len(), 2);
         let completion = json!({"id": "chatcmpl-1", "object": "chat.completion",
             "choices": [{"index": 0, "message": msg, "finish_reason": "tool_calls"}]});
@@ -488,7 +492,10 @@ mod tests {
     #[test]
     fn messages_without_calls_hold_zero_calls() {
         assert!(calls(json!({"role": "user", "content": "hi"})).is_empty());
-        assert!(calls(json!({"role": "assistant", "content": [{"type": "text", "text": "done"}]})).is_empty());
+        assert!(
+            calls(json!({"role": "assistant", "content": [{"type": "text", "text": "done"}]}))
+                .is_empty()
+        );
         assert!(calls(json!({"type": "text", "text": "x"})).is_empty());
     }
 

@@ -251,7 +251,8 @@ pub fn filter_bare<R: Read, W: Write>(
     let text = match String::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => {
-            let verdict = Verdict::rejected(message::not_utf8(e.utf8_error().valid_up_to()), Fault::Call);
+            let verdict =
+                Verdict::rejected(message::not_utf8(e.utf8_error().valid_up_to()), Fault::Call);
             summary.count(name, &verdict);
             return printer
                 .call(at, &envelope::bare_call(name, String::new()), &verdict)

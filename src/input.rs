@@ -334,7 +334,11 @@ mod tests {
         let input = b"{\"a\":1}{\"b\":2}\n{\n  \"c\": {\n    \"d\": 3\n  }\n}\n";
         assert_eq!(
             texts(input),
-            ["{\"a\":1}", "{\"b\":2}", "{\n  \"c\": {\n    \"d\": 3\n  }\n}"]
+            [
+                "{\"a\":1}",
+                "{\"b\":2}",
+                "{\n  \"c\": {\n    \"d\": 3\n  }\n}"
+            ]
         );
     }
 
@@ -359,7 +363,8 @@ mod tests {
 
     #[test]
     fn truncated_line_does_not_swallow_the_next_record() {
-        let input = b"{\"name\":\"bash\",\"arguments\":{\"command\":\"rm -rf /tmp/scra\n{\"ok\":1}\n";
+        let input =
+            b"{\"name\":\"bash\",\"arguments\":{\"command\":\"rm -rf /tmp/scra\n{\"ok\":1}\n";
         let out = frame(input);
         assert_eq!(out.len(), 2);
         assert_eq!(out[0].1.ending, Ending::Resync);

@@ -70,10 +70,23 @@ pub fn run(cli: &Cli) -> Result<u8, Error> {
     };
     let mut next_index = 0;
     for input in &inputs {
-        let name = if input == "-" { "stdin" } else { input.as_str() };
+        let name = if input == "-" {
+            "stdin"
+        } else {
+            input.as_str()
+        };
         let result = if input == "-" {
             let stdin = io::stdin().lock();
-            run_input(stdin, name, cli, &registry, &options, &mut printer, &mut summary, next_index)
+            run_input(
+                stdin,
+                name,
+                cli,
+                &registry,
+                &options,
+                &mut printer,
+                &mut summary,
+                next_index,
+            )
         } else {
             match File::open(input) {
                 Ok(f) => run_input(
@@ -122,7 +135,15 @@ fn run_input<R: io::BufRead, W: Write>(
     match &cli.tool {
         Some(tool) => filter::filter_bare(reader, tool, registry, options, printer, summary)
             .map(|()| first_index + 1),
-        None => filter::filter_stream(reader, name, first_index, registry, options, printer, summary),
+        None => filter::filter_stream(
+            reader,
+            name,
+            first_index,
+            registry,
+            options,
+            printer,
+            summary,
+        ),
     }
     .map_err(|e| match e {
         filter::StreamError::Read(error) => Error::Read {
@@ -150,7 +171,10 @@ fn report(label: &str, message: &str) {
     let label = if label == "error:" {
         format!("{}", label.if_supports_color(Stream::Stderr, |s| s.red()))
     } else {
-        format!("{}", label.if_supports_color(Stream::Stderr, |s| s.yellow()))
+        format!(
+            "{}",
+            label.if_supports_color(Stream::Stderr, |s| s.yellow())
+        )
     };
     let _ = writeln!(io::stderr().lock(), "callfix: {label} {message}");
 }

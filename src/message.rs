@@ -140,7 +140,9 @@ pub fn invalid_json(err: &serde_json::Error) -> ArgError {
         ))
     } else {
         let what = err.to_string();
-        let what = what.rsplit_once(" at line ").map_or(what.as_str(), |(w, _)| w);
+        let what = what
+            .rsplit_once(" at line ")
+            .map_or(what.as_str(), |(w, _)| w);
         ArgError::root(format!("arguments are not valid JSON: {what} at {at}"))
     }
 }
@@ -164,7 +166,9 @@ pub fn empty_arguments() -> ArgError {
 /// relative to the record.
 pub fn record_not_json(source: &str, line: u64, err: &serde_json::Error) -> String {
     let what = err.to_string();
-    let what = what.rsplit_once(" at line ").map_or(what.as_str(), |(w, _)| w);
+    let what = what
+        .rsplit_once(" at line ")
+        .map_or(what.as_str(), |(w, _)| w);
     let abs = line + err.line() as u64 - 1;
     format!(
         "record at {source}:{line} is not valid JSON: {what} at line {abs} column {}",
@@ -201,7 +205,11 @@ pub fn validation_errors(tool: &Tool, args: &Value) -> Vec<ArgError> {
         convert(&err, &tool.schema, args, &mut items);
     }
     // Missing first, then type errors, then the rest; each in document order.
-    items.sort_by(|a, b| a.rank.cmp(&b.rank).then_with(|| a.position.cmp(&b.position)));
+    items.sort_by(|a, b| {
+        a.rank
+            .cmp(&b.rank)
+            .then_with(|| a.position.cmp(&b.position))
+    });
     let mut out: Vec<ArgError> = Vec::with_capacity(items.len());
     for item in items {
         if !out.contains(&item.error) {
@@ -234,17 +242,27 @@ fn convert(err: &ValidationError<'_>, schema: &Value, doc: &Value, out: &mut Vec
     };
     match err.kind() {
         ValidationErrorKind::Required { property } => {
-            let name = property.as_str().map_or_else(|| property.to_string(), str::to_owned);
+            let name = property
+                .as_str()
+                .map_or_else(|| property.to_string(), str::to_owned);
             push(out, 0, join(&path, &name), "Required".into());
         }
         ValidationErrorKind::Type { kind } => {
             let expected = match kind {
                 TypeKind::Single(t) => t.to_string(),
-                TypeKind::Multiple(set) => set
-                    .iter()
-                    .map(|t| t.to_string())
-                    .collect::<Vec<_>>()
-                    .join(" or "),
+                // In the order the schema lists them, when it can be found.
+                TypeKind::Multiple(set) => match schema.pointer(err.schema_path().as_str()) {
+                    Some(Value::Array(types)) if types.iter().all(Value::is_string) => types
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .collect::<Vec<_>>()
+                        .join(" or "),
+                    _ => set
+                        .iter()
+                        .map(|t| t.to_string())
+                        .collect::<Vec<_>>()
+                        .join(" or "),
+                },
             };
             push(
                 out,
@@ -277,7 +295,9 @@ fn convert(err: &ValidationError<'_>, schema: &Value, doc: &Value, out: &mut Vec
             }
         }
         ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
-            reduce_branches(context, &segments, instance, schema, doc, out, &position, &path);
+            reduce_branches(
+                context, &segments, instance, schema, doc, out, &position, &path,
+            );
         }
         kind => push(out, 2, path, describe(kind, instance)),
     }
@@ -330,7 +350,11 @@ fn reduce_branches(
         dedup(&mut types);
         dedup(&mut values);
         let message = match (types.is_empty(), values.is_empty()) {
-            (false, true) => format!("expected {}, got {}", types.join(" or "), json_type(instance)),
+            (false, true) => format!(
+                "expected {}, got {}",
+                types.join(" or "),
+                json_type(instance)
+            ),
             (true, false) => format!(
                 "expected one of {}, got {}",
                 values.join(", "),
@@ -395,8 +419,12 @@ fn describe(kind: &ValidationErrorKind, instance: &Value) -> String {
         K::ExclusiveMinimum { limit } => format!("must be > {limit}"),
         K::ExclusiveMaximum { limit } => format!("must be < {limit}"),
         K::MultipleOf { multiple_of } => format!("must be a multiple of {multiple_of}"),
-        K::MinLength { limit } => format!("must be at least {limit} {}", plural(*limit, "character")),
-        K::MaxLength { limit } => format!("must be at most {limit} {}", plural(*limit, "character")),
+        K::MinLength { limit } => {
+            format!("must be at least {limit} {}", plural(*limit, "character"))
+        }
+        K::MaxLength { limit } => {
+            format!("must be at most {limit} {}", plural(*limit, "character"))
+        }
         K::Pattern { pattern } => format!("must match pattern {pattern}"),
         K::Format { format } => format!("must be a valid {format}"),
         K::MinItems { limit } => format!("must have at least {limit} item(s)"),
@@ -621,7 +649,10 @@ mod tests {
                       "properties": {"path": {"type": "string", "minLength": 1}}}}}});
         assert_eq!(
             lines(schema, json!({"edits": [{"path": "a"}, {}, {"path": ""}]})),
-            ["edits.1.path: Required", "edits.2.path: must be at least 1 character"]
+            [
+                "edits.1.path: Required",
+                "edits.2.path: must be at least 1 character"
+            ]
         );
     }
 
@@ -644,7 +675,10 @@ mod tests {
         }});
         let long = "a".repeat(201);
         assert_eq!(
-            lines(schema.clone(), json!({"name": long, "when": "yesterday", "tags": []})),
+            lines(
+                schema.clone(),
+                json!({"name": long, "when": "yesterday", "tags": []})
+            ),
             [
                 "name: must be at most 200 characters",
                 "when: must be a valid date-time",
@@ -652,7 +686,10 @@ mod tests {
             ]
         );
         assert_eq!(
-            lines(schema, json!({"name": "A1", "tags": [1, 1], "n": 11, "k": "y"})),
+            lines(
+                schema,
+                json!({"name": "A1", "tags": [1, 1], "n": 11, "k": "y"})
+            ),
             [
                 "name: must match pattern ^[a-z]+$",
                 "tags: must not contain duplicate items",
@@ -708,7 +745,9 @@ mod tests {
         let text = instruction(&Style::default(), &errors);
         assert!(text.ends_with("; (+3 more)"), "{text}");
         for part in text.split("; ").take(5) {
-            let part = part.strip_prefix(DEFAULT_PREFIX).map_or(part, str::trim_start);
+            let part = part
+                .strip_prefix(DEFAULT_PREFIX)
+                .map_or(part, str::trim_start);
             assert_eq!(part.chars().count(), 100, "{part}");
             assert!(part.ends_with('…'));
         }
@@ -725,7 +764,11 @@ mod tests {
     #[test]
     fn unknown_tool_lists_and_suggests() {
         assert_eq!(
-            unknown_tool("todo_write", ["read", "write", "todowrite"].into_iter(), Some("todowrite")),
+            unknown_tool(
+                "todo_write",
+                ["read", "write", "todowrite"].into_iter(),
+                Some("todowrite")
+            ),
             "Unknown tool \"todo_write\". Available tools: read, write, todowrite (did you mean \"todowrite\"?)"
         );
         let many: Vec<String> = (0..25).map(|i| format!("t{i}")).collect();

@@ -100,7 +100,12 @@ impl<W: Write> Printer<W> {
         self.out.write_all(b"\n")
     }
 
-    fn json_line(&mut self, at: Position, call: Option<&Call>, verdict: &Verdict) -> io::Result<()> {
+    fn json_line(
+        &mut self,
+        at: Position,
+        call: Option<&Call>,
+        verdict: &Verdict,
+    ) -> io::Result<()> {
         let mut obj = Map::with_capacity(9);
         obj.insert("index".into(), at.index.into());
         obj.insert("call".into(), at.call.into());
@@ -150,11 +155,19 @@ impl<W: Write> Printer<W> {
         let out = &mut self.out;
         let status = verdict.status.as_str();
         let status = match verdict.status {
-            Status::Valid => format!("{}", status.if_supports_color(Stream::Stdout, |s| s.green())),
+            Status::Valid => format!(
+                "{}",
+                status.if_supports_color(Stream::Stdout, |s| s.green())
+            ),
             Status::Repaired => {
-                format!("{}", status.if_supports_color(Stream::Stdout, |s| s.yellow()))
+                format!(
+                    "{}",
+                    status.if_supports_color(Stream::Stdout, |s| s.yellow())
+                )
             }
-            Status::Rejected => format!("{}", status.if_supports_color(Stream::Stdout, |s| s.red())),
+            Status::Rejected => {
+                format!("{}", status.if_supports_color(Stream::Stdout, |s| s.red()))
+            }
         };
         let where_ = format!("#{}.{}", at.index, at.call);
         write!(
@@ -164,13 +177,21 @@ impl<W: Write> Printer<W> {
         )?;
         match call {
             Some(c) => {
-                write!(out, "{} {status}", c.name.if_supports_color(Stream::Stdout, |s| s.bold()))?;
+                write!(
+                    out,
+                    "{} {status}",
+                    c.name.if_supports_color(Stream::Stdout, |s| s.bold())
+                )?;
                 if !c.id.is_null() {
                     let id = match &c.id {
                         Value::String(s) => s.clone(),
                         other => other.to_string(),
                     };
-                    write!(out, " {}", format!("id={id}").if_supports_color(Stream::Stdout, |s| s.dimmed()))?;
+                    write!(
+                        out,
+                        " {}",
+                        format!("id={id}").if_supports_color(Stream::Stdout, |s| s.dimmed())
+                    )?;
                 }
                 writeln!(out)?;
             }
@@ -184,16 +205,28 @@ impl<W: Write> Printer<W> {
         }
         for r in &verdict.repairs {
             let line = format!("~ {}: {} {} → {}", r.path, r.kind, r.from, r.to);
-            writeln!(out, "  {}", line.if_supports_color(Stream::Stdout, |s| s.yellow()))?;
+            writeln!(
+                out,
+                "  {}",
+                line.if_supports_color(Stream::Stdout, |s| s.yellow())
+            )?;
         }
         for e in &verdict.errors {
             let line = format!("✗ {}", e.line());
-            writeln!(out, "  {}", line.if_supports_color(Stream::Stdout, |s| s.red()))?;
+            writeln!(
+                out,
+                "  {}",
+                line.if_supports_color(Stream::Stdout, |s| s.red())
+            )?;
         }
         let said = |m: &String| verdict.errors.len() == 1 && verdict.errors[0].line() == *m;
         if let Some(m) = verdict.message.as_ref().filter(|m| !said(m)) {
             let line = format!("→ {m}");
-            writeln!(out, "  {}", line.if_supports_color(Stream::Stdout, |s| s.dimmed()))?;
+            writeln!(
+                out,
+                "  {}",
+                line.if_supports_color(Stream::Stdout, |s| s.dimmed())
+            )?;
         }
         Ok(())
     }

@@ -275,10 +275,15 @@ fn tool_list_item(item: Value, out: &mut Vec<(String, Value)>) -> bool {
         return false;
     };
     // Anthropic input_schema, MCP inputSchema, OpenAI/Gemini parameters.
-    let schema = ["input_schema", "inputSchema", "parameters", "parametersJsonSchema"]
-        .into_iter()
-        .find_map(|k| map.remove(k))
-        .unwrap_or_else(|| serde_json::json!({"type": "object", "properties": {}}));
+    let schema = [
+        "input_schema",
+        "inputSchema",
+        "parameters",
+        "parametersJsonSchema",
+    ]
+    .into_iter()
+    .find_map(|k| map.remove(k))
+    .unwrap_or_else(|| serde_json::json!({"type": "object", "properties": {}}));
     out.push((name, schema));
     true
 }
@@ -286,9 +291,17 @@ fn tool_list_item(item: Value, out: &mut Vec<(String, Value)>) -> bool {
 fn is_schema_like(v: &Value) -> bool {
     match v {
         Value::Bool(_) => true,
-        Value::Object(m) => ["type", "properties", "$schema", "$ref", "anyOf", "oneOf", "allOf"]
-            .iter()
-            .any(|k| m.contains_key(*k)),
+        Value::Object(m) => [
+            "type",
+            "properties",
+            "$schema",
+            "$ref",
+            "anyOf",
+            "oneOf",
+            "allOf",
+        ]
+        .iter()
+        .any(|k| m.contains_key(*k)),
         _ => false,
     }
 }
@@ -317,9 +330,7 @@ fn compile(entry: &Entry) -> Result<Tool, SchemaError> {
     let root = dir
         .canonicalize()
         .map_err(|e| fail(format!("cannot resolve its directory: {}", io_reason(&e))))?;
-    let canonical = file
-        .canonicalize()
-        .map_err(|e| fail(io_reason(&e)))?;
+    let canonical = file.canonicalize().map_err(|e| fail(io_reason(&e)))?;
     if !canonical.starts_with(&root) {
         return Err(fail(format!(
             "resolves to {}, outside the schema directory",
@@ -469,7 +480,10 @@ mod tests {
     #[test]
     fn sibling_ref_works_and_escaping_ref_is_refused() {
         let dir = dir_with(&[
-            ("_defs.json", r#"{"$defs":{"path":{"type":"string","minLength":1}}}"#),
+            (
+                "_defs.json",
+                r#"{"$defs":{"path":{"type":"string","minLength":1}}}"#,
+            ),
             (
                 "read.json",
                 r#"{"type":"object","properties":{"p":{"$ref":"_defs.json#/$defs/path"}}}"#,

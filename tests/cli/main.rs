@@ -1,0 +1,72 @@
+//! CLI tests: the binary as users and pipelines see it.
+
+mod envelopes;
+mod formats;
+mod golden;
+mod robustness;
+mod schemas;
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+/// `callfix` run from the repository root, with the shipped schemas, no colour and
+/// no inherited configuration.
+pub fn callfix() -> Command {
+    let mut cmd = assert_cmd::cargo::cargo_bin_cmd!("callfix");
+    cmd.current_dir(root())
+        .env_remove("CALLFIX_SCHEMAS")
+        .env("NO_COLOR", "1");
+    cmd
+}
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn fixture(path: &str) -> PathBuf {
+    root().join("tests/fixtures").join(path)
+}
+
+/// Runs `callfix -f json` on `stdin` and returns (exit code, one value per line).
+pub fn run_json(args: &[&str], stdin: &str) -> (i32, Vec<Value>) {
+    let out = callfix()
+        .args(["-f", "json"])
+        .args(args)
+        .write_stdin(stdin)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    (out.status.code().unwrap(), json_lines(&out.stdout))
+}
+
+pub fn json_lines(out: &[u8]) -> Vec<Value> {
+    std::str::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+/// Runs `callfix -f args` on `stdin`; returns (exit code, stdout lines).
+pub fn run_args(args: &[&str], stdin: impl Into<Vec<u8>>) -> (i32, Vec<String>) {
+    let out = callfix()
+        .args(["-f", "args"])
+        .args(args)
+        .write_stdin(stdin.into())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    (
+        out.status.code().unwrap(),
+        stdout.lines().map(str::to_owned).collect(),
+    )
+}
+
+pub fn write(dir: &Path, name: &str, text: &str) {
+    std::fs::write(dir.join(name), text).unwrap();
+}

@@ -1,0 +1,166 @@
+//! Bad input never crashes and never loses the rest of the stream.
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+
+use crate::{callfix, run_args};
+
+const GOOD: &str = "{\"name\":\"glob\",\"arguments\":{\"pattern\":\"*\"}}";
+
+/// `bad` followed by a good call: exactly two results, the second one valid.
+fn survives(bad: &[u8]) -> Vec<String> {
+    let mut input = bad.to_vec();
+    input.push(b'\n');
+    input.extend_from_slice(GOOD.as_bytes());
+    input.push(b'\n');
+    let (code, lines) = run_args(&[], input);
+    assert_eq!(code, 1, "{lines:?}");
+    assert_eq!(
+        lines.last().map(String::as_str),
+        Some("{\"pattern\":\"*\"}"),
+        "{lines:?}"
+    );
+    lines
+}
+
+#[test]
+fn broken_records_mid_stream() {
+    let input = format!(
+        "{GOOD}\n{{\"name\":\"glob\",\"arguments\":{{\"pattern\":\n{GOOD}\nnot json\n{GOOD}\n{{\"a\":1}}\n{GOOD}\n"
+    );
+    let (code, lines) = run_args(&[], input);
+    assert_eq!(code, 1);
+    assert_eq!(lines.len(), 7, "{lines:?}");
+    assert_eq!(
+        lines[1],
+        "record at stdin:2 is incomplete: it was cut off before its end"
+    );
+    assert!(
+        lines[3].starts_with("record at stdin:4 is not valid JSON: "),
+        "{}",
+        lines[3]
+    );
+    assert_eq!(
+        lines[5],
+        "record at stdin:6 has no recognisable tool call: no tool call found in an object with keys a"
+    );
+    for i in [0, 2, 4, 6] {
+        assert_eq!(lines[i], "{\"pattern\":\"*\"}");
+    }
+}
+
+#[test]
+fn binary_garbage() {
+    let mut garbage = Vec::new();
+    let mut x: u32 = 12345;
+    for _ in 0..20_000 {
+        x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+        garbage.push((x >> 16) as u8);
+    }
+    survives(&garbage);
+}
+
+#[test]
+fn nesting_a_thousand_deep() {
+    let deep = format!(
+        "{{\"name\":\"glob\",\"arguments\":{{\"pattern\":{}{}}}}}",
+        "[".repeat(1000),
+        "]".repeat(1000)
+    );
+    let lines = survives(deep.as_bytes());
+    assert!(
+        lines[0].contains("recursion limit exceeded"),
+        "{}",
+        lines[0]
+    );
+}
+
+#[test]
+fn a_fifty_megabyte_string() {
+    let big = format!(
+        "{{\"name\":\"glob\",\"arguments\":{{\"pattern\":5,\"path\":\"{}\"}}}}",
+        "x".repeat(50 * 1024 * 1024)
+    );
+    let lines = survives(big.as_bytes());
+    assert_eq!(
+        lines[0],
+        "Please rewrite the input with valid arguments. Errors: pattern: expected string, got number"
+    );
+}
+
+#[test]
+fn records_over_the_size_limit() {
+    let big = format!(
+        "{{\"name\":\"glob\",\"arguments\":{{\"pattern\":\"{}\"}}}}",
+        "x".repeat(5000)
+    );
+    let size = big.len();
+    let mut input = big.into_bytes();
+    input.push(b'\n');
+    input.extend_from_slice(GOOD.as_bytes());
+    let (code, lines) = run_args(&["--max-record-bytes", "1000"], input);
+    assert_eq!(code, 1);
+    assert_eq!(
+        lines[0],
+        format!(
+            "record at stdin:1 is {size} bytes, over the limit of 1000 bytes (--max-record-bytes)"
+        )
+    );
+    assert_eq!(lines[1], "{\"pattern\":\"*\"}");
+}
+
+#[test]
+fn invalid_utf8() {
+    let lines = survives(b"{\"name\":\"glob\",\"arguments\":{\"pattern\":\"\xff\xfe\"}}");
+    assert!(lines[0].contains("not valid JSON"), "{}", lines[0]);
+    let (code, lines) = run_args(&["--tool", "glob"], b"{\"pattern\":\"\xc3\x28\"}".to_vec());
+    assert_eq!(code, 1);
+    assert!(lines[0].contains("not valid UTF-8"), "{}", lines[0]);
+}
+
+#[test]
+fn arguments_text_that_is_not_json() {
+    let call = serde_json::json!({"type": "function", "id": "c", "function":
+        {"name": "glob", "arguments": "{'pattern': '*'}"}});
+    let (code, lines) = run_args(&[], call.to_string());
+    assert_eq!(code, 1);
+    assert_eq!(
+        lines[0],
+        "Please rewrite the input with valid arguments. Errors: arguments are not valid JSON: key must be a string at line 1 column 2"
+    );
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin!("callfix"))
+        .current_dir(crate::root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let line = format!("{GOOD}\n");
+        for _ in 0..200_000 {
+            if stdin.write_all(line.as_bytes()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut first = [0u8; 16];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout);
+    writer.join().unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
+
+#[test]
+fn empty_and_whitespace_input() {
+    callfix().write_stdin("").assert().code(0).stdout("");
+    callfix().write_stdin(" \n\t\n").assert().code(0).stdout("");
+    callfix().write_stdin("[]").assert().code(0).stdout("");
+}
