@@ -266,3 +266,91 @@ pub fn filter_bare<R: Read, W: Write>(
         .call(at, &call, &verdict)
         .map_err(StreamError::Write)
 }
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use crate::output::Format;
+    use proptest::prelude::*;
+    use serde_json::json;
+    use std::path::PathBuf;
+    use std::sync::OnceLock;
+
+    fn shipped() -> &'static Registry {
+        static REG: OnceLock<Registry> = OnceLock::new();
+        REG.get_or_init(|| {
+            Registry::load(&[PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("schemas")]).unwrap()
+        })
+    }
+
+    /// Runs the filter over `input`; returns the output lines and the summary.
+    fn filter(input: &[u8], format: Format) -> (Vec<String>, Summary) {
+        let mut printer = Printer::new(Vec::new(), format);
+        let mut summary = Summary::default();
+        filter_stream(
+            input,
+            "stdin",
+            0,
+            shipped(),
+            &Options::default(),
+            &mut printer,
+            &mut summary,
+        )
+        .unwrap();
+        let out = String::from_utf8(printer.into_inner()).unwrap();
+        (out.lines().map(str::to_owned).collect(), summary)
+    }
+
+    fn read_args() -> impl Strategy<Value = Value> {
+        (
+            "/[a-zA-Z0-9_./ é-]{1,40}",
+            prop::option::of(1u32..5000),
+            prop::option::of(1u32..=2000),
+        )
+            .prop_map(|(path, offset, limit)| {
+                let mut args = json!({"file_path": path});
+                if let Some(o) = offset {
+                    args["offset"] = o.into();
+                }
+                if let Some(l) = limit {
+                    args["limit"] = l.into();
+                }
+                args
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(128))]
+
+        #[test]
+        fn every_record_gets_its_results(input in prop::collection::vec(any::<u8>(), 0..3000)) {
+            let (lines, summary) = filter(&input, Format::Json);
+            prop_assert_eq!(lines.len() as u64, summary.total.calls + summary.broken_records);
+        }
+
+        #[test]
+        fn valid_calls_pass_unchanged_between_garbage(
+            calls in prop::collection::vec(read_args(), 1..6),
+            garbage in prop::collection::vec("[^\n]{0,30}", 1..6),
+            as_text: bool,
+        ) {
+            let mut input = String::new();
+            for (i, args) in calls.iter().enumerate() {
+                input.push_str(&garbage[i % garbage.len()]);
+                input.push('\n');
+                let arguments = if as_text { Value::String(args.to_string()) } else { args.clone() };
+                input.push_str(&json!({"name": "read", "arguments": arguments}).to_string());
+                input.push('\n');
+            }
+            let (lines, _) = filter(input.as_bytes(), Format::Args);
+            // Each valid call's arguments appear, unchanged and in order.
+            let mut want = calls.iter().map(Value::to_string).peekable();
+            for line in &lines {
+                if want.peek() == Some(line) {
+                    want.next();
+                }
+            }
+            prop_assert!(want.peek().is_none(), "missing {:?} in {:?}", want.peek(), lines);
+        }
+    }
+}

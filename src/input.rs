@@ -240,14 +240,15 @@ fn step(shape: &mut Shape, b: u8, first_byte: bool, line_start: bool, in_array: 
             escaped,
         } => {
             if *in_string {
-                if *escaped {
+                // A raw newline is invalid in a JSON string, escaped or not.
+                if b == b'\n' {
+                    return Step::EndBefore(Ending::Resync);
+                } else if *escaped {
                     *escaped = false;
                 } else if b == b'\\' {
                     *escaped = true;
                 } else if b == b'"' {
                     *in_string = false;
-                } else if b == b'\n' {
-                    return Step::EndBefore(Ending::Resync);
                 }
                 return Step::Continue;
             }
@@ -272,14 +273,14 @@ fn step(shape: &mut Shape, b: u8, first_byte: bool, line_start: bool, in_array: 
         Shape::Str { escaped } => {
             if first_byte {
                 // the opening quote
+            } else if b == b'\n' {
+                return Step::EndBefore(Ending::Resync);
             } else if *escaped {
                 *escaped = false;
             } else if b == b'\\' {
                 *escaped = true;
             } else if b == b'"' {
                 return Step::EndAfter;
-            } else if b == b'\n' {
-                return Step::EndBefore(Ending::Resync);
             }
             Step::Continue
         }
@@ -373,6 +374,18 @@ mod tests {
     }
 
     #[test]
+    fn backslash_before_newline_in_a_string_does_not_escape_the_newline() {
+        for bad in [&b"{\"a\":\"x\\\n"[..], b"\"x\\\n"] {
+            let mut input = bad.to_vec();
+            input.extend_from_slice(b"{\"ok\":1}\n");
+            let out = frame(&input);
+            assert_eq!(out.len(), 2, "{out:?}");
+            assert_eq!(out[0].1.ending, Ending::Resync);
+            assert_eq!(out[1].0, "{\"ok\":1}");
+        }
+    }
+
+    #[test]
     fn unclosed_brackets_resync_at_a_column_zero_brace() {
         let input = b"{\"a\":{\"b\":1}\n{\"ok\":1}\n";
         let out = frame(input);
@@ -422,5 +435,96 @@ mod tests {
         let out = frame(&input);
         assert_eq!(out.len(), 2);
         assert_eq!(out[1].0, "{}");
+    }
+}
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            "[^\u{0}]{0,12}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 32, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                prop::collection::vec(("[a-z\"\\\\{}\\[\\]]{0,6}", inner), 0..6)
+                    .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+            ]
+        })
+    }
+
+    /// A line of garbage, heavy in the bytes that drive the framer.
+    fn garbage_line() -> impl Strategy<Value = Vec<u8>> {
+        let byte = prop_oneof![
+            3 => prop::sample::select(b"{}[]\"\\,: \r\tax0".to_vec()),
+            1 => any::<u8>().prop_filter("no newline", |b| *b != b'\n'),
+        ];
+        prop::collection::vec(byte, 0..40)
+    }
+
+    fn records(input: &[u8]) -> Vec<(Vec<u8>, RecordMeta)> {
+        let mut framer = Framer::new(io::BufReader::with_capacity(7, input), usize::MAX, 0);
+        let mut buf = Vec::new();
+        let mut out = Vec::new();
+        while let Some(meta) = framer.next_record(&mut buf).unwrap() {
+            out.push((buf.clone(), meta));
+        }
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn any_stream_of_objects_round_trips(values in prop::collection::vec(json_value(), 0..8), pretty: bool) {
+            // Objects only: a top-level array would be read as a batch of records.
+            let values: Vec<Value> = values
+                .into_iter()
+                .map(|v| serde_json::json!({"v": v}))
+                .collect();
+            let mut input = Vec::new();
+            for v in &values {
+                if pretty {
+                    serde_json::to_writer_pretty(&mut input, v).unwrap();
+                } else {
+                    serde_json::to_writer(&mut input, v).unwrap();
+                }
+                input.push(b'\n');
+            }
+            let got: Vec<Value> = records(&input)
+                .iter()
+                .map(|(b, _)| serde_json::from_slice(b).unwrap())
+                .collect();
+            prop_assert_eq!(got, values);
+        }
+
+        #[test]
+        fn garbage_lines_never_swallow_the_next_record(
+            garbage in prop::collection::vec(garbage_line(), 1..6)
+        ) {
+            let good = br#"{"name":"glob","arguments":{"pattern":"*"}}"#;
+            let mut input = Vec::new();
+            for g in &garbage {
+                input.extend_from_slice(g);
+                input.push(b'\n');
+                input.extend_from_slice(good);
+                input.push(b'\n');
+            }
+            let got = records(&input);
+            let intact = got.iter().filter(|(b, _)| b.as_slice() == good).count();
+            prop_assert!(intact >= garbage.len(), "{} of {} intact", intact, garbage.len());
+        }
+
+        #[test]
+        fn arbitrary_bytes_terminate_without_panicking(input in prop::collection::vec(any::<u8>(), 0..2000)) {
+            let got = records(&input);
+            let total: usize = got.iter().map(|(b, _)| b.len()).sum();
+            prop_assert!(total <= input.len());
+        }
     }
 }

@@ -799,3 +799,23 @@ mod tests {
         assert_eq!(short_json(&json!([1, 2])), "[1,2]");
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn cut_is_bounded_and_a_prefix(s in "\\PC{0,300}", max in 1usize..150) {
+            let c = cut(&s, max);
+            prop_assert!(c.chars().count() <= max);
+            if s.chars().count() <= max {
+                prop_assert_eq!(&c, &s);
+            } else {
+                let kept = c.strip_suffix('…').unwrap();
+                prop_assert!(s.starts_with(kept));
+            }
+        }
+    }
+}

@@ -9,11 +9,11 @@
 //! retriever that refuses anything outside it, symlinks included); a remote `$ref`
 //! is a schema error. callfix never touches the network.
 
-use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use jsonschema::{PatternOptions, Retrieve, Uri, Validator};
 
@@ -79,7 +79,7 @@ enum Origin {
 struct Entry {
     name: String,
     origin: Origin,
-    compiled: OnceCell<Result<Tool, SchemaError>>,
+    compiled: OnceLock<Result<Tool, SchemaError>>,
 }
 
 /// The result of looking up a tool by name.
@@ -158,7 +158,7 @@ impl Registry {
         self.entries.push(Entry {
             name,
             origin,
-            compiled: OnceCell::new(),
+            compiled: OnceLock::new(),
         });
     }
 
