@@ -120,6 +120,9 @@ const NON_CALL_TYPES: [&str; 12] = [
     "web_search_call",
 ];
 
+/// The `type` tags of call objects.
+const CALL_TYPES: [&str; 3] = ["function", "function_call", "tool_use"];
+
 fn collect(value: Value, out: &mut Vec<Call>, depth: usize) -> Result<(), String> {
     if depth > MAX_DEPTH {
         return Err("nested too deeply to be a tool call envelope".into());
@@ -139,12 +142,16 @@ fn collect(value: Value, out: &mut Vec<Call>, depth: usize) -> Result<(), String
             ));
         }
     };
-    let ty = map
-        .get("type")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_owned();
-    let ty = ty.as_str();
+    // The `type` tag, borrowed from a static list so the map stays mutable.
+    let ty: &'static str = match map.get("type").and_then(Value::as_str) {
+        None => "",
+        Some(t) => CALL_TYPES
+            .iter()
+            .chain(NON_CALL_TYPES.iter())
+            .find(|k| **k == t)
+            .copied()
+            .unwrap_or("?"),
+    };
 
     // MCP JSON-RPC: only `tools/call` carries a call; other messages have none.
     if map.contains_key("jsonrpc") {
