@@ -51,8 +51,16 @@ fn run(bencher: Bencher, input: Vec<u8>, format: Format) {
         .bench(|| {
             let mut printer = Printer::new(Vec::with_capacity(input.len()), format);
             let mut summary = Summary::default();
-            filter_stream(black_box(&input[..]), "bench", 0, reg, &options, &mut printer, &mut summary)
-                .unwrap();
+            filter_stream(
+                black_box(&input[..]),
+                "bench",
+                0,
+                reg,
+                &options,
+                &mut printer,
+                &mut summary,
+            )
+            .unwrap();
             black_box(printer.into_inner());
         });
 }
@@ -79,7 +87,9 @@ fn parse_only_floor(bencher: Bencher) {
         .counter(divan::counter::ItemsCount::new(1000usize))
         .bench(|| {
             let mut out = Vec::with_capacity(input.len());
-            for v in serde_json::Deserializer::from_slice(black_box(&input)).into_iter::<serde_json::Value>() {
+            for v in serde_json::Deserializer::from_slice(black_box(&input))
+                .into_iter::<serde_json::Value>()
+            {
                 serde_json::to_writer(&mut out, &v.unwrap()).unwrap();
                 out.push(b'\n');
             }

@@ -3,6 +3,7 @@
 mod envelopes;
 mod formats;
 mod golden;
+mod readme;
 mod robustness;
 mod schemas;
 

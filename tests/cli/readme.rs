@@ -1,0 +1,104 @@
+//! The README's examples are run: every `$ command` in a ```console block is
+//! executed with `sh` from the repository root (with the built `callfix` first on
+//! PATH) and its output compared with the lines below it. `CALLFIX_BLESS=1`
+//! rewrites the outputs in place.
+
+use std::process::Command;
+
+use crate::root;
+
+struct Example {
+    /// Line index of the `$ ` line in the README.
+    line: usize,
+    command: String,
+    expected: Vec<String>,
+}
+
+fn examples(readme: &str) -> Vec<Example> {
+    let lines: Vec<&str> = readme.lines().collect();
+    let mut out = Vec::new();
+    let mut in_block = false;
+    let mut i = 0;
+    while i < lines.len() {
+        let l = lines[i];
+        if l.starts_with("```console") {
+            in_block = true;
+        } else if l.starts_with("```") {
+            in_block = false;
+        } else if in_block && let Some(cmd) = l.strip_prefix("$ ") {
+            let mut expected = Vec::new();
+            let mut j = i + 1;
+            while j < lines.len() && !lines[j].starts_with("$ ") && !lines[j].starts_with("```") {
+                expected.push(lines[j].to_owned());
+                j += 1;
+            }
+            out.push(Example {
+                line: i,
+                command: cmd.to_owned(),
+                expected,
+            });
+            i = j;
+            continue;
+        }
+        i += 1;
+    }
+    out
+}
+
+fn run(command: &str) -> Vec<String> {
+    let bin = assert_cmd::cargo::cargo_bin!("callfix");
+    let dir = bin.parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .current_dir(root())
+        .env("PATH", path)
+        .env("NO_COLOR", "1")
+        .env_remove("CALLFIX_SCHEMAS")
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn readme_examples_are_true() {
+    let path = root().join("README.md");
+    let readme = std::fs::read_to_string(&path).unwrap();
+    let examples = examples(&readme);
+    assert!(examples.len() >= 5, "the README has too few examples");
+    if std::env::var_os("CALLFIX_BLESS").is_some() {
+        let mut lines: Vec<String> = readme.lines().map(str::to_owned).collect();
+        for ex in examples.iter().rev() {
+            let start = ex.line + 1;
+            lines.splice(start..start + ex.expected.len(), run(&ex.command));
+        }
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        return;
+    }
+    let mut failures = Vec::new();
+    for ex in &examples {
+        let got = run(&ex.command);
+        if got != ex.expected {
+            failures.push(format!(
+                "README.md:{}: $ {}\n--- got\n{}\n--- README\n{}",
+                ex.line + 1,
+                ex.command,
+                got.join("\n"),
+                ex.expected.join("\n")
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{}\n(CALLFIX_BLESS=1 to update)",
+        failures.join("\n\n")
+    );
+}
