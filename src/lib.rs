@@ -75,36 +75,32 @@ pub fn run(cli: &Cli) -> Result<u8, Error> {
         } else {
             input.as_str()
         };
-        let result = if input == "-" {
-            let stdin = io::stdin().lock();
-            run_input(
-                stdin,
-                name,
-                cli,
-                &registry,
-                &options,
-                &mut printer,
-                &mut summary,
-                next_index,
-            )
+        let reader: Box<dyn io::BufRead> = if input == "-" {
+            Box::new(io::stdin().lock())
         } else {
             match File::open(input) {
-                Ok(f) => run_input(
-                    BufReader::with_capacity(1 << 16, f),
-                    name,
-                    cli,
-                    &registry,
-                    &options,
-                    &mut printer,
-                    &mut summary,
-                    next_index,
-                ),
-                Err(error) => Err(Error::Read {
-                    input: name.to_owned(),
-                    error,
-                }),
+                Ok(f) => Box::new(BufReader::with_capacity(1 << 16, f)),
+                Err(error) => {
+                    input_failed = true;
+                    let e = Error::Read {
+                        input: name.to_owned(),
+                        error,
+                    };
+                    report("error:", &e.to_string());
+                    continue;
+                }
             }
         };
+        let result = run_input(
+            reader,
+            name,
+            cli,
+            &registry,
+            &options,
+            &mut printer,
+            &mut summary,
+            next_index,
+        );
         match result {
             Ok(next) => next_index = next,
             Err(e @ Error::Read { .. }) => {
