@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::envelope::{self, Extracted};
 use crate::input::{Ending, Framer};
-use crate::message::{self, Style};
+use crate::message::{self, Style, plural};
 use crate::output::{Position, Printer};
 use crate::registry::Registry;
 use crate::verdict::{self, Fault, Status, Verdict};
@@ -145,14 +145,6 @@ impl fmt::Display for Summary {
     }
 }
 
-fn plural(n: u64, word: &str) -> String {
-    if n == 1 {
-        word.to_owned()
-    } else {
-        format!("{word}s")
-    }
-}
-
 /// Runs every record of `reader` through the filter. `source` names the input in
 /// messages (`stdin`, a file path). Record numbers continue from `first_index`;
 /// returns the next free one.
@@ -219,9 +211,13 @@ pub fn filter_stream<R: BufRead, W: Write>(
     Ok(framer.next_index())
 }
 
-/// `--tool NAME`: all of `reader` is the bare arguments of one call to `name`.
+/// `--tool NAME`: all of `reader` is the bare arguments of one call to `name`,
+/// numbered `index` and named `source` in messages.
+#[allow(clippy::too_many_arguments)]
 pub fn filter_bare<R: Read, W: Write>(
     mut reader: R,
+    source: &str,
+    index: u64,
     name: &str,
     registry: &Registry,
     options: &Options,
@@ -235,35 +231,28 @@ pub fn filter_bare<R: Read, W: Write>(
         .read_to_end(&mut bytes)
         .map_err(StreamError::Read)?;
     summary.records += 1;
-    let at = Position { index: 0, call: 0 };
-    if bytes.len() > options.max_record_bytes {
+    let limit = options.max_record_bytes;
+    let text = if bytes.len() > limit {
         let rest = io::copy(&mut reader, &mut io::sink()).map_err(StreamError::Read)?;
-        let size = bytes.len() as u64 + rest;
-        let verdict = Verdict::rejected(
-            message::record_too_large("stdin", 1, size as usize, options.max_record_bytes),
-            Fault::Call,
-        );
-        summary.count(name, &verdict);
-        return printer
-            .call(at, &envelope::bare_call(name, String::new()), &verdict)
-            .map_err(StreamError::Write);
-    }
-    let text = match String::from_utf8(bytes) {
-        Ok(t) => t,
-        Err(e) => {
-            let verdict =
-                Verdict::rejected(message::not_utf8(e.utf8_error().valid_up_to()), Fault::Call);
-            summary.count(name, &verdict);
-            return printer
-                .call(at, &envelope::bare_call(name, String::new()), &verdict)
-                .map_err(StreamError::Write);
-        }
+        let size = bytes.len() + usize::try_from(rest).unwrap_or(usize::MAX);
+        Err(message::record_too_large(source, 1, size, limit))
+    } else {
+        String::from_utf8(bytes).map_err(|e| message::not_utf8(e.utf8_error().valid_up_to()))
     };
-    let mut call = envelope::bare_call(name, text);
-    let verdict = verdict::judge(registry, &mut call, &options.style);
+    let (call, verdict) = match text {
+        Ok(text) => {
+            let mut call = envelope::bare_call(name, text);
+            let verdict = verdict::judge(registry, &mut call, &options.style);
+            (call, verdict)
+        }
+        Err(text) => (
+            envelope::bare_call(name, String::new()),
+            Verdict::rejected(text, Fault::Call),
+        ),
+    };
     summary.count(name, &verdict);
     printer
-        .call(at, &call, &verdict)
+        .call(Position { index, call: 0 }, &call, &verdict)
         .map_err(StreamError::Write)
 }
 

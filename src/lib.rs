@@ -129,8 +129,17 @@ fn run_input<R: io::BufRead, W: Write>(
     first_index: u64,
 ) -> Result<u64, Error> {
     match &cli.tool {
-        Some(tool) => filter::filter_bare(reader, tool, registry, options, printer, summary)
-            .map(|()| first_index + 1),
+        Some(tool) => filter::filter_bare(
+            reader,
+            name,
+            first_index,
+            tool,
+            registry,
+            options,
+            printer,
+            summary,
+        )
+        .map(|()| first_index + 1),
         None => filter::filter_stream(
             reader,
             name,

@@ -463,7 +463,8 @@ fn describe(kind: &ValidationErrorKind, instance: &Value) -> String {
     }
 }
 
-fn plural(n: u64, word: &str) -> String {
+/// `word` or `words`, by count.
+pub fn plural(n: u64, word: &str) -> String {
     if n == 1 {
         word.to_owned()
     } else {

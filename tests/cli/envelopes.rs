@@ -136,3 +136,28 @@ fn bare_arguments_with_tool_flag() {
         "Please rewrite the input with valid arguments. Errors: pattern: expected string, got number"
     );
 }
+
+#[test]
+fn bare_arguments_from_several_files_are_numbered_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    crate::write(dir.path(), "a.json", ARGS);
+    crate::write(dir.path(), "b.json", "{}");
+    let (code, out) = run_json(
+        &[
+            "--tool",
+            "glob",
+            dir.path().join("a.json").to_str().unwrap(),
+            dir.path().join("b.json").to_str().unwrap(),
+        ],
+        "",
+    );
+    assert_eq!(code, 1);
+    let got: Vec<_> = out
+        .iter()
+        .map(|r| (r["index"].clone(), r["status"].clone()))
+        .collect();
+    assert_eq!(
+        got,
+        [(json!(0), json!("valid")), (json!(1), json!("rejected"))]
+    );
+}
