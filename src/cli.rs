@@ -6,6 +6,7 @@ use clap::{Parser, ValueEnum};
 
 use crate::message::DEFAULT_PREFIX;
 use crate::output::Format;
+use crate::repair::Enabled;
 
 pub const EXIT_CODES: &str = "\
 Exit codes:
@@ -62,6 +63,24 @@ pub struct Cli {
     #[arg(long, default_value_t = 100, value_name = "N",
           value_parser = clap::value_parser!(u16).range(10..))]
     pub max_chars: u16,
+
+    /// Repairs to make: all, none, or a comma-separated list of kinds
+    /// (strip-fence, strip-leaked-tag, tolerant-parse, double-encoded, empty-arguments,
+    /// duplicate-object, parse-json-string, coerce-number, coerce-boolean, coerce-string,
+    /// wrap-array, drop-placeholder, rename-key, drop-unknown, enum-case, unwrap-autolink,
+    /// rename-tool)
+    #[arg(long, default_value = "all", value_name = "KINDS",
+          value_parser = |s: &str| Enabled::parse(s))]
+    pub repair: Enabled,
+
+    /// At most N rounds of validate → repair
+    #[arg(long, default_value_t = 6, value_name = "N",
+          value_parser = clap::value_parser!(u16).range(1..=100))]
+    pub max_rounds: u16,
+
+    /// After N identical rejections of a call, tell the model to stop retrying (0: never)
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub loop_limit: u32,
 
     /// Count repaired calls as failures too (exit 1): for CI over recorded calls
     #[arg(long)]

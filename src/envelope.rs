@@ -321,6 +321,20 @@ pub fn json_type(v: &Value) -> &'static str {
     }
 }
 
+impl Call {
+    /// Gives the call another tool name, in the envelope too (`rename-tool`).
+    pub fn rename(&mut self, name: &str) {
+        self.name = name.to_owned();
+        let path: &[&str] = match self.shape {
+            Shape::OpenAiChat => &["function", "name"],
+            Shape::Gemini => &["functionCall", "name"],
+            Shape::Mcp => &["params", "name"],
+            Shape::OpenAiResponses | Shape::Anthropic | Shape::Generic { .. } => &["name"],
+        };
+        set(&mut self.envelope, path, Value::String(name.to_owned()));
+    }
+}
+
 /// Writes a (valid or repaired) call back in its own envelope, with the arguments
 /// in the provider's form: a JSON string for OpenAI, an object elsewhere. A generic
 /// call keeps the form it arrived in.

@@ -1,7 +1,7 @@
 //! The filter: runs every record of an input through the stages and writes one
 //! result per call. This is the `callfix` command without a subcommand.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::io::{self, BufRead, Read, Write};
 
@@ -12,6 +12,7 @@ use crate::input::{Ending, Framer};
 use crate::message::{self, Style, plural};
 use crate::output::{Position, Printer};
 use crate::registry::Registry;
+use crate::repair::Policy;
 use crate::verdict::{self, Fault, Status, Verdict};
 
 /// Why a stream stopped early.
@@ -25,17 +26,80 @@ pub enum StreamError {
 #[derive(Debug, Clone)]
 pub struct Options {
     pub style: Style,
+    pub policy: Policy,
     /// Records larger than this are rejected without being parsed.
     pub max_record_bytes: usize,
+    /// The same rejected call this many times tells the model to stop (0: never).
+    pub loop_limit: u32,
 }
 
 impl Default for Options {
     fn default() -> Self {
         Self {
             style: Style::default(),
+            policy: Policy::default(),
             max_record_bytes: 64 * 1024 * 1024,
+            loop_limit: 3,
         }
     }
+}
+
+/// Counts rejections of identical calls within one run, to stop a model that
+/// keeps sending the same invalid call.
+#[derive(Debug, Default)]
+pub struct Loops {
+    seen: HashMap<(String, String), u32>,
+}
+
+impl Loops {
+    /// Distinct rejected calls remembered before the memory is reset.
+    const CAPACITY: usize = 100_000;
+
+    /// Counts a rejection; past `limit`, rewrites the message to say stop.
+    fn check(&mut self, tool: &str, verdict: &mut Verdict, options: &Options) {
+        if options.loop_limit == 0 || verdict.status != Status::Rejected {
+            return;
+        }
+        let key = match (&verdict.args, &verdict.raw) {
+            (Some(args), _) => canonical(args),
+            (None, Some(raw)) => raw.trim().to_owned(),
+            (None, None) => verdict.message.clone().unwrap_or_default(),
+        };
+        if self.seen.len() >= Self::CAPACITY {
+            self.seen.clear();
+        }
+        let n = self.seen.entry((tool.to_owned(), key)).or_insert(0);
+        *n += 1;
+        if *n >= options.loop_limit {
+            verdict.looped = true;
+            verdict.message = Some(message::loop_instruction(
+                &options.style,
+                tool,
+                *n,
+                &verdict.errors,
+            ));
+        }
+    }
+}
+
+/// JSON with object keys sorted, so that key order does not hide a repeat.
+fn canonical(v: &Value) -> String {
+    fn sorted(v: &Value) -> Value {
+        match v {
+            Value::Object(m) => {
+                let mut keys: Vec<&String> = m.keys().collect();
+                keys.sort();
+                Value::Object(
+                    keys.into_iter()
+                        .map(|k| (k.clone(), sorted(&m[k])))
+                        .collect(),
+                )
+            }
+            Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+            other => other.clone(),
+        }
+    }
+    sorted(v).to_string()
 }
 
 /// Counts of one tool's calls.
@@ -59,8 +123,10 @@ impl Counts {
 }
 
 /// What a run saw, for `--stats` and the exit code.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
+#[derive(Debug, Default)]
 pub struct Summary {
+    /// Rejected calls seen so far, to recognise repeats.
+    pub loops: Loops,
     pub records: u64,
     /// Records that are valid envelopes holding no call (a text-only message).
     pub records_without_calls: u64,
@@ -69,6 +135,8 @@ pub struct Summary {
     pub broken_records: u64,
     pub total: Counts,
     pub per_tool: BTreeMap<String, Counts>,
+    /// Repairs made, by kind.
+    pub repairs: BTreeMap<&'static str, u64>,
     /// Calls rejected because their tool's schema is broken.
     pub schema_faults: u64,
 }
@@ -86,6 +154,9 @@ impl Summary {
         }
         if verdict.fault == Fault::Schema {
             self.schema_faults += 1;
+        }
+        for r in &verdict.repairs {
+            *self.repairs.entry(r.kind.name()).or_insert(0) += 1;
         }
     }
 }
@@ -131,15 +202,24 @@ impl fmt::Display for Summary {
             .max(4);
         write!(
             f,
-            "\n  {:<width$}  {:>7}  {:>7}  {:>8}  {:>8}",
-            "tool", "calls", "valid", "repaired", "rejected"
+            "\n  {:<width$}  {:>7}  {:>7}  {:>8}  {:>8}  {:>11}",
+            "tool", "calls", "valid", "repaired", "rejected", "repair rate"
         )?;
         for (tool, c) in &self.per_tool {
+            let rate = 100.0 * c.repaired as f64 / c.calls.max(1) as f64;
             write!(
                 f,
-                "\n  {tool:<width$}  {:>7}  {:>7}  {:>8}  {:>8}",
-                c.calls, c.valid, c.repaired, c.rejected
+                "\n  {tool:<width$}  {:>7}  {:>7}  {:>8}  {:>8}  {:>10.1}%",
+                c.calls, c.valid, c.repaired, c.rejected, rate
             )?;
+        }
+        if !self.repairs.is_empty() {
+            let list: Vec<String> = self
+                .repairs
+                .iter()
+                .map(|(kind, n)| format!("{kind} {n}"))
+                .collect();
+            write!(f, "\n  repairs: {}", list.join(", "))?;
         }
         Ok(())
     }
@@ -199,7 +279,9 @@ pub fn filter_stream<R: BufRead, W: Write>(
                     summary.records_without_calls += 1;
                 }
                 for (i, mut call) in calls.into_iter().enumerate() {
-                    let verdict = verdict::judge(registry, &mut call, &options.style);
+                    let mut verdict =
+                        verdict::judge(registry, &mut call, &options.style, options.policy);
+                    summary.loops.check(&call.name, &mut verdict, options);
                     summary.count(&call.name, &verdict);
                     printer
                         .call(Position { call: i, ..at }, &call, &verdict)
@@ -242,7 +324,8 @@ pub fn filter_bare<R: Read, W: Write>(
     let (call, verdict) = match text {
         Ok(text) => {
             let mut call = envelope::bare_call(name, text);
-            let verdict = verdict::judge(registry, &mut call, &options.style);
+            let mut verdict = verdict::judge(registry, &mut call, &options.style, options.policy);
+            summary.loops.check(&call.name, &mut verdict, options);
             (call, verdict)
         }
         Err(text) => (
@@ -340,6 +423,122 @@ mod properties {
                 }
             }
             prop_assert!(want.peek().is_none(), "missing {:?} in {:?}", want.peek(), lines);
+        }
+    }
+
+    /// Argument values near what models send: right and wrong types, strings that
+    /// hold numbers, booleans, JSON and placeholders.
+    fn near_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            (-3i64..3000).prop_map(Value::from),
+            prop::sample::select(vec![
+                "",
+                "5",
+                "2490",
+                "1.5",
+                "true",
+                "false",
+                "null",
+                "undefined",
+                "In_Progress",
+                "pending",
+                "HIGH",
+                "/work/a.rs",
+                "*.rs",
+                "ls -la",
+                "https://a.com",
+                "{}",
+                "[]",
+                "[\"a\"]",
+                "{\"content\":\"a\",\"status\":\"pending\",\"priority\":\"low\"}",
+                "[notes.md](http://notes.md)",
+                "{\"a\":",
+                "x",
+            ])
+            .prop_map(|s| Value::String(s.to_owned())),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..3).prop_map(Value::Array),
+                prop::collection::vec((near_key(), inner), 0..4)
+                    .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+            ]
+        })
+    }
+
+    fn near_key() -> impl Strategy<Value = String> {
+        prop::sample::select(vec![
+            "file_path",
+            "filePath",
+            "offset",
+            "limit",
+            "todos",
+            "content",
+            "status",
+            "priority",
+            "id",
+            "pattern",
+            "path",
+            "command",
+            "cmd",
+            "description",
+            "timeout",
+            "replace_all",
+            "replaceAll",
+            "url",
+            "format",
+            "edits",
+            "old_string",
+            "new_string",
+            "extra",
+        ])
+        .prop_map(str::to_owned)
+    }
+
+    fn near_args() -> impl Strategy<Value = Value> {
+        prop::collection::vec((near_key(), near_value()), 0..6)
+            .prop_map(|kv| Value::Object(kv.into_iter().collect()))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn what_passes_validates_and_is_a_fixed_point(
+            tool in prop::sample::select(vec!["read", "write", "edit", "multiedit", "bash", "glob", "grep", "todowrite", "webfetch"]),
+            args in near_args(),
+            as_text: bool,
+        ) {
+            let arguments = if as_text { Value::String(args.to_string()) } else { args.clone() };
+            let input = json!({"name": tool, "arguments": arguments}).to_string();
+            let (lines, _) = filter(input.as_bytes(), Format::Json);
+            prop_assert_eq!(lines.len(), 1);
+            let r: Value = serde_json::from_str(&lines[0]).unwrap();
+            let crate::registry::Lookup::Found(t) = shipped().lookup(tool) else { panic!() };
+            match r["status"].as_str().unwrap() {
+                "valid" => prop_assert_eq!(&r["args"], &args),
+                "repaired" => {
+                    prop_assert!(t.validator.is_valid(&r["args"]));
+                    // Running the output through again changes nothing.
+                    let again = json!({"name": tool, "arguments": r["args"]}).to_string();
+                    let (lines2, _) = filter(again.as_bytes(), Format::Json);
+                    let r2: Value = serde_json::from_str(&lines2[0]).unwrap();
+                    prop_assert_eq!(r2["status"].as_str(), Some("valid"));
+                    prop_assert_eq!(&r2["args"], &r["args"]);
+                }
+                _ => {
+                    prop_assert!(r["args"].is_null());
+                    // A rejection reports the errors of the input as sent.
+                    let errors = crate::message::validation_errors(t, &args);
+                    if !errors.is_empty() {
+                        let got: Vec<&str> = r["errors"].as_array().unwrap().iter().map(|e| e["path"].as_str().unwrap()).collect();
+                        let want: Vec<&str> = errors.iter().map(|e| e.path.as_str()).collect();
+                        prop_assert_eq!(got, want);
+                    }
+                }
+            }
         }
     }
 }

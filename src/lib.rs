@@ -14,8 +14,10 @@ pub mod input;
 pub mod message;
 pub mod output;
 pub mod registry;
+pub mod repair;
 pub mod salvage;
 pub mod suggest;
+pub mod tolerant;
 pub mod verdict;
 
 use std::fs::File;
@@ -29,6 +31,7 @@ use crate::filter::{Options, Summary};
 use crate::message::Style;
 use crate::output::{Format, Printer};
 use crate::registry::Registry;
+use crate::repair::Policy;
 
 /// Runs the filter as the command line asks. Returns the exit code.
 pub fn run(cli: &Cli) -> Result<u8, Error> {
@@ -47,7 +50,12 @@ pub fn run(cli: &Cli) -> Result<u8, Error> {
             max_errors: usize::from(cli.max_errors),
             max_chars: usize::from(cli.max_chars),
         },
+        policy: Policy {
+            enabled: cli.repair,
+            max_rounds: usize::from(cli.max_rounds),
+        },
         max_record_bytes: cli.max_record_bytes,
+        loop_limit: cli.loop_limit,
     };
     let stdout = io::stdout();
     let format = cli.format.map_or_else(

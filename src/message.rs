@@ -69,6 +69,24 @@ pub const DEFAULT_PREFIX: &str = "Please rewrite the input with valid arguments.
 /// The one-line instruction for a rejected call.
 pub fn instruction(style: &Style, errors: &[ArgError]) -> String {
     let mut text = style.prefix.clone();
+    push_errors(&mut text, style, errors);
+    text
+}
+
+/// The instruction once the same call has been rejected `times` times in a row:
+/// retrying will not help, so the model is told to stop and ask.
+pub fn loop_instruction(style: &Style, tool: &str, times: u32, errors: &[ArgError]) -> String {
+    let mut text = format!(
+        "Stop retrying: this exact call to {} was rejected {times} times. Do not send it again; \
+         ask the user how to proceed. Errors:",
+        quote(tool)
+    );
+    push_errors(&mut text, style, errors);
+    text
+}
+
+/// ` e1; e2; …; (+N more)`, each cut to `max_chars`.
+fn push_errors(text: &mut String, style: &Style, errors: &[ArgError]) {
     for (i, e) in errors.iter().take(style.max_errors.max(1)).enumerate() {
         text.push_str(if i == 0 { " " } else { "; " });
         text.push_str(&cut(&e.line(), style.max_chars));
@@ -77,7 +95,6 @@ pub fn instruction(style: &Style, errors: &[ArgError]) -> String {
     if more > 0 {
         let _ = write!(text, "; (+{more} more)");
     }
-    text
 }
 
 /// Cuts `s` to at most `max` characters (never inside a UTF-8 sequence), ending
@@ -150,6 +167,18 @@ pub fn invalid_json(err: &serde_json::Error) -> ArgError {
 /// The validator rejected the arguments without an error callfix can describe.
 pub fn schema_mismatch() -> ArgError {
     ArgError::root("arguments do not match the tool's schema")
+}
+
+/// Argument text that ends before its value does, at `line`:`column`.
+pub fn cut_off_arguments(line: usize, column: usize) -> ArgError {
+    ArgError::root(format!(
+        "arguments are incomplete JSON (cut off at line {line} column {column}); send the complete arguments"
+    ))
+}
+
+/// Argument text holding two different values (a model that emitted twice).
+pub fn two_values() -> ArgError {
+    ArgError::root("arguments hold two different JSON values; send exactly one object")
 }
 
 pub fn missing_arguments() -> ArgError {
@@ -591,6 +620,7 @@ mod tests {
                 .should_validate_formats(true)
                 .build(&schema)
                 .unwrap(),
+            siblings: Default::default(),
             schema,
         }
     }

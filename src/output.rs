@@ -106,7 +106,7 @@ impl<W: Write> Printer<W> {
         call: Option<&Call>,
         verdict: &Verdict,
     ) -> io::Result<()> {
-        let mut obj = Map::with_capacity(9);
+        let mut obj = Map::with_capacity(10);
         obj.insert("index".into(), at.index.into());
         obj.insert("call".into(), at.call.into());
         obj.insert("id".into(), call.map_or(Value::Null, |c| c.id.clone()));
@@ -126,7 +126,7 @@ impl<W: Write> Printer<W> {
             .map(|r| {
                 let mut m = Map::with_capacity(4);
                 m.insert("path".into(), r.path.clone().into());
-                m.insert("kind".into(), r.kind.into());
+                m.insert("kind".into(), r.kind.name().into());
                 m.insert("from".into(), r.from.clone());
                 m.insert("to".into(), r.to.clone());
                 Value::Object(m)
@@ -148,6 +148,7 @@ impl<W: Write> Printer<W> {
             "message".into(),
             verdict.message.clone().map_or(Value::Null, Value::String),
         );
+        obj.insert("loop".into(), Value::Bool(verdict.looped));
         self.value_line(&Value::Object(obj))
     }
 
@@ -204,7 +205,12 @@ impl<W: Write> Printer<W> {
             }
         }
         for r in &verdict.repairs {
-            let line = format!("~ {}: {} {} → {}", r.path, r.kind, r.from, r.to);
+            let at = if r.path.is_empty() {
+                String::new()
+            } else {
+                format!("{}: ", r.path)
+            };
+            let line = format!("~ {at}{} {} → {}", r.kind, r.from, r.to);
             writeln!(
                 out,
                 "  {}",

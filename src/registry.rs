@@ -62,8 +62,10 @@ impl std::error::Error for SourceError {}
 #[derive(Debug)]
 pub struct Tool {
     pub name: String,
-    /// The schema as written (for message details such as the allowed keys).
+    /// The schema as written (for message details and repair).
     pub schema: Value,
+    /// Sibling files the schema's `$ref`s name, by the name used in the ref.
+    pub siblings: HashMap<String, Value>,
     pub validator: Validator,
 }
 
@@ -339,16 +341,59 @@ fn compile(entry: &Entry) -> Result<Tool, SchemaError> {
     }
     let validator = jsonschema::options()
         .with_base_uri(file_uri(&canonical))
-        .with_retriever(DirRetriever { root })
+        .with_retriever(DirRetriever { root: root.clone() })
         .with_pattern_options(PatternOptions::regex())
         .should_validate_formats(true)
         .build(&schema)
         .map_err(|e| fail(build_reason(&e)))?;
+    let siblings = load_siblings(&root, &schema);
     Ok(Tool {
         name: entry.name.clone(),
         schema,
+        siblings,
         validator,
     })
+}
+
+/// Reads the sibling files that `$ref`s name (transitively), for repair to look
+/// into. The validator has already checked that each lies inside `root`.
+fn load_siblings(root: &Path, schema: &Value) -> HashMap<String, Value> {
+    let mut docs: HashMap<String, Value> = HashMap::new();
+    let mut pending = Vec::new();
+    collect_file_refs(schema, &mut pending);
+    while let Some(name) = pending.pop() {
+        if docs.contains_key(&name) {
+            continue;
+        }
+        let Ok(path) = root.join(&name).canonicalize() else {
+            continue;
+        };
+        if !path.starts_with(root) {
+            continue;
+        }
+        if let Ok(doc) = read_json(&path) {
+            collect_file_refs(&doc, &mut pending);
+            docs.insert(name, doc);
+        }
+    }
+    docs
+}
+
+/// The file parts of relative `$ref`s (`_defs.json#/$defs/x` → `_defs.json`).
+fn collect_file_refs(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Object(m) => {
+            if let Some(Value::String(r)) = m.get("$ref") {
+                let file = r.split('#').next().unwrap_or_default();
+                if !file.is_empty() && !file.contains(':') {
+                    out.push(file.to_owned());
+                }
+            }
+            m.values().for_each(|x| collect_file_refs(x, out));
+        }
+        Value::Array(items) => items.iter().for_each(|x| collect_file_refs(x, out)),
+        _ => {}
+    }
 }
 
 /// The reason a schema did not compile, naming the keyword location.

@@ -1,15 +1,18 @@
-//! The verdict on one call: look the tool up, parse its arguments, validate, and
-//! either pass the arguments on or say what is wrong.
+//! The verdict on one call: look the tool up, turn its arguments into JSON,
+//! validate, repair what the rules allow, and either pass the arguments on or say
+//! what is wrong.
 //!
 //! The fast path for a valid call is parse → cached validator → `is_valid`: no
-//! error collection and no copy of the arguments.
+//! error collection, no salvage, no copy of the arguments. Everything else runs
+//! only for calls that fail.
 
 use serde_json::Value;
 
 use crate::envelope::{Args, Call};
 use crate::message::{self, ArgError, Style};
-use crate::registry::{Lookup, Registry};
-use crate::salvage;
+use crate::registry::{Lookup, Registry, Tool};
+use crate::repair::{self, Kind, Policy, Repair};
+use crate::salvage::{self, Salvaged};
 use crate::suggest;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,15 +35,6 @@ impl Status {
     }
 }
 
-/// One change made to a call's arguments.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Repair {
-    pub path: String,
-    pub kind: &'static str,
-    pub from: Value,
-    pub to: Value,
-}
-
 /// Why a call was rejected, beyond what the model reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fault {
@@ -61,17 +55,27 @@ pub struct Verdict {
     /// The instruction for the model; `None` unless rejected.
     pub message: Option<String>,
     pub fault: Fault,
+    /// The argument text, when it could not be parsed (to recognise a repeat).
+    pub raw: Option<String>,
+    /// The same rejected call has come back `--loop-limit` times.
+    pub looped: bool,
 }
 
 impl Verdict {
-    fn valid(args: Value) -> Self {
+    fn accepted(args: Value, repairs: Vec<Repair>) -> Self {
         Verdict {
-            status: Status::Valid,
+            status: if repairs.is_empty() {
+                Status::Valid
+            } else {
+                Status::Repaired
+            },
             args: Some(args),
-            repairs: Vec::new(),
+            repairs,
             errors: Vec::new(),
             message: None,
             fault: Fault::Call,
+            raw: None,
+            looped: false,
         }
     }
 
@@ -85,6 +89,8 @@ impl Verdict {
             errors,
             message: Some(message),
             fault: Fault::Call,
+            raw: None,
+            looped: false,
         }
     }
 
@@ -97,37 +103,133 @@ impl Verdict {
             errors: vec![ArgError::root(message.clone())],
             message: Some(message),
             fault,
+            raw: None,
+            looped: false,
         }
     }
 }
 
-/// Judges one call. Its arguments are moved out of `call`.
-pub fn judge(registry: &Registry, call: &mut Call, style: &Style) -> Verdict {
-    let tool = match registry.lookup(&call.name) {
-        Lookup::Found(tool) => tool,
-        Lookup::Broken(err) => {
-            return Verdict::rejected(message::broken_schema(&call.name, err), Fault::Schema);
-        }
-        Lookup::Unknown => {
-            let suggestion = suggest::closest(&call.name, registry.names());
-            let text = message::unknown_tool(&call.name, registry.names(), suggestion);
-            return Verdict::rejected(text, Fault::Call);
-        }
+/// Judges one call. Its arguments are moved out of `call`; a `rename-tool`
+/// repair renames the call itself.
+pub fn judge(registry: &Registry, call: &mut Call, style: &Style, policy: Policy) -> Verdict {
+    let mut repairs = Vec::new();
+    let tool = match find_tool(registry, call, policy, &mut repairs) {
+        Ok(tool) => tool,
+        Err((text, fault)) => return Verdict::rejected(text, fault),
     };
     let args = match std::mem::replace(&mut call.args, Args::Missing) {
         Args::Value(v) => v,
-        Args::Text(text) => match salvage::parse_arguments(&text) {
-            Ok(v) => v,
+        Args::Text(text) => match salvage::salvage(&text, policy.enabled) {
+            Ok(Salvaged::Value(v, r)) => {
+                repairs.extend(r);
+                v
+            }
+            Ok(Salvaged::Empty(r)) => {
+                match empty_arguments(tool, policy, message::empty_arguments()) {
+                    Ok(v) => {
+                        repairs.extend(r);
+                        repairs.push(empty_repair());
+                        v
+                    }
+                    Err(e) => return Verdict::invalid(None, vec![e], style),
+                }
+            }
+            Err(e) => {
+                let mut verdict = Verdict::invalid(None, vec![e], style);
+                verdict.raw = Some(text);
+                return verdict;
+            }
+        },
+        Args::Missing => match empty_arguments(tool, policy, message::missing_arguments()) {
+            Ok(v) => {
+                repairs.push(empty_repair());
+                v
+            }
             Err(e) => return Verdict::invalid(None, vec![e], style),
         },
-        Args::Missing => return Verdict::invalid(None, vec![message::missing_arguments()], style),
     };
     if tool.validator.is_valid(&args) {
-        return Verdict::valid(args);
+        return Verdict::accepted(args, repairs);
     }
-    let mut errors = message::validation_errors(tool, &args);
-    if errors.is_empty() {
-        errors.push(message::schema_mismatch());
+    // Repair works on a copy; a rejection reports the errors of the input.
+    let mut work = salvage::peel(args.clone(), policy.enabled, &mut repairs);
+    if !tool.validator.is_valid(&work) {
+        match repair::repair(tool, &work, policy) {
+            Some((fixed, r)) => {
+                work = fixed;
+                repairs.extend(r);
+            }
+            None => {
+                let mut errors = message::validation_errors(tool, &args);
+                if errors.is_empty() {
+                    errors.push(message::schema_mismatch());
+                }
+                return Verdict::invalid(Some(args), errors, style);
+            }
+        }
     }
-    Verdict::invalid(Some(args), errors, style)
+    Verdict::accepted(work, repairs)
+}
+
+/// The call's tool, renamed to the one tool its name means when that is unique
+/// ignoring case and `_`/`-` (`rename-tool`). Otherwise, why there is none.
+fn find_tool<'r>(
+    registry: &'r Registry,
+    call: &mut Call,
+    policy: Policy,
+    repairs: &mut Vec<Repair>,
+) -> Result<&'r Tool, (String, Fault)> {
+    let renamed = match registry.lookup(&call.name) {
+        Lookup::Found(tool) => return Ok(tool),
+        Lookup::Broken(err) => return Err(broken(&call.name, err)),
+        Lookup::Unknown => {
+            let wanted = suggest::normalise(&call.name);
+            let mut same = registry.names().filter(|n| suggest::normalise(n) == wanted);
+            match (same.next(), same.next()) {
+                (Some(only), None) if policy.enabled.has(Kind::RenameTool) => Some(only.to_owned()),
+                _ => None,
+            }
+        }
+    };
+    let Some(new) = renamed else {
+        let suggestion = suggest::closest(&call.name, registry.names());
+        let text = message::unknown_tool(&call.name, registry.names(), suggestion);
+        return Err((text, Fault::Call));
+    };
+    repairs.push(Repair {
+        path: String::new(),
+        kind: Kind::RenameTool,
+        from: Value::String(call.name.clone()),
+        to: Value::String(new.clone()),
+    });
+    call.rename(&new);
+    match registry.lookup(&new) {
+        Lookup::Found(tool) => Ok(tool),
+        Lookup::Broken(err) => Err(broken(&new, err)),
+        Lookup::Unknown => unreachable!("the name came from the registry"),
+    }
+}
+
+fn broken(name: &str, err: &crate::registry::SchemaError) -> (String, Fault) {
+    (message::broken_schema(name, err), Fault::Schema)
+}
+
+/// `{}` for blank or missing arguments, only when the schema accepts `{}` (that
+/// is, nothing is required).
+fn empty_arguments(tool: &Tool, policy: Policy, refusal: ArgError) -> Result<Value, ArgError> {
+    let empty = Value::Object(serde_json::Map::new());
+    if policy.enabled.has(Kind::EmptyArguments) && tool.validator.is_valid(&empty) {
+        Ok(empty)
+    } else {
+        Err(refusal)
+    }
+}
+
+fn empty_repair() -> Repair {
+    Repair {
+        path: String::new(),
+        kind: Kind::EmptyArguments,
+        from: Value::String(String::new()),
+        to: Value::Object(serde_json::Map::new()),
+    }
 }

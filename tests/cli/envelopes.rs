@@ -129,11 +129,11 @@ fn bare_arguments_with_tool_flag() {
     let (code, out) = run_json(&["--tool", "glob"], ARGS);
     assert_eq!(code, 0);
     expect_glob(&out[0], json!(null));
-    let (code, out) = run_json(&["--tool", "glob"], "{\"pattern\": 3}");
+    let (code, out) = run_json(&["--tool", "glob"], "{\"pattern\": [3]}");
     assert_eq!(code, 1);
     assert_eq!(
         out[0]["message"],
-        "Please rewrite the input with valid arguments. Errors: pattern: expected string, got number"
+        "Please rewrite the input with valid arguments. Errors: pattern: expected string, got array"
     );
 }
 

@@ -9,7 +9,7 @@ use crate::{callfix, fixture, json_lines, root};
 fn instruction_messages() {
     let input = std::fs::read_to_string(root().join("tests/golden/messages.jsonl")).unwrap();
     let out = callfix()
-        .args(["-f", "json", "-s"])
+        .args(["-f", "json", "--repair", "none", "-s"])
         .arg(fixture("schemas"))
         .write_stdin(input)
         .output()

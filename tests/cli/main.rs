@@ -4,6 +4,7 @@ mod envelopes;
 mod formats;
 mod golden;
 mod readme;
+mod repairs;
 mod robustness;
 mod schemas;
 

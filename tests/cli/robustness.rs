@@ -78,13 +78,13 @@ fn nesting_a_thousand_deep() {
 #[test]
 fn a_fifty_megabyte_string() {
     let big = format!(
-        "{{\"name\":\"glob\",\"arguments\":{{\"pattern\":5,\"path\":\"{}\"}}}}",
+        "{{\"name\":\"glob\",\"arguments\":{{\"pattern\":[5],\"path\":\"{}\"}}}}",
         "x".repeat(50 * 1024 * 1024)
     );
     let lines = survives(big.as_bytes());
     assert_eq!(
         lines[0],
-        "Please rewrite the input with valid arguments. Errors: pattern: expected string, got number"
+        "Please rewrite the input with valid arguments. Errors: pattern: expected string, got array"
     );
 }
 
@@ -121,13 +121,18 @@ fn invalid_utf8() {
 #[test]
 fn arguments_text_that_is_not_json() {
     let call = serde_json::json!({"type": "function", "id": "c", "function":
-        {"name": "glob", "arguments": "{'pattern': '*'}"}});
+        {"name": "glob", "arguments": "{pattern = '*'}"}});
     let (code, lines) = run_args(&[], call.to_string());
     assert_eq!(code, 1);
     assert_eq!(
         lines[0],
         "Please rewrite the input with valid arguments. Errors: arguments are not valid JSON: key must be a string at line 1 column 2"
     );
+    // What the tolerant parser accepts is a repair, not a rejection.
+    let call = serde_json::json!({"type": "function", "id": "c", "function":
+        {"name": "glob", "arguments": "{'pattern': '*',}"}});
+    let (code, lines) = run_args(&[], call.to_string());
+    assert_eq!((code, lines[0].as_str()), (0, "{\"pattern\":\"*\"}"));
 }
 
 #[test]

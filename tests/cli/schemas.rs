@@ -7,11 +7,23 @@ use crate::{callfix, run_args, write};
 
 #[test]
 fn unknown_tool_lists_the_tools_and_suggests() {
-    let (code, lines) = run_args(&[], "{\"name\":\"todo_write\",\"arguments\":{}}");
+    let (code, lines) = run_args(&[], "{\"name\":\"todo_writer\",\"arguments\":{}}");
     assert_eq!(code, 1);
     assert_eq!(
         lines[0],
-        "Unknown tool \"todo_write\". Available tools: bash, edit, glob, grep, multiedit, read, todowrite, webfetch, write (did you mean \"todowrite\"?)"
+        "Unknown tool \"todo_writer\". Available tools: bash, edit, glob, grep, multiedit, read, todowrite, webfetch, write (did you mean \"todowrite\"?)"
+    );
+    // With rename-tool off, a name that differs only in case and separators is
+    // unknown too, and suggested.
+    let (code, lines) = run_args(
+        &["--repair", "none"],
+        "{\"name\":\"todo_write\",\"arguments\":{}}",
+    );
+    assert_eq!(code, 1);
+    assert!(
+        lines[0].ends_with("(did you mean \"todowrite\"?)"),
+        "{}",
+        lines[0]
     );
 }
 

@@ -1,0 +1,444 @@
+#!/usr/bin/env python3
+"""Measure every repair rule on a generated corpus.
+
+    scripts/repair_corpus.py [--callfix PATH] [--schemas N] [--seed S] [--markdown]
+
+Generates N realistic tool schemas (file paths, offsets, todo lists, enums, URL
+lists, nested objects, closed and open objects) and a valid call for each. Then,
+for every rule, applies the mistake that rule exists for, runs callfix over all
+calls at once, and checks what came back:
+
+- success: status "repaired" and the arguments are exactly the original valid ones;
+- wrong:   status "repaired" (or "valid") but the arguments differ from the original;
+- missed:  status "rejected".
+
+Negative cases (mistakes that must stay rejected) count as wrong when repaired.
+The original valid calls must come back "valid" and unchanged. Exits 1 if anything
+was wrong or a valid call was touched.
+"""
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+
+PLACEHOLDERS = [None, "", "null", "undefined", {}, []]
+
+
+def make_schema(rng, t):
+    """A tool schema drawn from the shapes coding agents use."""
+    props, required = {}, []
+
+    def add(name, schema, req):
+        props[name] = schema
+        if req:
+            required.append(name)
+
+    add("file_path", {"type": "string", "minLength": 1, "pattern": "^[^\\[\\]()]+$"}, rng.random() < 0.7)
+    if rng.random() < 0.6:
+        add("offset", {"type": "integer", "minimum": 1}, False)
+        add("limit", {"type": "integer", "minimum": 1, "maximum": 5000}, False)
+    if rng.random() < 0.5:
+        add("ratio", {"type": "number", "minimum": 0, "maximum": 100}, False)
+    if rng.random() < 0.6:
+        add("replace_all", {"type": "boolean"}, False)
+    if rng.random() < 0.6:
+        add("mode", {"enum": ["read_only", "in_progress", "full-access"]}, rng.random() < 0.3)
+    if rng.random() < 0.5:
+        add("urls", {"type": "array", "items": {"type": "string", "pattern": "^https://"}, "minItems": 1}, False)
+    if rng.random() < 0.6:
+        item = {
+            "type": "object",
+            "properties": {
+                "id": {"type": "string", "pattern": "^[0-9]+$"},
+                "content": {"type": "string", "minLength": 1},
+                "status": {"enum": ["pending", "in_progress", "completed", "cancelled"]},
+                "priority": {"enum": ["high", "medium", "low"]},
+            },
+            "required": ["content", "status", "priority"],
+            "additionalProperties": False,
+        }
+        add("todos", {"type": "array", "items": item}, rng.random() < 0.5)
+    if rng.random() < 0.5:
+        add("config", {
+            "type": "object",
+            "properties": {"depth": {"type": "integer"}, "follow": {"type": "boolean"}},
+            "additionalProperties": False,
+        }, False)
+    if rng.random() < 0.5:
+        add("description", {"type": "string", "minLength": 1, "maxLength": 200}, rng.random() < 0.5)
+    closed = rng.random() < 0.8
+    schema = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "properties": props,
+        "required": required,
+    }
+    if closed:
+        schema["additionalProperties"] = False
+    return schema
+
+
+def make_value(rng, name, schema):
+    if "enum" in schema:
+        return rng.choice(schema["enum"])
+    t = schema.get("type")
+    if t == "string":
+        if name == "file_path":
+            return "/work/src/" + rng.choice(["main.rs", "notes.md", "lib/a.py", "x y.txt"])
+        if name == "id":
+            return str(rng.randint(1, 99))
+        return rng.choice(["Run the tests", "Fix the parser", "Écrire la doc"])
+    if t == "integer":
+        return rng.randint(schema.get("minimum", 0), schema.get("maximum", 5000))
+    if t == "number":
+        return rng.choice([0.5, 12.25, 99.0, 3])
+    if t == "boolean":
+        return rng.random() < 0.5
+    if t == "array":
+        n = rng.randint(1, 3)
+        return [make_value(rng, name + "_item", schema["items"]) for _ in range(n)]
+    if t == "object":
+        out = {}
+        for k, s in schema["properties"].items():
+            if k in schema.get("required", []) or rng.random() < 0.6:
+                out[k] = make_value(rng, k, s)
+        return out
+    if name == "urls_item":
+        return "https://example.com/" + str(rng.randint(1, 9))
+    raise ValueError(schema)
+
+
+def make_args(rng, schema):
+    args = {}
+    for k, s in schema["properties"].items():
+        if k in schema["required"] or rng.random() < 0.6:
+            if k == "urls":
+                args[k] = ["https://example.com/%d" % i for i in range(rng.randint(1, 3))]
+            else:
+                args[k] = make_value(rng, k, s)
+    return args
+
+
+def camel(name):
+    head, *rest = name.split("_")
+    return head + "".join(p.title() for p in rest)
+
+
+# Each mistake returns (arguments to send, how: "value" | "text") or None when it
+# does not apply to this schema and call.
+def m_parse_json_string(rng, schema, args):
+    keys = [k for k, v in args.items() if isinstance(v, (list, dict)) and v]
+    if not keys:
+        return None
+    k = rng.choice(keys)
+    return dict(args, **{k: json.dumps(args[k])}), "value"
+
+
+def m_coerce_number(rng, schema, args):
+    keys = [k for k, v in args.items() if schema["properties"][k].get("type") in ("integer", "number")]
+    if not keys:
+        return None
+    k = rng.choice(keys)
+    return dict(args, **{k: json.dumps(args[k])}), "value"
+
+
+def m_coerce_boolean(rng, schema, args):
+    keys = [k for k, v in args.items() if isinstance(v, bool)]
+    if not keys:
+        return None
+    k = rng.choice(keys)
+    return dict(args, **{k: "true" if args[k] else "false"}), "value"
+
+
+def m_coerce_string(rng, schema, args):
+    todos = args.get("todos")
+    if not todos or "id" not in todos[0]:
+        return None
+    mutated = json.loads(json.dumps(args))
+    mutated["todos"][0]["id"] = int(todos[0]["id"])
+    return mutated, "value"
+
+
+def m_wrap_array(rng, schema, args):
+    if "urls" not in args:
+        return None
+    original = dict(args, urls=args["urls"][:1])
+    return (dict(original, urls=original["urls"][0]), "value"), original
+
+
+def m_drop_placeholder(rng, schema, args):
+    absent = [k for k in schema["properties"] if k not in args and k not in schema["required"]]
+    if not absent:
+        return None
+    k = rng.choice(absent)
+    t = schema["properties"][k].get("type")
+    choices = [None, "undefined", "null"] if t != "string" else [None, ""]
+    if t == "array" and schema["properties"][k].get("minItems", 0) > 0:
+        choices.append([])
+    if t == "object":
+        choices = [None]
+    return dict(args, **{k: rng.choice(choices)}), "value"
+
+
+def m_rename_key(rng, schema, args):
+    # In an open object an optional key under another spelling is allowed as is.
+    closed = schema.get("additionalProperties") is False
+    keys = [k for k in args if "_" in k and camel(k) != k and (closed or k in schema["required"])]
+    if not keys:
+        return None
+    k = rng.choice(keys)
+    renamed = {(camel(key) if key == k else key): v for key, v in args.items()}
+    return renamed, "value"
+
+
+def m_drop_unknown(rng, schema, args):
+    if schema.get("additionalProperties") is not False:
+        return None
+    return dict(args, explanation="I will now read the file."), "value"
+
+
+def m_enum_case(rng, schema, args):
+    keys = [k for k in args if "enum" in schema["properties"][k]]
+    if not keys:
+        return None
+    k = rng.choice(keys)
+    v = args[k]
+    spelled = rng.choice([v.upper(), v.replace("_", "-").title(), v.replace("-", "_").replace("_", " ")])
+    if spelled == v:
+        return None
+    return dict(args, **{k: spelled}), "value"
+
+
+def m_autolink_values(rng, schema, args):
+    # Autolinkers turn bare file names (`notes.md`: .md is a TLD) into links.
+    if "file_path" not in args:
+        return None
+    original = dict(args, file_path="notes.md")
+    return (dict(original, file_path="[notes.md](http://notes.md)"), "value"), original
+
+
+def m_strip_fence(rng, schema, args):
+    return "```json\n%s\n```" % json.dumps(args, indent=2), "text"
+
+
+def m_strip_leaked_tag(rng, schema, args):
+    return json.dumps(args) + rng.choice(["</tool_call>", "\n</parameter>\n</invoke>", "</function>"]), "text"
+
+
+def m_tolerant_parse(rng, schema, args):
+    text = json.dumps(args)
+    if not args:
+        return None
+    if all(isinstance(v, (str, int, float, bool, type(None))) for v in args.values()) and not any(
+        isinstance(v, str) and ("'" in v or "\\" in v or not v.isascii()) for v in args.values()
+    ):
+        return repr(args), "text"  # Python: single quotes, True/False/None
+    return text[:-1] + ",}", "text"  # a trailing comma
+
+
+def m_double_encoded(rng, schema, args):
+    return json.dumps(json.dumps(args)), "text"
+
+
+def m_duplicate_object(rng, schema, args):
+    return json.dumps(args) + json.dumps(args), "text"
+
+
+def m_empty_arguments(rng, schema, args):
+    if schema["required"]:
+        return None
+    return (" ", "text"), {}
+
+
+MISTAKES = [
+    ("strip-fence", m_strip_fence),
+    ("strip-leaked-tag", m_strip_leaked_tag),
+    ("tolerant-parse", m_tolerant_parse),
+    ("double-encoded", m_double_encoded),
+    ("empty-arguments", m_empty_arguments),
+    ("duplicate-object", m_duplicate_object),
+    ("parse-json-string", m_parse_json_string),
+    ("coerce-number", m_coerce_number),
+    ("coerce-boolean", m_coerce_boolean),
+    ("coerce-string", m_coerce_string),
+    ("wrap-array", m_wrap_array),
+    ("drop-placeholder", m_drop_placeholder),
+    ("rename-key", m_rename_key),
+    ("drop-unknown", m_drop_unknown),
+    ("enum-case", m_enum_case),
+    ("unwrap-autolink", m_autolink_values),
+]
+
+
+# Mistakes that must stay rejected.
+def n_enum_unknown(rng, schema, args):
+    keys = [k for k in args if "enum" in schema["properties"][k]]
+    return (dict(args, **{keys[0]: "failed"}), "value") if keys else None
+
+
+def n_missing_required(rng, schema, args):
+    if not schema["required"]:
+        return None
+    k = rng.choice(schema["required"])
+    return {key: v for key, v in args.items() if key != k}, "value"
+
+
+def n_truncated(rng, schema, args):
+    text = json.dumps(args)
+    if len(text) < 4:
+        return None
+    return text[: rng.randint(1, len(text) - 1)], "text"
+
+
+def n_bad_number(rng, schema, args):
+    keys = [k for k in args if schema["properties"][k].get("type") == "integer"]
+    return (dict(args, **{keys[0]: rng.choice(["1e5", " 5", "0x10", "+5", ".5", "5."])}), "value") if keys else None
+
+
+def n_two_objects(rng, schema, args):
+    if not args:
+        return None
+    other = dict(args, extra_marker=1)
+    return json.dumps(args) + json.dumps(other), "text"
+
+
+def n_alias_for_required(rng, schema, args):
+    if "file_path" not in schema["required"]:
+        return None
+    mutated = {("path_to_file" if k == "file_path" else k): v for k, v in args.items()}
+    return mutated, "value"
+
+
+def n_real_markdown(rng, schema, args):
+    if "file_path" not in args:
+        return None
+    return dict(args, file_path="[click](https://example.com)"), "value"
+
+
+NEGATIVES = [
+    ("enum-unknown-value", n_enum_unknown),
+    ("missing-required", n_missing_required),
+    ("truncated-text", n_truncated),
+    ("bad-number-string", n_bad_number),
+    ("two-different-objects", n_two_objects),
+    ("alias-for-required", n_alias_for_required),
+    ("real-markdown-link", n_real_markdown),
+]
+
+
+def call(tool, arguments, i, case):
+    """A generic call; `arguments` is an object, or a string for text mistakes."""
+    return {"id": "%s:%d" % (case, i), "name": tool, "arguments": arguments}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--callfix", default="target/release/callfix")
+    ap.add_argument("--schemas", type=int, default=300)
+    ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--markdown", action="store_true", help="print the table as markdown")
+    a = ap.parse_args()
+    rng = random.Random(a.seed)
+    work = tempfile.mkdtemp(prefix="callfix-corpus-")
+    schema_dir = os.path.join(work, "schemas")
+    os.makedirs(schema_dir)
+
+    calls, expect = [], {}
+    for i in range(a.schemas):
+        tool = "tool_%04d" % i
+        schema = make_schema(rng, i)
+        with open(os.path.join(schema_dir, tool + ".json"), "w") as f:
+            json.dump(schema, f)
+        args = make_args(rng, schema)
+        calls.append(call(tool, args, i, "valid"))
+        expect["valid:%d" % i] = ("valid", args)
+        for name, mistake in MISTAKES:
+            made = mistake(rng, schema, args)
+            if made is None:
+                continue
+            original = args
+            if isinstance(made[0], tuple):  # the mistake needed its own original
+                made, original = made
+            sent, _how = made
+            calls.append(call(tool, sent, i, name))
+            expect["%s:%d" % (name, i)] = ("repaired", original)
+        # rename-tool: the same call under a differently spelled name
+        calls.append({"id": "rename-tool:%d" % i, "name": rng.choice([tool.upper(), tool.replace("_", "-"), "Tool_" + tool[5:]]), "arguments": args})
+        expect["rename-tool:%d" % i] = ("repaired", args)
+        for name, negative in NEGATIVES:
+            made = negative(rng, schema, args)
+            if made is None:
+                continue
+            sent, _how = made
+            calls.append(call(tool, sent, i, name))
+            expect["%s:%d" % (name, i)] = ("rejected", None)
+
+    stdin = "\n".join(json.dumps(c) for c in calls) + "\n"
+    out = subprocess.run(
+        [a.callfix, "-f", "json", "-s", schema_dir, "--loop-limit", "0"],
+        input=stdin, capture_output=True, text=True,
+    )
+    if out.returncode not in (0, 1):
+        sys.exit("callfix failed: %s" % out.stderr)
+    results = [json.loads(line) for line in out.stdout.splitlines()]
+    assert len(results) == len(calls), (len(results), len(calls))
+
+    rows = defaultdict(lambda: {"cases": 0, "success": 0, "wrong": 0, "missed": 0})
+    examples = {}
+    for r in results:
+        case = r["id"].rsplit(":", 1)[0]
+        want_status, want_args = expect[r["id"]]
+        row = rows[case]
+        row["cases"] += 1
+        if want_status == "rejected":
+            if r["status"] == "rejected":
+                row["success"] += 1
+            else:
+                row["wrong"] += 1
+                examples.setdefault(case, r)
+        elif want_status == "valid":
+            if r["status"] == "valid" and r["args"] == want_args and r["repairs"] == []:
+                row["success"] += 1
+            else:
+                row["wrong"] += 1
+                examples.setdefault(case, r)
+        else:
+            if r["status"] == "rejected":
+                row["missed"] += 1
+                examples.setdefault(case + " (missed)", r)
+            elif r["args"] == want_args and r["status"] == "repaired":
+                row["success"] += 1
+            else:
+                row["wrong"] += 1
+                examples.setdefault(case, r)
+
+    order = ["valid"] + [n for n, _ in MISTAKES] + ["rename-tool"] + [n for n, _ in NEGATIVES]
+    if a.markdown:
+        print("| case | calls | exact | missed | wrong |")
+        print("|---|---:|---:|---:|---:|")
+    else:
+        print("%-36s %7s %7s %7s %7s %8s" % ("case", "calls", "exact", "missed", "wrong", "success"))
+    wrong_total = 0
+    for case in order:
+        row = rows.get(case)
+        if not row:
+            continue
+        wrong_total += row["wrong"]
+        rate = 100.0 * row["success"] / row["cases"]
+        label = case if case == "valid" or case in dict(MISTAKES) or case == "rename-tool" else "must reject: " + case
+        if a.markdown:
+            print("| %s | %d | %d | %d | %d |" % (label, row["cases"], row["success"], row["missed"], row["wrong"]))
+        else:
+            print("%-36s %7d %7d %7d %7d %7.1f%%" % (label, row["cases"], row["success"], row["missed"], row["wrong"], rate))
+    for case, r in sorted(examples.items()):
+        print("example %s: %s" % (case, json.dumps(r)[:400]), file=sys.stderr)
+    print("%d calls over %d schemas; wrong repairs: %d" % (len(calls), a.schemas, wrong_total))
+    sys.exit(1 if wrong_total else 0)
+
+
+if __name__ == "__main__":
+    main()

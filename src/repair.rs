@@ -1,0 +1,1252 @@
+//! Stage 5: schema-guided repair.
+//!
+//! Runs only when validation fails, only at the instance paths the validator named,
+//! with rules tried in one fixed order ([`RULES`]; the order is load-bearing: a
+//! stringified array must be parsed before anything wraps a scalar). A rule's
+//! change is kept only when re-validation shows it resolved the error at its path,
+//! so a repair is exact or absent. The loop validate → repair → validate runs at
+//! most `max_rounds` rounds; the result is used only if it validates.
+
+use std::fmt;
+
+use jsonschema::ValidationError;
+use jsonschema::error::ValidationErrorKind;
+use serde_json::{Map, Value};
+
+use crate::message::pointer_segments;
+use crate::registry::Tool;
+use crate::salvage;
+use crate::suggest::normalise;
+
+/// Every kind of repair, salvage of argument text first, then the schema-guided
+/// rules in the order they are tried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    StripFence,
+    StripLeakedTag,
+    TolerantParse,
+    DoubleEncoded,
+    EmptyArguments,
+    DuplicateObject,
+    ParseJsonString,
+    CoerceNumber,
+    CoerceBoolean,
+    CoerceString,
+    WrapArray,
+    DropPlaceholder,
+    RenameKey,
+    DropUnknown,
+    EnumCase,
+    UnwrapAutolink,
+    RenameTool,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 17] = [
+        Kind::StripFence,
+        Kind::StripLeakedTag,
+        Kind::TolerantParse,
+        Kind::DoubleEncoded,
+        Kind::EmptyArguments,
+        Kind::DuplicateObject,
+        Kind::ParseJsonString,
+        Kind::CoerceNumber,
+        Kind::CoerceBoolean,
+        Kind::CoerceString,
+        Kind::WrapArray,
+        Kind::DropPlaceholder,
+        Kind::RenameKey,
+        Kind::DropUnknown,
+        Kind::EnumCase,
+        Kind::UnwrapAutolink,
+        Kind::RenameTool,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::StripFence => "strip-fence",
+            Kind::StripLeakedTag => "strip-leaked-tag",
+            Kind::TolerantParse => "tolerant-parse",
+            Kind::DoubleEncoded => "double-encoded",
+            Kind::EmptyArguments => "empty-arguments",
+            Kind::DuplicateObject => "duplicate-object",
+            Kind::ParseJsonString => "parse-json-string",
+            Kind::CoerceNumber => "coerce-number",
+            Kind::CoerceBoolean => "coerce-boolean",
+            Kind::CoerceString => "coerce-string",
+            Kind::WrapArray => "wrap-array",
+            Kind::DropPlaceholder => "drop-placeholder",
+            Kind::RenameKey => "rename-key",
+            Kind::DropUnknown => "drop-unknown",
+            Kind::EnumCase => "enum-case",
+            Kind::UnwrapAutolink => "unwrap-autolink",
+            Kind::RenameTool => "rename-tool",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    fn bit(self) -> u32 {
+        1 << (self as u32)
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One change made to a call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Repair {
+    /// Dotted path of the value changed (empty for the arguments as a whole).
+    pub path: String,
+    pub kind: Kind,
+    pub from: Value,
+    pub to: Value,
+}
+
+/// Which kinds of repair may run (`--repair all|none|LIST`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Enabled(u32);
+
+impl Enabled {
+    pub const ALL: Enabled = Enabled(u32::MAX);
+    pub const NONE: Enabled = Enabled(0);
+
+    pub fn has(self, kind: Kind) -> bool {
+        self.0 & kind.bit() != 0
+    }
+
+    /// `all`, `none`, or a comma-separated list of kinds.
+    pub fn parse(spec: &str) -> Result<Enabled, String> {
+        match spec.trim() {
+            "all" => return Ok(Enabled::ALL),
+            "none" | "" => return Ok(Enabled::NONE),
+            _ => {}
+        }
+        let mut bits = 0;
+        for name in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            match Kind::from_name(name) {
+                Some(k) => bits |= k.bit(),
+                None => {
+                    let known: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
+                    return Err(format!(
+                        "unknown repair kind \"{name}\" (known: all, none, {})",
+                        known.join(", ")
+                    ));
+                }
+            }
+        }
+        Ok(Enabled(bits))
+    }
+}
+
+/// How far repair may go.
+#[derive(Debug, Clone, Copy)]
+pub struct Policy {
+    pub enabled: Enabled,
+    pub max_rounds: usize,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Self {
+            enabled: Enabled::ALL,
+            max_rounds: 6,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Sites: where the validator says something is wrong.
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Site {
+    /// The value at this path is rejected.
+    Value(Vec<String>),
+    /// The object at this path has a key its schema does not allow.
+    UnknownKey(Vec<String>, String),
+    /// The object at this path lacks a required property.
+    Missing(Vec<String>, String),
+}
+
+impl Site {
+    /// The path this site changes, for keeping one change per region per round.
+    fn region(&self) -> &[String] {
+        match self {
+            Site::Value(p) | Site::UnknownKey(p, _) | Site::Missing(p, _) => p,
+        }
+    }
+}
+
+fn sites(errors: &[ValidationError<'_>]) -> Vec<Site> {
+    let mut out: Vec<Site> = Vec::new();
+    let mut push = |s: Site| {
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    };
+    for e in errors {
+        let path = pointer_segments(e.instance_path().as_str());
+        match e.kind() {
+            ValidationErrorKind::Required { property } => {
+                if let Some(p) = property.as_str() {
+                    push(Site::Missing(path, p.to_owned()));
+                }
+            }
+            ValidationErrorKind::AdditionalProperties { unexpected }
+            | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
+                for k in unexpected {
+                    push(Site::UnknownKey(path.clone(), k.clone()));
+                }
+            }
+            // The regex engine gave up: that says nothing about the value.
+            ValidationErrorKind::BacktrackLimitExceeded { .. }
+            | ValidationErrorKind::RegexEngineFailure { .. } => {}
+            _ => push(Site::Value(path)),
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------
+// The schema at an instance path.
+
+/// A schema node and the document it belongs to (for resolving `$ref`).
+#[derive(Clone, Copy)]
+struct Node<'a> {
+    schema: &'a Value,
+    doc: &'a Value,
+}
+
+/// What the schemas that apply at one path accept.
+#[derive(Default)]
+struct Wanted<'a> {
+    types: Vec<&'a str>,
+    enums: Vec<&'a Value>,
+    required: Vec<&'a str>,
+    properties: Vec<&'a str>,
+    formats: Vec<&'a str>,
+}
+
+impl Wanted<'_> {
+    fn has(&self, t: &str) -> bool {
+        self.types.contains(&t) || (t == "number" && self.types.contains(&"integer"))
+    }
+
+    fn wants_exactly_integer(&self) -> bool {
+        self.types.contains(&"integer") && !self.types.contains(&"number")
+    }
+}
+
+struct Schemas<'a> {
+    tool: &'a Tool,
+}
+
+impl<'a> Schemas<'a> {
+    fn root(&self) -> Node<'a> {
+        Node {
+            schema: &self.tool.schema,
+            doc: &self.tool.schema,
+        }
+    }
+
+    /// Follows `$ref` (local, or to a sibling file) and the branches of
+    /// allOf/anyOf/oneOf: every schema that may apply to the same value.
+    fn expand(&self, node: Node<'a>, out: &mut Vec<Node<'a>>, depth: usize) {
+        if depth > 32 {
+            return;
+        }
+        out.push(node);
+        let Value::Object(map) = node.schema else {
+            return;
+        };
+        if let Some(Value::String(r)) = map.get("$ref")
+            && let Some(target) = self.resolve(node.doc, r)
+        {
+            self.expand(target, out, depth + 1);
+        }
+        for key in ["allOf", "anyOf", "oneOf"] {
+            if let Some(Value::Array(branches)) = map.get(key) {
+                for b in branches {
+                    self.expand(
+                        Node {
+                            schema: b,
+                            doc: node.doc,
+                        },
+                        out,
+                        depth + 1,
+                    );
+                }
+            }
+        }
+    }
+
+    fn resolve(&self, doc: &'a Value, reference: &str) -> Option<Node<'a>> {
+        let (file, fragment) = reference.split_once('#').unwrap_or((reference, ""));
+        let doc = if file.is_empty() {
+            doc
+        } else {
+            self.tool.siblings.get(file)?
+        };
+        let schema = if fragment.is_empty() {
+            doc
+        } else {
+            doc.pointer(fragment)?
+        };
+        Some(Node { schema, doc })
+    }
+
+    /// All schemas that apply at `path` of `instance`.
+    fn at(&self, instance: &Value, path: &[String]) -> Vec<Node<'a>> {
+        let mut current = Vec::new();
+        self.expand(self.root(), &mut current, 0);
+        let mut value = Some(instance);
+        for seg in path {
+            let mut next = Vec::new();
+            let index = match value {
+                Some(Value::Array(_)) => seg.parse::<usize>().ok(),
+                _ => None,
+            };
+            for node in &current {
+                for child in step(node.schema, seg, index) {
+                    self.expand(
+                        Node {
+                            schema: child,
+                            doc: node.doc,
+                        },
+                        &mut next,
+                        0,
+                    );
+                }
+            }
+            value = value.and_then(|v| match (v, index) {
+                (Value::Array(items), Some(i)) => items.get(i),
+                (Value::Object(m), _) => m.get(seg.as_str()),
+                _ => None,
+            });
+            current = next;
+        }
+        current
+    }
+
+    fn wanted(&self, instance: &Value, path: &[String]) -> Wanted<'a> {
+        let mut w = Wanted::default();
+        for node in self.at(instance, path) {
+            let Value::Object(m) = node.schema else {
+                continue;
+            };
+            match m.get("type") {
+                Some(Value::String(t)) => w.types.push(t),
+                Some(Value::Array(ts)) => w.types.extend(ts.iter().filter_map(Value::as_str)),
+                _ => {
+                    if m.contains_key("properties") {
+                        w.types.push("object");
+                    }
+                    if m.contains_key("items") || m.contains_key("prefixItems") {
+                        w.types.push("array");
+                    }
+                }
+            }
+            if let Some(Value::Array(opts)) = m.get("enum") {
+                w.enums.extend(opts.iter());
+            }
+            if let Some(c) = m.get("const") {
+                w.enums.push(c);
+            }
+            if let Some(Value::Array(req)) = m.get("required") {
+                w.required.extend(req.iter().filter_map(Value::as_str));
+            }
+            if let Some(Value::Object(props)) = m.get("properties") {
+                w.properties.extend(props.keys().map(String::as_str));
+            }
+            if let Some(Value::String(f)) = m.get("format") {
+                w.formats.push(f);
+            }
+        }
+        w
+    }
+}
+
+/// The subschemas for one step into an object key or array index.
+fn step<'a>(schema: &'a Value, seg: &str, index: Option<usize>) -> Vec<&'a Value> {
+    let Value::Object(m) = schema else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    match index {
+        Some(i) => {
+            if let Some(Value::Array(prefix)) = m.get("prefixItems") {
+                match prefix.get(i) {
+                    Some(s) => out.push(s),
+                    None => out.extend(m.get("items")),
+                }
+            } else {
+                match m.get("items") {
+                    // Draft 4-7 tuple form.
+                    Some(Value::Array(tuple)) => match tuple.get(i) {
+                        Some(s) => out.push(s),
+                        None => out.extend(m.get("additionalItems")),
+                    },
+                    Some(s) => out.push(s),
+                    None => {}
+                }
+            }
+        }
+        None => match m.get("properties").and_then(|p| p.get(seg)) {
+            Some(s) => out.push(s),
+            None => out.extend(m.get("additionalProperties").filter(|s| s.is_object())),
+        },
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------
+// The rules, in the order they are tried at a site.
+
+/// A change to the arguments.
+#[derive(Debug, Clone)]
+enum Change {
+    Set(Vec<String>, Value),
+    Remove(Vec<String>),
+    Rename(Vec<String>, String, String),
+}
+
+struct Fix {
+    change: Change,
+    path: Vec<String>,
+    from: Value,
+    to: Value,
+}
+
+type Rule = fn(&Schemas<'_>, &Value, &Site) -> Option<Fix>;
+
+/// The schema-guided rules, in order. The order is load-bearing.
+pub const RULE_ORDER: [Kind; 10] = [
+    Kind::ParseJsonString,
+    Kind::CoerceNumber,
+    Kind::CoerceBoolean,
+    Kind::CoerceString,
+    Kind::WrapArray,
+    Kind::DropPlaceholder,
+    Kind::RenameKey,
+    Kind::DropUnknown,
+    Kind::EnumCase,
+    Kind::UnwrapAutolink,
+];
+
+const RULES: [(Kind, Rule); 10] = [
+    (Kind::ParseJsonString, parse_json_string),
+    (Kind::CoerceNumber, coerce_number),
+    (Kind::CoerceBoolean, coerce_boolean),
+    (Kind::CoerceString, coerce_string),
+    (Kind::WrapArray, wrap_array),
+    (Kind::DropPlaceholder, drop_placeholder),
+    (Kind::RenameKey, rename_key),
+    (Kind::DropUnknown, drop_unknown),
+    (Kind::EnumCase, enum_case),
+    (Kind::UnwrapAutolink, unwrap_autolink),
+];
+
+fn value_site<'v>(doc: &'v Value, site: &'v Site) -> Option<(&'v Value, &'v [String])> {
+    let Site::Value(path) = site else {
+        return None;
+    };
+    Some((get(doc, path)?, path.as_slice()))
+}
+
+fn set(path: &[String], from: &Value, to: Value) -> Fix {
+    Fix {
+        change: Change::Set(path.to_vec(), to.clone()),
+        path: path.to_vec(),
+        from: from.clone(),
+        to,
+    }
+}
+
+/// 1. A string holding the object or array the schema wants.
+fn parse_json_string(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fix> {
+    let (v, path) = value_site(doc, site)?;
+    let Value::String(text) = v else { return None };
+    let w = s.wanted(doc, path);
+    if w.has("string") || !(w.has("object") || w.has("array")) {
+        return None;
+    }
+    let parsed = salvage::parse_embedded(text)?;
+    let fits = (parsed.is_object() && w.has("object")) || (parsed.is_array() && w.has("array"));
+    fits.then(|| set(path, v, parsed))
+}
+
+/// 2. A decimal string where the schema wants a number.
+fn coerce_number(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fix> {
+    let (v, path) = value_site(doc, site)?;
+    let Value::String(text) = v else { return None };
+    let w = s.wanted(doc, path);
+    if w.has("string") || !w.has("number") {
+        return None;
+    }
+    let n = decimal(text, w.wants_exactly_integer())?;
+    Some(set(path, v, Value::Number(n)))
+}
+
+/// `^-?\d+(\.\d+)?$` as an exact JSON number; `integer` keeps only integral values.
+fn decimal(text: &str, integer: bool) -> Option<serde_json::Number> {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
+    let all_digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !all_digits(int) || (digits.contains('.') && !all_digits(frac)) {
+        return None;
+    }
+    let integral = frac.bytes().all(|b| b == b'0');
+    if integral {
+        let whole = if text.starts_with('-') {
+            format!("-{int}")
+        } else {
+            int.to_owned()
+        };
+        if let Ok(i) = whole.parse::<i64>() {
+            return Some(i.into());
+        }
+        if let Ok(u) = whole.parse::<u64>() {
+            return Some(u.into());
+        }
+        return None;
+    }
+    if integer {
+        return None;
+    }
+    // Beyond 15 significant digits an f64 may not hold the value exactly.
+    if int.trim_start_matches('0').len() + frac.len() > 15 {
+        return None;
+    }
+    let f: f64 = text.parse().ok()?;
+    serde_json::Number::from_f64(f)
+}
+
+/// 3. Exactly `"true"` or `"false"` where the schema wants a boolean.
+fn coerce_boolean(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fix> {
+    let (v, path) = value_site(doc, site)?;
+    let b = match v.as_str()? {
+        "true" => true,
+        "false" => false,
+        _ => return None,
+    };
+    let w = s.wanted(doc, path);
+    (w.has("boolean") && !w.has("string")).then(|| set(path, v, Value::Bool(b)))
+}
+
+/// 4. A number or boolean where the schema wants a string.
+fn coerce_string(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fix> {
+    let (v, path) = value_site(doc, site)?;
+    let text = match v {
+        Value::Number(n) => n.to_string(),
+        Value::Bool(b) => b.to_string(),
+        _ => return None,
+    };
+    let w = s.wanted(doc, path);
+    let own = if v.is_boolean() { "boolean" } else { "number" };
+    (w.has("string") && !w.has(own)).then(|| set(path, v, Value::String(text)))
+}
+
+/// 5. A single value where the schema wants an array of such values.
+///
+/// A placeholder means "no value" and is never wrapped.
+fn wrap_array(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fix> {
+    let (v, path) = value_site(doc, site)?;
+    if v.is_array() || is_placeholder(v) {
+        return None;
+    }
+    let w = s.wanted(doc, path);
+    let own = json_type_name(v);
+    if !w.has("array") || w.has(own) {
+        return None;
+    }
+    Some(set(path, v, Value::Array(vec![v.clone()])))
+}
+
+/// 6. A placeholder at an optional property whose schema rejects it.
+fn drop_placeholder(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fix> {
+    let (v, path) = value_site(doc, site)?;
+    let (key, parent) = path.split_last()?;
+    if !get(doc, parent)?.is_object() {
+        return None;
+    }
+    if !is_placeholder(v) || s.wanted(doc, parent).required.contains(&key.as_str()) {
+        return None;
+    }
+    Some(Fix {
+        change: Change::Remove(path.to_vec()),
+        path: path.to_vec(),
+        from: v.clone(),
+        to: Value::Null,
+    })
+}
+
+/// What models send for "no value": `null`, `{}`, `[]`, `""`, `"null"`, `"undefined"`.
+fn is_placeholder(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Object(m) => m.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::String(t) => matches!(t.as_str(), "" | "null" | "undefined"),
+        _ => false,
+    }
+}
+
+/// 7. An unknown key that is a spelling of exactly one missing declared property.
+fn rename_key(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fix> {
+    let (path, object) = match site {
+        Site::UnknownKey(p, _) | Site::Missing(p, _) => (p, get(doc, p)?.as_object()?),
+        Site::Value(_) => return None,
+    };
+    let w = s.wanted(doc, path);
+    let undeclared = |k: &str| !w.properties.contains(&k);
+    let missing = |p: &&&str| !object.contains_key(**p);
+    let (from, to) = match site {
+        Site::UnknownKey(_, key) => {
+            if !undeclared(key) {
+                return None;
+            }
+            let norm = normalise(key);
+            let mut targets = w
+                .properties
+                .iter()
+                .filter(missing)
+                .filter(|p| normalise(p) == norm);
+            let target = *targets.next()?;
+            if targets.next().is_some() {
+                return None;
+            }
+            (key.clone(), target.to_owned())
+        }
+        Site::Missing(_, prop) => {
+            let norm = normalise(prop);
+            let mut keys = object
+                .keys()
+                .filter(|k| undeclared(k) && normalise(k) == norm);
+            let key = keys.next()?;
+            if keys.next().is_some() {
+                return None;
+            }
+            // The same key must not fit another missing property as well.
+            let rivals = w
+                .properties
+                .iter()
+                .filter(missing)
+                .filter(|p| normalise(p) == norm)
+                .count();
+            if rivals != 1 {
+                return None;
+            }
+            (key.clone(), prop.clone())
+        }
+        Site::Value(_) => return None,
+    };
+    let mut new_path = path.clone();
+    new_path.push(to.clone());
+    Some(Fix {
+        change: Change::Rename(path.clone(), from.clone(), to.clone()),
+        path: new_path,
+        from: Value::String(from),
+        to: Value::String(to),
+    })
+}
+
+/// 8. An unknown key in a closed object, when no rename applies.
+fn drop_unknown(_: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fix> {
+    let Site::UnknownKey(path, key) = site else {
+        return None;
+    };
+    let value = get(doc, path)?.as_object()?.get(key)?;
+    let mut key_path = path.clone();
+    key_path.push(key.clone());
+    Some(Fix {
+        change: Change::Remove(key_path.clone()),
+        path: key_path,
+        from: value.clone(),
+        to: Value::Null,
+    })
+}
+
+/// 9. A string that is exactly one enum value but for case and separators.
+fn enum_case(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fix> {
+    let (v, path) = value_site(doc, site)?;
+    let text = v.as_str()?;
+    let w = s.wanted(doc, path);
+    let norm = normalise(text);
+    let mut matches: Vec<&str> = w
+        .enums
+        .iter()
+        .filter_map(|e| e.as_str())
+        .filter(|e| normalise(e) == norm)
+        .collect();
+    matches.dedup();
+    match matches.as_slice() {
+        [one] if *one != text => Some(set(path, v, Value::String((*one).to_owned()))),
+        _ => None,
+    }
+}
+
+/// 10. `[notes.md](http://notes.md)` in a path-like property → `notes.md`.
+fn unwrap_autolink(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fix> {
+    let (v, path) = value_site(doc, site)?;
+    let text = v.as_str()?;
+    let key = path.last()?;
+    let w = s.wanted(doc, path);
+    let norm = normalise(key);
+    let path_like = ["path", "file", "dir", "filename"]
+        .iter()
+        .any(|suffix| norm.ends_with(suffix))
+        || w.formats
+            .iter()
+            .any(|f| matches!(*f, "uri-reference" | "path"));
+    if !path_like {
+        return None;
+    }
+    let inner = text.strip_prefix('[')?.strip_suffix(')')?;
+    let (label, url) = inner.split_once("](")?;
+    let (scheme, rest) = url.split_once("://")?;
+    let scheme_ok = scheme
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    (scheme_ok && !label.is_empty() && label == rest && !label.contains(['[', ']', '(', ')']))
+        .then(|| set(path, v, Value::String(label.to_owned())))
+}
+
+fn json_type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The engine.
+
+fn get<'v>(doc: &'v Value, path: &[String]) -> Option<&'v Value> {
+    path.iter().try_fold(doc, |v, seg| match v {
+        Value::Object(m) => m.get(seg.as_str()),
+        Value::Array(items) => items.get(seg.parse::<usize>().ok()?),
+        _ => None,
+    })
+}
+
+fn get_mut<'v>(doc: &'v mut Value, path: &[String]) -> Option<&'v mut Value> {
+    path.iter().try_fold(doc, |v, seg| match v {
+        Value::Object(m) => m.get_mut(seg.as_str()),
+        Value::Array(items) => items.get_mut(seg.parse::<usize>().ok()?),
+        _ => None,
+    })
+}
+
+fn apply(doc: &Value, change: &Change) -> Option<Value> {
+    let mut out = doc.clone();
+    match change {
+        Change::Set(path, v) => *get_mut(&mut out, path)? = v.clone(),
+        Change::Remove(path) => {
+            let (key, parent) = path.split_last()?;
+            get_mut(&mut out, parent)?
+                .as_object_mut()?
+                .shift_remove(key.as_str())?;
+        }
+        Change::Rename(path, from, to) => {
+            let object = get_mut(&mut out, path)?.as_object_mut()?;
+            // Keep the key where it stood.
+            let renamed: Map<String, Value> = std::mem::take(object)
+                .into_iter()
+                .map(|(k, v)| if k == *from { (to.clone(), v) } else { (k, v) })
+                .collect();
+            *object = renamed;
+        }
+    }
+    Some(out)
+}
+
+fn starts_with(path: &[String], prefix: &[String]) -> bool {
+    path.len() >= prefix.len() && path[..prefix.len()] == *prefix
+}
+
+/// Whether the candidate resolved `site` (and, for wrap-array, everything under it).
+fn resolved(tool: &Tool, candidate: &Value, site: &Site, fix: &Fix, kind: Kind) -> bool {
+    let errors: Vec<ValidationError<'_>> = tool.validator.iter_errors(candidate).collect();
+    let here =
+        |e: &ValidationError<'_>, p: &[String]| pointer_segments(e.instance_path().as_str()) == p;
+    match (site, kind) {
+        (Site::Value(p), Kind::WrapArray) => !errors
+            .iter()
+            .any(|e| starts_with(&pointer_segments(e.instance_path().as_str()), p)),
+        (Site::Value(p), _) => !errors.iter().any(|e| here(e, p)),
+        (Site::UnknownKey(p, key), Kind::DropUnknown) => !errors.iter().any(|e| {
+            here(e, p)
+                && matches!(e.kind(),
+                    ValidationErrorKind::AdditionalProperties { unexpected }
+                    | ValidationErrorKind::UnevaluatedProperties { unexpected }
+                    if unexpected.contains(key))
+        }),
+        (Site::UnknownKey(p, _) | Site::Missing(p, _), Kind::RenameKey) => {
+            let (Value::String(from), Value::String(to)) = (&fix.from, &fix.to) else {
+                return false;
+            };
+            !errors.iter().any(|e| {
+                (here(e, p)
+                    && match e.kind() {
+                        ValidationErrorKind::Required { property } => property.as_str() == Some(to),
+                        ValidationErrorKind::AdditionalProperties { unexpected }
+                        | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
+                            unexpected.contains(from) || unexpected.contains(to)
+                        }
+                        _ => false,
+                    })
+                    || here(e, &fix.path)
+            })
+        }
+        _ => false,
+    }
+}
+
+/// Repairs `args` against `tool`'s schema. Returns the repaired arguments (which
+/// validate) and what was done, or `None` when they cannot be repaired.
+pub fn repair(tool: &Tool, args: &Value, policy: Policy) -> Option<(Value, Vec<Repair>)> {
+    let schemas = Schemas { tool };
+    let mut doc = args.clone();
+    let mut repairs = Vec::new();
+    for _ in 0..policy.max_rounds {
+        let found = {
+            let errors: Vec<ValidationError<'_>> = tool.validator.iter_errors(&doc).collect();
+            if errors.is_empty() {
+                return Some((doc, repairs));
+            }
+            sites(&errors)
+        };
+        let mut touched: Vec<Vec<String>> = Vec::new();
+        for site in &found {
+            let region = site.region();
+            if touched
+                .iter()
+                .any(|t| starts_with(region, t) || starts_with(t, region))
+            {
+                continue;
+            }
+            for (kind, rule) in RULES {
+                if !policy.enabled.has(kind) {
+                    continue;
+                }
+                let Some(fix) = rule(&schemas, &doc, site) else {
+                    continue;
+                };
+                let Some(candidate) = apply(&doc, &fix.change) else {
+                    continue;
+                };
+                if resolved(tool, &candidate, site, &fix, kind) {
+                    doc = candidate;
+                    touched.push(region.to_vec());
+                    repairs.push(Repair {
+                        path: fix.path.join("."),
+                        kind,
+                        from: fix.from,
+                        to: fix.to,
+                    });
+                    break;
+                }
+            }
+        }
+        if touched.is_empty() {
+            return None;
+        }
+    }
+    tool.validator.is_valid(&doc).then_some((doc, repairs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::collections::HashMap;
+
+    fn tool(schema: Value) -> Tool {
+        Tool {
+            name: "t".into(),
+            validator: jsonschema::options()
+                .should_validate_formats(true)
+                .build(&schema)
+                .unwrap(),
+            siblings: HashMap::new(),
+            schema,
+        }
+    }
+
+    /// Repairs `args`; returns the result and the kinds used, or None.
+    fn fix(schema: Value, args: Value) -> Option<(Value, Vec<&'static str>)> {
+        let t = tool(schema);
+        assert!(
+            !t.validator.is_valid(&args),
+            "the test input must be invalid"
+        );
+        repair(&t, &args, Policy::default()).map(|(v, r)| {
+            assert!(t.validator.is_valid(&v), "repaired output must validate");
+            // Repairing a repaired output changes nothing.
+            assert!(
+                repair(&t, &v, Policy::default()).is_some_and(|(w, r2)| w == v && r2.is_empty())
+            );
+            (v, r.iter().map(|r| r.kind.name()).collect())
+        })
+    }
+
+    fn object(props: Value, required: &[&str]) -> Value {
+        json!({"type": "object", "properties": props, "required": required, "additionalProperties": false})
+    }
+
+    fn todos() -> Value {
+        object(
+            json!({"todos": {"type": "array", "items": object(json!({
+                "id": {"type": "string"},
+                "content": {"type": "string"},
+                "status": {"enum": ["pending", "in_progress", "completed", "cancelled"]},
+                "priority": {"enum": ["high", "medium", "low"]},
+            }), &["content", "status", "priority"])}}),
+            &["todos"],
+        )
+    }
+
+    fn read() -> Value {
+        object(
+            json!({
+                "filePath": {"type": "string"},
+                "offset": {"type": "integer", "minimum": 1},
+                "limit": {"type": "integer", "minimum": 1},
+            }),
+            &["filePath"],
+        )
+    }
+
+    #[test]
+    fn valid_arguments_are_returned_untouched() {
+        let t = tool(read());
+        let args = json!({"filePath": "/a", "offset": 3});
+        assert_eq!(repair(&t, &args, Policy::default()), Some((args, vec![])));
+    }
+
+    #[test]
+    fn parse_json_string_todos() {
+        // opencode #24912, #10813, kilocode #10168: the array arrives as a string.
+        let items = json!([{"content": "Test todo", "priority": "low", "status": "completed"}]);
+        let got = fix(todos(), json!({"todos": items.to_string()}));
+        assert_eq!(
+            got,
+            Some((json!({"todos": items}), vec!["parse-json-string"]))
+        );
+    }
+
+    #[test]
+    fn parse_json_string_then_repairs_inside() {
+        // llxprt #222 inside a stringified list: the id is a number.
+        let items = r#"[{"id": 1, "content": "a", "status": "pending", "priority": "high"}]"#;
+        let got = fix(todos(), json!({"todos": items}));
+        assert_eq!(
+            got,
+            Some((
+                json!({"todos": [{"id": "1", "content": "a", "status": "pending", "priority": "high"}]}),
+                vec!["parse-json-string", "coerce-string"]
+            ))
+        );
+    }
+
+    #[test]
+    fn parse_json_string_with_a_leaked_tail() {
+        // opencode #1373 (Claude Sonnet 4 via Copilot).
+        let text = "[{\"content\": \"Analyze\", \"id\": \"1\", \"priority\": \"high\", \"status\": \"completed\"}]</parameter>\n</invoke>";
+        let got = fix(todos(), json!({"todos": text})).unwrap();
+        assert_eq!(got.0["todos"][0]["content"], "Analyze");
+    }
+
+    #[test]
+    fn a_stringified_array_is_parsed_not_wrapped() {
+        // codex #3913: command as a string holding the array.
+        let schema = object(
+            json!({"command": {"type": "array", "items": {"type": "string"}}}),
+            &["command"],
+        );
+        let got = fix(schema, json!({"command": "[\"ls\", \"-la\"]"}));
+        assert_eq!(
+            got,
+            Some((json!({"command": ["ls", "-la"]}), vec!["parse-json-string"]))
+        );
+    }
+
+    #[test]
+    fn parse_json_string_refusals() {
+        // Not JSON, the wrong type, or cut off: stays rejected.
+        assert_eq!(fix(todos(), json!({"todos": "buy milk"})), None);
+        assert_eq!(fix(todos(), json!({"todos": "{\"content\": \"a\"}"})), None);
+        assert_eq!(fix(todos(), json!({"todos": "[{\"content\": \"a\""})), None);
+    }
+
+    #[test]
+    fn coerce_number_strict_decimals_only() {
+        // opencode #26870: offset "2490".
+        let got = fix(
+            read(),
+            json!({"filePath": "AL\\alpha.py", "limit": 90, "offset": "2490"}),
+        );
+        assert_eq!(
+            got,
+            Some((
+                json!({"filePath": "AL\\alpha.py", "limit": 90, "offset": 2490}),
+                vec!["coerce-number"]
+            ))
+        );
+        for bad in [
+            "1e5", "0x10", " 5", "5 ", "+5", ".5", "5.", "1.5", "-", "NaN",
+        ] {
+            assert_eq!(
+                fix(read(), json!({"filePath": "a", "offset": bad})),
+                None,
+                "{bad:?}"
+            );
+        }
+        // "" is no number: at an optional property it is a placeholder, and dropped.
+        assert_eq!(
+            fix(read(), json!({"filePath": "a", "offset": ""})),
+            Some((json!({"filePath": "a"}), vec!["drop-placeholder"]))
+        );
+        // An integer that breaks a bound stays rejected: the repair must fix the error.
+        assert_eq!(fix(read(), json!({"filePath": "a", "offset": "0"})), None);
+        let num = object(json!({"t": {"type": "number"}}), &[]);
+        assert_eq!(
+            fix(num.clone(), json!({"t": "1.5"})).unwrap().0,
+            json!({"t": 1.5})
+        );
+        assert_eq!(fix(num, json!({"t": "-20"})).unwrap().0, json!({"t": -20}));
+    }
+
+    #[test]
+    fn coerce_boolean_exact_strings_only() {
+        // opencode #908 (Gemini 3 Pro): "replaceAll": "false".
+        let schema = object(json!({"replaceAll": {"type": "boolean"}}), &[]);
+        assert_eq!(
+            fix(schema.clone(), json!({"replaceAll": "false"})),
+            Some((json!({"replaceAll": false}), vec!["coerce-boolean"]))
+        );
+        for bad in ["False", "TRUE", "yes", "1"] {
+            assert_eq!(
+                fix(schema.clone(), json!({"replaceAll": bad})).map(|r| r.0),
+                None,
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn coerce_string_from_numbers_and_booleans() {
+        let schema = object(
+            json!({"id": {"type": "string"}, "flag": {"type": "string"}}),
+            &[],
+        );
+        assert_eq!(
+            fix(schema, json!({"id": 1, "flag": true})),
+            Some((
+                json!({"id": "1", "flag": "true"}),
+                vec!["coerce-string", "coerce-string"]
+            ))
+        );
+    }
+
+    #[test]
+    fn wrap_array_only_a_valid_item() {
+        // hermes #19717: urls as a bare string.
+        let schema = object(
+            json!({"urls": {"type": "array", "items": {"type": "string", "format": "uri"}}}),
+            &["urls"],
+        );
+        assert_eq!(
+            fix(schema.clone(), json!({"urls": "https://a.com"})),
+            Some((json!({"urls": ["https://a.com"]}), vec!["wrap-array"]))
+        );
+        // Not a valid item: not wrapped.
+        assert_eq!(fix(schema.clone(), json!({"urls": "not a uri"})), None);
+        assert_eq!(fix(schema, json!({"urls": {"u": 1}})), None);
+    }
+
+    #[test]
+    fn drop_placeholder_only_at_optional_properties() {
+        // jarvis #199 (Groq): null for an optional string.
+        let schema = object(
+            json!({"quote": {"type": "string"}, "fact": {"type": "string"}, "cursor": {"type": "string", "minLength": 1},
+                   "tags": {"type": "array", "minItems": 1}, "opts": {"type": "object", "minProperties": 1}}),
+            &["fact"],
+        );
+        assert_eq!(
+            fix(schema.clone(), json!({"fact": "x", "quote": null})),
+            Some((json!({"fact": "x"}), vec!["drop-placeholder"]))
+        );
+        // opencode #33341: "" placeholders (here the schema rejects "").
+        assert_eq!(
+            fix(
+                schema.clone(),
+                json!({"fact": "x", "cursor": "", "tags": [], "opts": {}})
+            )
+            .map(|r| r.0),
+            Some(json!({"fact": "x"}))
+        );
+        for p in [json!("null"), json!("undefined")] {
+            assert_eq!(
+                fix(schema.clone(), json!({"fact": "x", "tags": p})).map(|r| r.0),
+                Some(json!({"fact": "x"}))
+            );
+        }
+        // Never at a required property, and a placeholder is never wrapped.
+        assert_eq!(fix(schema.clone(), json!({"fact": null})), None);
+        let required_tags = object(json!({"tags": {"type": "array"}}), &["tags"]);
+        assert_eq!(fix(required_tags, json!({"tags": "null"})), None);
+    }
+
+    #[test]
+    fn rename_key_when_unique() {
+        let got = fix(read(), json!({"file_path": "/a", "limit": 3}));
+        assert_eq!(
+            got,
+            Some((json!({"filePath": "/a", "limit": 3}), vec!["rename-key"]))
+        );
+        // Open object: found through the missing required property.
+        let open = json!({"type": "object", "properties": {"file_path": {"type": "string"}}, "required": ["file_path"]});
+        assert_eq!(
+            fix(open, json!({"FilePath": "/a"})).unwrap().0,
+            json!({"file_path": "/a"})
+        );
+        // Two declared properties that normalise alike: ambiguous, no rename.
+        let twin = object(
+            json!({"a_b": {"type": "string"}, "ab": {"type": "string"}}),
+            &["a_b", "ab"],
+        );
+        assert_eq!(fix(twin, json!({"A-B": "x"})), None);
+    }
+
+    #[test]
+    fn drop_unknown_in_closed_objects_only() {
+        // opencode #49725 shape: an extra `description` on a closed schema.
+        let shell = object(json!({"command": {"type": "string"}}), &["command"]);
+        assert_eq!(
+            fix(
+                shell.clone(),
+                json!({"command": "git status", "description": "Check"})
+            ),
+            Some((json!({"command": "git status"}), vec!["drop-unknown"]))
+        );
+        // `cmd` is not a spelling of `command`: dropped, but command is still
+        // missing, so the call stays rejected.
+        assert_eq!(fix(shell, json!({"cmd": "ls", "description": "x"})), None);
+    }
+
+    #[test]
+    fn enum_case_one_match_only() {
+        let got = fix(
+            todos(),
+            json!({"todos": [{"content": "a", "status": "In-Progress", "priority": "HIGH"}]}),
+        );
+        assert_eq!(
+            got.unwrap().0["todos"][0],
+            json!({"content": "a", "status": "in_progress", "priority": "high"})
+        );
+        // opencode #1354: "failed" is no spelling of any status.
+        assert_eq!(
+            fix(
+                todos(),
+                json!({"todos": [{"content": "a", "status": "failed", "priority": "low"}]})
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn unwrap_autolink_in_path_properties() {
+        let schema = object(
+            json!({"file_path": {"type": "string", "pattern": "^[^\\[\\]()]+$"},
+                                   "note": {"type": "string", "pattern": "^[^\\[\\]()]+$"}}),
+            &[],
+        );
+        assert_eq!(
+            fix(
+                schema.clone(),
+                json!({"file_path": "[notes.md](http://notes.md)"})
+            ),
+            Some((json!({"file_path": "notes.md"}), vec!["unwrap-autolink"]))
+        );
+        // Real markdown, and non-path properties, are left alone.
+        assert_eq!(
+            fix(
+                schema.clone(),
+                json!({"file_path": "[click](https://example.com)"})
+            ),
+            None
+        );
+        assert_eq!(
+            fix(schema, json!({"note": "[notes.md](http://notes.md)"})),
+            None
+        );
+    }
+
+    #[test]
+    fn a_rule_never_applies_where_the_schema_accepts_the_value() {
+        // A string where anyOf allows string or array stays a string, even when it
+        // looks like an array.
+        let schema = object(
+            json!({"t": {"anyOf": [{"type": "string"}, {"type": "array"}]}, "n": {"type": "integer"}}),
+            &[],
+        );
+        let got = fix(schema, json!({"t": "[1]", "n": "4"})).unwrap();
+        assert_eq!(got.0, json!({"t": "[1]", "n": 4}));
+    }
+
+    #[test]
+    fn several_paths_in_one_call_and_rounds() {
+        let got = fix(
+            read(),
+            json!({"file_path": "/a", "offset": "10", "limit": null, "extra": 1}),
+        )
+        .unwrap();
+        assert_eq!(got.0, json!({"filePath": "/a", "offset": 10}));
+    }
+
+    #[test]
+    fn disabled_kinds_do_not_run() {
+        let t = tool(read());
+        let policy = Policy {
+            enabled: Enabled::parse("coerce-number").unwrap(),
+            max_rounds: 6,
+        };
+        assert!(repair(&t, &json!({"filePath": "/a", "offset": "2"}), policy).is_some());
+        assert!(repair(&t, &json!({"file_path": "/a"}), policy).is_none());
+    }
+
+    #[test]
+    fn enabled_parses_lists_and_refuses_unknown_kinds() {
+        assert_eq!(Enabled::parse("all"), Ok(Enabled::ALL));
+        assert_eq!(Enabled::parse("none"), Ok(Enabled::NONE));
+        let e = Enabled::parse("coerce-number, wrap-array").unwrap();
+        assert!(e.has(Kind::WrapArray) && e.has(Kind::CoerceNumber) && !e.has(Kind::RenameKey));
+        assert!(
+            Enabled::parse("coerce")
+                .unwrap_err()
+                .starts_with("unknown repair kind \"coerce\"")
+        );
+    }
+
+    #[test]
+    fn rule_order_is_the_table_order() {
+        let table: Vec<Kind> = RULES.iter().map(|(k, _)| *k).collect();
+        assert_eq!(table, RULE_ORDER);
+    }
+}
