@@ -515,12 +515,23 @@ mod properties {
             let input = json!({"name": tool, "arguments": arguments}).to_string();
             let (lines, _) = filter(input.as_bytes(), Format::Json);
             prop_assert_eq!(lines.len(), 1);
+            // Deterministic.
+            prop_assert_eq!(&filter(input.as_bytes(), Format::Json).0, &lines);
             let r: Value = serde_json::from_str(&lines[0]).unwrap();
             let crate::registry::Lookup::Found(t) = shipped().lookup(tool) else { panic!() };
             match r["status"].as_str().unwrap() {
                 "valid" => prop_assert_eq!(&r["args"], &args),
                 "repaired" => {
                     prop_assert!(t.validator.is_valid(&r["args"]));
+                    // A required property is never dropped, and never added unless
+                    // the input had it under another spelling (rename-key).
+                    let required = t.schema["required"].as_array().cloned().unwrap_or_default();
+                    for name in required.iter().filter_map(Value::as_str) {
+                        let had = args.as_object().is_some_and(|m| {
+                            m.keys().any(|k| crate::suggest::normalise(k) == crate::suggest::normalise(name))
+                        });
+                        prop_assert_eq!(r["args"].get(name).is_some(), had, "{}", name);
+                    }
                     // Running the output through again changes nothing.
                     let again = json!({"name": tool, "arguments": r["args"]}).to_string();
                     let (lines2, _) = filter(again.as_bytes(), Format::Json);
@@ -539,6 +550,25 @@ mod properties {
                     }
                 }
             }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn truncated_argument_text_is_never_completed(
+            tool in prop::sample::select(vec!["read", "bash", "glob", "todowrite", "edit"]),
+            args in near_args(),
+            cut in 0.0f64..1.0,
+        ) {
+            let text = args.to_string();
+            let at = ((text.len() - 1) as f64 * cut) as usize;
+            prop_assume!(text.is_char_boundary(at) && at > 0);
+            let input = json!({"name": tool, "arguments": &text[..at]}).to_string();
+            let (lines, _) = filter(input.as_bytes(), Format::Json);
+            let r: Value = serde_json::from_str(&lines[0]).unwrap();
+            prop_assert_eq!(r["status"].as_str(), Some("rejected"), "{}", &text[..at]);
         }
     }
 }
