@@ -614,15 +614,7 @@ mod tests {
     use serde_json::json;
 
     fn tool(schema: Value) -> Tool {
-        Tool {
-            name: "t".into(),
-            validator: jsonschema::options()
-                .should_validate_formats(true)
-                .build(&schema)
-                .unwrap(),
-            siblings: Default::default(),
-            schema,
-        }
+        Tool::from_schema(schema)
     }
 
     fn lines(schema: Value, args: Value) -> Vec<String> {

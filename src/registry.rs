@@ -69,6 +69,20 @@ pub struct Tool {
     pub validator: Validator,
 }
 
+#[cfg(test)]
+impl Tool {
+    /// A tool from an inline schema, validated as the registry would (formats
+    /// asserted), for tests.
+    pub(crate) fn from_schema(schema: Value) -> Tool {
+        Tool {
+            name: "t".into(),
+            validator: validator_options().build(&schema).unwrap(),
+            siblings: HashMap::new(),
+            schema,
+        }
+    }
+}
+
 #[derive(Debug)]
 enum Origin {
     /// `<dir>/<tool>.json`.
@@ -339,11 +353,9 @@ fn compile(entry: &Entry) -> Result<Tool, SchemaError> {
             canonical.display()
         )));
     }
-    let validator = jsonschema::options()
+    let validator = validator_options()
         .with_base_uri(file_uri(&canonical))
         .with_retriever(DirRetriever { root: root.clone() })
-        .with_pattern_options(PatternOptions::regex())
-        .should_validate_formats(true)
         .build(&schema)
         .map_err(|e| fail(build_reason(&e)))?;
     let siblings = load_siblings(&root, &schema);
@@ -353,6 +365,14 @@ fn compile(entry: &Entry) -> Result<Tool, SchemaError> {
         siblings,
         validator,
     })
+}
+
+/// How every schema is compiled: the linear-time regex engine (no pattern can
+/// backtrack catastrophically) and formats asserted in every draft.
+fn validator_options() -> jsonschema::ValidationOptions<'static> {
+    jsonschema::options()
+        .with_pattern_options(PatternOptions::regex())
+        .should_validate_formats(true)
 }
 
 /// Reads the sibling files that `$ref`s name (transitively), for repair to look

@@ -186,19 +186,26 @@ impl Parser<'_> {
             }
             let v = self.value()?;
             map.insert(key, v);
-            self.skip_space()?;
-            match self.peek() {
-                None => return Err(Failure::Truncated),
-                Some(b',') => {
-                    self.i += 1;
-                    self.skip_space()?;
-                    if self.peek() == Some(b'}') {
-                        self.used.trailing_comma = true;
-                    }
+            self.after_item(b'}', "',' or '}'")?;
+        }
+    }
+
+    /// After an object member or array element: a comma (perhaps trailing before
+    /// `close`) or `close` itself, which is left for the caller.
+    fn after_item(&mut self, close: u8, expected: &'static str) -> Result<(), Failure> {
+        self.skip_space()?;
+        match self.peek() {
+            None => Err(Failure::Truncated),
+            Some(b',') => {
+                self.i += 1;
+                self.skip_space()?;
+                if self.peek() == Some(close) {
+                    self.used.trailing_comma = true;
                 }
-                Some(b'}') => {}
-                _ => return self.invalid("',' or '}'"),
+                Ok(())
             }
+            Some(b) if b == close => Ok(()),
+            _ => self.invalid(expected),
         }
     }
 
@@ -216,19 +223,7 @@ impl Parser<'_> {
                 _ => {}
             }
             items.push(self.value()?);
-            self.skip_space()?;
-            match self.peek() {
-                None => return Err(Failure::Truncated),
-                Some(b',') => {
-                    self.i += 1;
-                    self.skip_space()?;
-                    if self.peek() == Some(b']') {
-                        self.used.trailing_comma = true;
-                    }
-                }
-                Some(b']') => {}
-                _ => return self.invalid("',' or ']'"),
-            }
+            self.after_item(b']', "',' or ']'")?;
         }
     }
 
