@@ -2,16 +2,18 @@
 
 use std::path::PathBuf;
 
-use clap::{Parser, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::message::DEFAULT_PREFIX;
 use crate::output::Format;
+use crate::render::Syntax;
 use crate::repair::Enabled;
 
 pub const EXIT_CODES: &str = "\
 Exit codes:
-  0  every call valid (or repaired)
-  1  at least one call rejected (with --strict: or repaired)
+  0  every call valid (or repaired); for subcommands, success
+  1  at least one call rejected (with --strict: or repaired); render: a template
+     error; check: an error finding (with --deny-warnings: or a warning)
   2  usage error, unreadable input, or an unusable schema source or schema";
 
 /// Validate LLM tool calls against JSON Schema: pass valid arguments on, answer the
@@ -21,12 +23,33 @@ Exit codes:
 /// envelope) from FILEs or stdin, looks each tool up in --schemas, and writes one
 /// result per call, in input order.
 #[derive(Debug, Parser)]
-#[command(name = "callfix", version, after_help = EXIT_CODES)]
+#[command(
+    name = "callfix",
+    version,
+    after_help = EXIT_CODES,
+    args_conflicts_with_subcommands = true
+)]
 pub struct Cli {
-    /// Files of tool calls ('-' = stdin) [default: stdin]
-    #[arg(value_name = "FILE")]
-    pub files: Vec<PathBuf>,
+    #[command(subcommand)]
+    pub command: Option<Command>,
 
+    #[command(flatten)]
+    pub filter: FilterArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Render tool description templates (<PLATFORM>-style variables) into text
+    Render(RenderArgs),
+    /// Print the tool definitions a provider API expects, descriptions rendered
+    Tools(ToolsArgs),
+    /// Check a tool set for CI: schemas, descriptions, drift, recorded calls
+    Check(CheckArgs),
+}
+
+/// Where the tool schemas are.
+#[derive(Debug, Clone, Args)]
+pub struct SchemaArgs {
     /// A directory of <tool>.json schemas, or one file listing tools (OpenAI,
     /// Anthropic, Gemini or MCP shape). Repeatable; the first definition of a name wins.
     #[arg(
@@ -37,6 +60,147 @@ pub struct Cli {
         default_value = "schemas"
     )]
     pub schemas: Vec<PathBuf>,
+}
+
+/// Template variables, over the built-ins.
+#[derive(Debug, Clone, Args)]
+pub struct VarArgs {
+    /// Set a variable (overrides the built-ins and --vars); repeatable
+    #[arg(long = "var", value_name = "NAME=VALUE", value_parser = parse_var)]
+    pub vars: Vec<(String, String)>,
+
+    /// A JSON object of variable values (strings or numbers)
+    #[arg(long = "vars", value_name = "FILE.json")]
+    pub vars_file: Option<PathBuf>,
+}
+
+fn parse_var(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((name, value)) if !name.is_empty() => Ok((name.to_owned(), value.to_owned())),
+        _ => Err(format!("expected NAME=VALUE, got \"{s}\"")),
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct RenderArgs {
+    /// Template files, or directories of <tool>.txt templates
+    #[arg(value_name = "FILE|DIR", required = true)]
+    pub paths: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub vars: VarArgs,
+
+    /// Write one <tool>.txt per template into DIR
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+
+    /// text (one template to stdout) or json ({"tool": "text", ...})
+    #[arg(short, long, value_enum, default_value_t = RenderFormat::Text)]
+    pub format: RenderFormat,
+
+    /// How variables are written: <NAME>, {NAME}, ${name} or {{name}}
+    #[arg(long, value_enum, default_value_t = SyntaxArg::Angle)]
+    pub syntax: SyntaxArg,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RenderFormat {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SyntaxArg {
+    /// <NAME>
+    Angle,
+    /// {NAME}
+    Brace,
+    /// ${name}
+    Dollar,
+    /// {{name}}
+    Mustache,
+}
+
+impl From<SyntaxArg> for Syntax {
+    fn from(s: SyntaxArg) -> Self {
+        match s {
+            SyntaxArg::Angle => Syntax::Angle,
+            SyntaxArg::Brace => Syntax::Brace,
+            SyntaxArg::Dollar => Syntax::Dollar,
+            SyntaxArg::Mustache => Syntax::Mustache,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct ToolsArgs {
+    #[command(flatten)]
+    pub schemas: SchemaArgs,
+
+    /// Directory of <tool>.txt description templates
+    #[arg(long, value_name = "DIR", default_value = "descriptions")]
+    pub descriptions: PathBuf,
+
+    /// The API whose tool definitions to print
+    #[arg(long, value_enum, default_value_t = Provider::Openai)]
+    pub provider: Provider,
+
+    #[command(flatten)]
+    pub vars: VarArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Provider {
+    Openai,
+    Anthropic,
+    Gemini,
+    Mcp,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub schemas: SchemaArgs,
+
+    /// Directory of <tool>.txt description templates
+    #[arg(long, value_name = "DIR", default_value = "descriptions")]
+    pub descriptions: PathBuf,
+
+    #[command(flatten)]
+    pub vars: VarArgs,
+
+    /// Recorded calls (any envelope) that must all be valid without repair; repeatable
+    #[arg(long = "calls", value_name = "FILE")]
+    pub calls: Vec<PathBuf>,
+
+    /// human (path:line: severity: message) or json (one finding per line)
+    #[arg(short, long, value_enum, default_value_t = CheckFormat::Human)]
+    pub format: CheckFormat,
+
+    /// Treat warnings as errors
+    #[arg(long)]
+    pub deny_warnings: bool,
+
+    /// When to colour findings
+    #[arg(long, value_enum, default_value_t = ColorArg::Auto, value_name = "WHEN")]
+    pub color: ColorArg,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CheckFormat {
+    Human,
+    Json,
+}
+
+/// The filter: tool calls in, one result per call out.
+#[derive(Debug, Args)]
+pub struct FilterArgs {
+    /// Files of tool calls ('-' = stdin) [default: stdin]
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub schemas: SchemaArgs,
 
     /// The input is the bare arguments of one call to NAME (the shape a shell hook gets)
     #[arg(short, long, value_name = "NAME")]

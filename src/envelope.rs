@@ -309,6 +309,26 @@ fn describe_unrecognised(map: &Map<String, Value>) -> String {
     }
 }
 
+/// A tool name as OpenAI, Anthropic and Gemini accept it: only
+/// `[a-zA-Z0-9_-]`, at most 64 characters. Other characters become `_`.
+pub fn provider_name(name: &str) -> String {
+    let mut out: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    if out.is_empty() {
+        out.push('_');
+    }
+    out
+}
+
 /// The JSON type of a value, as messages name it.
 pub fn json_type(v: &Value) -> &'static str {
     match v {
@@ -556,6 +576,15 @@ mod tests {
             write_call(&c, &args),
             json!({"functionCall": {"name": "read", "args": args}})
         );
+    }
+
+    #[test]
+    fn provider_names() {
+        assert_eq!(provider_name("read"), "read");
+        assert_eq!(provider_name("uber.ride"), "uber_ride");
+        assert_eq!(provider_name("mcp/server:tool"), "mcp_server_tool");
+        assert_eq!(provider_name(&"x".repeat(70)).len(), 64);
+        assert_eq!(provider_name(""), "_");
     }
 
     #[test]

@@ -14,6 +14,10 @@ pub enum Error {
     Read { input: String, error: io::Error },
     /// Results cannot be written (a closed pipe is one case).
     Write(io::Error),
+    /// A file cannot be written.
+    Create { path: String, error: io::Error },
+    /// The command line asks for something that cannot be done.
+    Usage(String),
 }
 
 impl Error {
@@ -30,6 +34,8 @@ impl fmt::Display for Error {
             Error::Source(e) => write!(f, "{e}"),
             Error::Read { input, error } => write!(f, "cannot read {input}: {}", io_reason(error)),
             Error::Write(e) => write!(f, "cannot write results: {}", io_reason(e)),
+            Error::Create { path, error } => write!(f, "cannot write {path}: {}", io_reason(error)),
+            Error::Usage(message) => write!(f, "{message}"),
         }
     }
 }

@@ -3,14 +3,14 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
-use std::io::{self, BufRead, Read, Write};
+use std::io::{self, BufRead, Read};
 
 use serde_json::Value;
 
 use crate::envelope::{self, Extracted};
 use crate::input::{Ending, Framer};
 use crate::message::{self, Style, plural};
-use crate::output::{Position, Printer};
+use crate::output::{Position, Sink};
 use crate::registry::Registry;
 use crate::repair::Policy;
 use crate::verdict::{self, Fault, Status, Verdict};
@@ -228,13 +228,13 @@ impl fmt::Display for Summary {
 /// Runs every record of `reader` through the filter. `source` names the input in
 /// messages (`stdin`, a file path). Record numbers continue from `first_index`;
 /// returns the next free one.
-pub fn filter_stream<R: BufRead, W: Write>(
+pub fn filter_stream<R: BufRead, S: Sink>(
     reader: R,
     source: &str,
     first_index: u64,
     registry: &Registry,
     options: &Options,
-    printer: &mut Printer<W>,
+    printer: &mut S,
     summary: &mut Summary,
 ) -> Result<u64, StreamError> {
     let mut framer = Framer::new(reader, options.max_record_bytes, first_index);
@@ -261,6 +261,7 @@ pub fn filter_stream<R: BufRead, W: Write>(
         let at = Position {
             index: meta.index,
             call: 0,
+            line: meta.line,
         };
         let calls = parsed.and_then(|value| match envelope::extract(value) {
             Extracted::Calls(calls) => Ok(calls),
@@ -296,14 +297,14 @@ pub fn filter_stream<R: BufRead, W: Write>(
 /// `--tool NAME`: all of `reader` is the bare arguments of one call to `name`,
 /// numbered `index` and named `source` in messages.
 #[allow(clippy::too_many_arguments)]
-pub fn filter_bare<R: Read, W: Write>(
+pub fn filter_bare<R: Read, S: Sink>(
     mut reader: R,
     source: &str,
     index: u64,
     name: &str,
     registry: &Registry,
     options: &Options,
-    printer: &mut Printer<W>,
+    printer: &mut S,
     summary: &mut Summary,
 ) -> Result<(), StreamError> {
     let mut bytes = Vec::new();
@@ -335,14 +336,22 @@ pub fn filter_bare<R: Read, W: Write>(
     };
     summary.count(name, &verdict);
     printer
-        .call(Position { index, call: 0 }, &call, &verdict)
+        .call(
+            Position {
+                index,
+                call: 0,
+                line: 1,
+            },
+            &call,
+            &verdict,
+        )
         .map_err(StreamError::Write)
 }
 
 #[cfg(test)]
 mod properties {
     use super::*;
-    use crate::output::Format;
+    use crate::output::{Format, Printer};
     use proptest::prelude::*;
     use serde_json::json;
     use std::path::PathBuf;

@@ -6,6 +6,7 @@
 //! [`verdict`] (validate; repair comes here) → [`message`] (the instruction text)
 //! → [`output`] (the chosen format). [`filter`] drives them over a stream.
 
+pub mod check;
 pub mod cli;
 pub mod envelope;
 pub mod error;
@@ -14,10 +15,12 @@ pub mod input;
 pub mod message;
 pub mod output;
 pub mod registry;
+pub mod render;
 pub mod repair;
 pub mod salvage;
 pub mod suggest;
 pub mod tolerant;
+pub mod tools;
 pub mod verdict;
 
 use std::fs::File;
@@ -25,7 +28,7 @@ use std::io::{self, BufReader, BufWriter, IsTerminal, Write};
 
 use owo_colors::{OwoColorize, Stream};
 
-use crate::cli::{Cli, ColorArg};
+use crate::cli::{Cli, ColorArg, Command, FilterArgs, VarArgs};
 use crate::error::Error;
 use crate::filter::{Options, Summary};
 use crate::message::Style;
@@ -33,14 +36,28 @@ use crate::output::{Format, Printer};
 use crate::registry::Registry;
 use crate::repair::Policy;
 
-/// Runs the filter as the command line asks. Returns the exit code.
+/// Runs what the command line asks. Returns the exit code.
 pub fn run(cli: &Cli) -> Result<u8, Error> {
-    match cli.color {
+    match &cli.command {
+        None => filter(&cli.filter),
+        Some(Command::Render(args)) => render::command(args),
+        Some(Command::Tools(args)) => tools::command(args),
+        Some(Command::Check(args)) => check::command(args),
+    }
+}
+
+pub fn set_color(when: ColorArg) {
+    match when {
         ColorArg::Always => owo_colors::set_override(true),
         ColorArg::Never => owo_colors::set_override(false),
         ColorArg::Auto => {}
     }
-    let registry = Registry::load(&cli.schemas)?;
+}
+
+/// The filter: every call in, one result per call out.
+fn filter(cli: &FilterArgs) -> Result<u8, Error> {
+    set_color(cli.color);
+    let registry = Registry::load(&cli.schemas.schemas)?;
     for w in &registry.warnings {
         report("warning:", w);
     }
@@ -129,7 +146,7 @@ pub fn run(cli: &Cli) -> Result<u8, Error> {
 fn run_input<R: io::BufRead, W: Write>(
     reader: R,
     name: &str,
-    cli: &Cli,
+    cli: &FilterArgs,
     registry: &Registry,
     options: &Options,
     printer: &mut Printer<W>,
@@ -179,8 +196,44 @@ pub fn exit_code(summary: &Summary, strict: bool, input_failed: bool) -> u8 {
     }
 }
 
+/// Template variables: the built-ins, then `--vars FILE.json`, then `--var`.
+pub fn load_vars(args: &VarArgs) -> Result<render::Vars, Error> {
+    let mut vars = render::builtins();
+    if let Some(path) = &args.vars_file {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|error| Error::Read {
+            input: name.clone(),
+            error,
+        })?;
+        let value: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| Error::Usage(format!("--vars {name}: not valid JSON: {e}")))?;
+        let serde_json::Value::Object(map) = value else {
+            return Err(Error::Usage(format!(
+                "--vars {name}: expected a JSON object"
+            )));
+        };
+        for (k, v) in map {
+            let v = match v {
+                serde_json::Value::String(s) => s,
+                serde_json::Value::Number(n) => n.to_string(),
+                other => {
+                    return Err(Error::Usage(format!(
+                        "--vars {name}: \"{k}\" is {}, not a string or number",
+                        envelope::json_type(&other)
+                    )));
+                }
+            };
+            vars.insert(k, v);
+        }
+    }
+    for (k, v) in &args.vars {
+        vars.insert(k.clone(), v.clone());
+    }
+    Ok(vars)
+}
+
 /// A diagnostic on stderr: `callfix: warning: …` or `callfix: error: …`.
-fn report(label: &str, message: &str) {
+pub fn report(label: &str, message: &str) {
     let label = if label == "error:" {
         format!("{}", label.if_supports_color(Stream::Stderr, |s| s.red()))
     } else {

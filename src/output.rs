@@ -30,6 +30,24 @@ pub struct Position {
     pub index: u64,
     /// Call number within the record, from 0.
     pub call: usize,
+    /// 1-based line of the input on which the record starts.
+    pub line: u64,
+}
+
+/// Where the filter sends one result per call (or per broken record).
+pub trait Sink {
+    fn call(&mut self, at: Position, call: &Call, verdict: &Verdict) -> io::Result<()>;
+    fn record(&mut self, at: Position, verdict: &Verdict) -> io::Result<()>;
+}
+
+impl<W: Write> Sink for Printer<W> {
+    fn call(&mut self, at: Position, call: &Call, verdict: &Verdict) -> io::Result<()> {
+        Printer::call(self, at, call, verdict)
+    }
+
+    fn record(&mut self, at: Position, verdict: &Verdict) -> io::Result<()> {
+        Printer::record(self, at, verdict)
+    }
 }
 
 /// Writes results in one format.

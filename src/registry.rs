@@ -25,6 +25,8 @@ use serde_json::Value;
 pub struct SchemaError {
     /// The file the schema lives in.
     pub file: PathBuf,
+    /// The line the problem is on, when known.
+    pub line: Option<usize>,
     /// For a tool inside a tool-list file, the tool's name.
     pub tool: Option<String>,
     pub reason: String,
@@ -66,6 +68,9 @@ pub struct Tool {
     pub schema: Value,
     /// Sibling files the schema's `$ref`s name, by the name used in the ref.
     pub siblings: HashMap<String, Value>,
+    /// The tool's own description: beside the schema in a tool list, else the
+    /// schema's `description`.
+    pub description: Option<String>,
     pub validator: Validator,
 }
 
@@ -78,6 +83,7 @@ impl Tool {
             name: "t".into(),
             validator: validator_options().build(&schema).unwrap(),
             siblings: HashMap::new(),
+            description: None,
             schema,
         }
     }
@@ -88,7 +94,11 @@ enum Origin {
     /// `<dir>/<tool>.json`.
     File(PathBuf),
     /// One tool of a tool-list file; its schema was read with the file.
-    Inline { file: PathBuf, schema: Value },
+    Inline {
+        file: PathBuf,
+        schema: Value,
+        description: Option<String>,
+    },
 }
 
 #[derive(Debug)]
@@ -146,6 +156,14 @@ impl Registry {
 
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
+    }
+
+    /// The file a tool's schema comes from.
+    pub fn source(&self, name: &str) -> Option<&Path> {
+        let entry = &self.entries[*self.by_name.get(name)?];
+        match &entry.origin {
+            Origin::File(p) | Origin::Inline { file: p, .. } => Some(p),
+        }
     }
 
     /// Looks a tool up, compiling its schema on first use.
@@ -212,7 +230,7 @@ impl Registry {
             path: file.to_owned(),
             reason,
         })?;
-        let mut tools = Vec::new();
+        let mut tools: Vec<ListedTool> = Vec::new();
         if !tool_list(value.clone(), &mut tools) {
             // Not a list of tools: one schema, named by the file's stem.
             if is_schema_like(&value) {
@@ -221,7 +239,7 @@ impl Registry {
                     .and_then(|s| s.to_str())
                     .unwrap_or_default()
                     .to_owned();
-                tools.push((name, value));
+                tools.push((name, value, None));
             } else {
                 return Err(SourceError {
                     path: file.to_owned(),
@@ -231,12 +249,13 @@ impl Registry {
                 });
             }
         }
-        for (name, schema) in tools {
+        for (name, schema, description) in tools {
             self.add(
                 name,
                 Origin::Inline {
                     file: file.to_owned(),
                     schema,
+                    description,
                 },
             );
         }
@@ -244,9 +263,12 @@ impl Registry {
     }
 }
 
-/// Collects `(name, schema)` from the tool-list shapes providers use. Returns false
-/// when `value` is not a tool list.
-fn tool_list(value: Value, out: &mut Vec<(String, Value)>) -> bool {
+/// A tool read from a list: name, schema, description.
+type ListedTool = (String, Value, Option<String>);
+
+/// Collects the tools from the tool-list shapes providers use. Returns false when
+/// `value` is not a tool list.
+fn tool_list(value: Value, out: &mut Vec<ListedTool>) -> bool {
     match value {
         Value::Array(items) => {
             let before = out.len();
@@ -273,7 +295,7 @@ fn tool_list(value: Value, out: &mut Vec<(String, Value)>) -> bool {
     }
 }
 
-fn tool_list_item(item: Value, out: &mut Vec<(String, Value)>) -> bool {
+fn tool_list_item(item: Value, out: &mut Vec<ListedTool>) -> bool {
     let Value::Object(mut map) = item else {
         return false;
     };
@@ -300,7 +322,11 @@ fn tool_list_item(item: Value, out: &mut Vec<(String, Value)>) -> bool {
     .into_iter()
     .find_map(|k| map.remove(k))
     .unwrap_or_else(|| serde_json::json!({"type": "object", "properties": {}}));
-    out.push((name, schema));
+    let description = match map.remove("description") {
+        Some(Value::String(d)) => Some(d),
+        _ => None,
+    };
+    out.push((name, schema, description));
     true
 }
 
@@ -323,19 +349,29 @@ fn is_schema_like(v: &Value) -> bool {
 }
 
 fn compile(entry: &Entry) -> Result<Tool, SchemaError> {
-    let (file, schema, tool) = match &entry.origin {
+    let (file, schema, tool, text) = match &entry.origin {
         Origin::File(path) => {
-            let schema = read_json(path).map_err(|reason| SchemaError {
+            let text = fs::read_to_string(path).map_err(|e| SchemaError {
                 file: path.clone(),
+                line: None,
                 tool: None,
-                reason,
+                reason: io_reason(&e),
             })?;
-            (path, schema, None)
+            let schema = serde_json::from_str(&text).map_err(|e| SchemaError {
+                file: path.clone(),
+                line: Some(e.line()),
+                tool: None,
+                reason: format!("not valid JSON: {e}"),
+            })?;
+            (path, schema, None, Some(text))
         }
-        Origin::Inline { file, schema } => (file, schema.clone(), Some(entry.name.clone())),
+        Origin::Inline { file, schema, .. } => {
+            (file, schema.clone(), Some(entry.name.clone()), None)
+        }
     };
     let fail = |reason: String| SchemaError {
         file: file.clone(),
+        line: None,
         tool: tool.clone(),
         reason,
     };
@@ -357,12 +393,28 @@ fn compile(entry: &Entry) -> Result<Tool, SchemaError> {
         .with_base_uri(file_uri(&canonical))
         .with_retriever(DirRetriever { root: root.clone() })
         .build(&schema)
-        .map_err(|e| fail(build_reason(&e)))?;
+        .map_err(|e| SchemaError {
+            line: text
+                .as_deref()
+                .map(|t| locate(t, e.instance_path().as_str())),
+            ..fail(build_reason(&e))
+        })?;
     let siblings = load_siblings(&root, &schema);
+    let description = match &entry.origin {
+        Origin::Inline {
+            description: Some(d),
+            ..
+        } => Some(d.clone()),
+        _ => schema
+            .get("description")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+    };
     Ok(Tool {
         name: entry.name.clone(),
         schema,
         siblings,
+        description,
         validator,
     })
 }
@@ -414,6 +466,24 @@ fn collect_file_refs(v: &Value, out: &mut Vec<String>) {
         Value::Array(items) => items.iter().for_each(|x| collect_file_refs(x, out)),
         _ => {}
     }
+}
+
+/// The line of the value a JSON pointer names, found by searching the text for
+/// each key in turn (good enough to point a person at the place).
+pub fn locate(text: &str, pointer: &str) -> usize {
+    let mut pos = 0;
+    for seg in crate::message::pointer_segments(pointer) {
+        if seg.parse::<usize>().is_ok() {
+            continue;
+        }
+        let key = format!("{}:", Value::String(seg));
+        let quoted = &key[..key.len() - 1];
+        match text[pos..].find(quoted) {
+            Some(i) => pos += i,
+            None => break,
+        }
+    }
+    text[..pos].matches('\n').count() + 1
 }
 
 /// The reason a schema did not compile, naming the keyword location.

@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-use crate::envelope::{Args, Call};
+use crate::envelope::{self, Args, Call};
 use crate::message::{self, ArgError, Style};
 use crate::registry::{Lookup, Registry, Tool};
 use crate::repair::{self, Kind, Policy, Repair};
@@ -183,6 +183,20 @@ fn find_tool<'r>(
         Lookup::Found(tool) => return Ok(tool),
         Lookup::Broken(err) => return Err(broken(&call.name, err)),
         Lookup::Unknown => {
+            // A name sanitised for a provider (`uber_ride` for `uber.ride`) means
+            // its tool when that is unique: the mapping back, not a repair.
+            let mut sanitised = registry
+                .names()
+                .filter(|n| *n != call.name && envelope::provider_name(n) == call.name);
+            if let (Some(only), None) = (sanitised.next(), sanitised.next()) {
+                // Results name the real tool; the envelope keeps the provider's name.
+                call.name = only.to_owned();
+                return match registry.lookup(only) {
+                    Lookup::Found(tool) => Ok(tool),
+                    Lookup::Broken(err) => Err(broken(only, err)),
+                    Lookup::Unknown => unreachable!("the name came from the registry"),
+                };
+            }
             let wanted = suggest::normalise(&call.name);
             let mut same = registry.names().filter(|n| suggest::normalise(n) == wanted);
             match (same.next(), same.next()) {

@@ -1,12 +1,15 @@
 //! CLI tests: the binary as users and pipelines see it.
 
+mod check;
 mod envelopes;
 mod formats;
 mod golden;
 mod readme;
+mod render;
 mod repairs;
 mod robustness;
 mod schemas;
+mod tools;
 
 use std::path::{Path, PathBuf};
 

@@ -1,0 +1,410 @@
+//! `callfix check`: the CI step that keeps a tool set honest. Schemas parse,
+//! compile and declare what they require; descriptions render; schemas and
+//! descriptions match one to one; names and property descriptions suit the
+//! providers; recorded calls are valid without repair. Findings are printed
+//! linter-style, `path:line: error|warning: message`.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::fs::File;
+use std::io::{self, BufReader, Write};
+use std::path::{Path, PathBuf};
+
+use owo_colors::{OwoColorize, Stream};
+use serde_json::{Value, json};
+
+use crate::cli::{CheckArgs, CheckFormat};
+use crate::envelope::{Call, provider_name};
+use crate::error::Error;
+use crate::filter::{self, Options, StreamError, Summary};
+use crate::output::{Position, Sink};
+use crate::registry::{Lookup, Registry, Tool, locate};
+use crate::render::{self, Syntax};
+use crate::repair::{Enabled, Policy};
+use crate::tools::description_files;
+use crate::verdict::{Status, Verdict};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Finding {
+    pub file: String,
+    pub line: usize,
+    pub severity: Severity,
+    pub message: String,
+}
+
+impl Finding {
+    fn new(file: impl AsRef<Path>, line: usize, severity: Severity, message: String) -> Self {
+        Finding {
+            file: file.as_ref().display().to_string(),
+            line,
+            severity,
+            message,
+        }
+    }
+}
+
+/// Everything `check` finds, sorted by file and line.
+pub fn findings(args: &CheckArgs) -> Result<Vec<Finding>, Error> {
+    let registry = Registry::load(&args.schemas.schemas)?;
+    let vars = crate::load_vars(&args.vars)?;
+    let mut out = Vec::new();
+    for w in &registry.warnings {
+        out.push(Finding::new(
+            &args.schemas.schemas[0],
+            1,
+            Severity::Warning,
+            w.clone(),
+        ));
+    }
+    let descriptions = description_files(&args.descriptions)?;
+    if !args.descriptions.is_dir() {
+        out.push(Finding::new(
+            &args.descriptions,
+            1,
+            Severity::Error,
+            "descriptions directory not found".into(),
+        ));
+    }
+    for name in registry.names() {
+        let file = registry.source(name).unwrap_or(Path::new("")).to_owned();
+        check_tool(
+            &registry,
+            name,
+            &file,
+            &descriptions,
+            &args.descriptions,
+            &mut out,
+        );
+    }
+    for (tool, path) in &descriptions {
+        if matches!(registry.lookup(tool), Lookup::Unknown) {
+            out.push(Finding::new(
+                path,
+                1,
+                Severity::Error,
+                format!("description of \"{tool}\", which has no schema"),
+            ));
+        }
+        let text = std::fs::read_to_string(path).map_err(|error| Error::Read {
+            input: path.display().to_string(),
+            error,
+        })?;
+        if let Err(errors) =
+            render::render(&text, &path.display().to_string(), &vars, Syntax::Angle)
+        {
+            for e in errors {
+                let mut message = format!("{} (column {})", e.what, e.column);
+                if let Some(s) = &e.suggested {
+                    message.push_str(&format!("; did you mean {s}?"));
+                }
+                out.push(Finding::new(path, e.line, Severity::Error, message));
+            }
+        }
+    }
+    for file in &args.calls {
+        check_calls(&registry, file, &mut out)?;
+    }
+    out.sort();
+    Ok(out)
+}
+
+fn check_tool(
+    registry: &Registry,
+    name: &str,
+    file: &Path,
+    descriptions: &BTreeMap<String, PathBuf>,
+    dir: &Path,
+    out: &mut Vec<Finding>,
+) {
+    let text = std::fs::read_to_string(file).unwrap_or_default();
+    let exposed = provider_name(name);
+    if exposed != name {
+        out.push(Finding::new(
+            file,
+            1,
+            Severity::Warning,
+            format!(
+                "tool name \"{name}\" is not accepted by OpenAI, Anthropic and Gemini \
+                 ([a-zA-Z0-9_-], at most 64); `callfix tools` sends it as \"{exposed}\""
+            ),
+        ));
+    }
+    let tool = match registry.lookup(name) {
+        Lookup::Found(t) => t,
+        Lookup::Broken(e) => {
+            let what = match &e.tool {
+                Some(t) => format!("tool \"{t}\": {}", e.reason),
+                None => e.reason.clone(),
+            };
+            out.push(Finding::new(
+                &e.file,
+                e.line.unwrap_or(1),
+                Severity::Error,
+                what,
+            ));
+            return;
+        }
+        Lookup::Unknown => return,
+    };
+    let mut undeclared = Vec::new();
+    required_undeclared(&tool.schema, String::new(), &mut undeclared);
+    for (pointer, prop) in undeclared {
+        out.push(Finding::new(
+            file,
+            locate(&text, &pointer),
+            Severity::Error,
+            format!("\"required\" names \"{prop}\", which is not a declared property"),
+        ));
+    }
+    let mut bare = Vec::new();
+    undescribed(tool, &tool.schema, &tool.schema, "", &mut bare, 0);
+    for path in bare {
+        let last = path
+            .rsplit(['.', ']'])
+            .next()
+            .unwrap_or(&path)
+            .trim_start_matches('[');
+        out.push(Finding::new(
+            file,
+            locate_key(&text, last),
+            Severity::Warning,
+            format!("property {path} has no description (the model learns the tool from them)"),
+        ));
+    }
+    if !descriptions.contains_key(name) {
+        let own = tool.description.is_some();
+        let expected = dir.join(format!("{}.txt", provider_name(name)));
+        out.push(if own {
+            Finding::new(
+                file,
+                1,
+                Severity::Warning,
+                format!(
+                    "no {}: the schema's own description is used",
+                    expected.display()
+                ),
+            )
+        } else {
+            Finding::new(
+                file,
+                1,
+                Severity::Error,
+                format!(
+                    "tool \"{name}\" has no description: add {}",
+                    expected.display()
+                ),
+            )
+        });
+    }
+}
+
+/// `required` entries that name no declared property, with the pointer to them.
+fn required_undeclared(schema: &Value, pointer: String, out: &mut Vec<(String, String)>) {
+    match schema {
+        Value::Object(m) => {
+            if let (Some(Value::Array(req)), Some(Value::Object(props))) =
+                (m.get("required"), m.get("properties"))
+            {
+                for r in req.iter().filter_map(Value::as_str) {
+                    if !props.contains_key(r) {
+                        out.push((format!("{pointer}/required"), r.to_owned()));
+                    }
+                }
+            }
+            for (k, v) in m {
+                if !matches!(k.as_str(), "enum" | "const" | "default" | "examples") {
+                    required_undeclared(v, format!("{pointer}/{k}"), out);
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                required_undeclared(v, format!("{pointer}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Properties without a `description` (their own or their `$ref` target's).
+fn undescribed(
+    tool: &Tool,
+    node: &Value,
+    doc: &Value,
+    path: &str,
+    out: &mut Vec<String>,
+    depth: usize,
+) {
+    if depth > 16 {
+        return;
+    }
+    let (node, doc) = deref(tool, node, doc);
+    if let Some(Value::Object(props)) = node.get("properties") {
+        for (k, prop) in props {
+            let here = if path.is_empty() {
+                k.clone()
+            } else {
+                format!("{path}.{k}")
+            };
+            let (target, target_doc) = deref(tool, prop, doc);
+            if prop.get("description").is_none() && target.get("description").is_none() {
+                out.push(here.clone());
+            }
+            undescribed(tool, target, target_doc, &here, out, depth + 1);
+        }
+    }
+    if let Some(items) = node.get("items").filter(|i| i.is_object()) {
+        undescribed(tool, items, doc, &format!("{path}[]"), out, depth + 1);
+    }
+}
+
+/// Follows a `$ref` (local or to a sibling file) once.
+fn deref<'a>(tool: &'a Tool, node: &'a Value, doc: &'a Value) -> (&'a Value, &'a Value) {
+    let Some(Value::String(r)) = node.get("$ref") else {
+        return (node, doc);
+    };
+    let (file, fragment) = r.split_once('#').unwrap_or((r, ""));
+    let target_doc = if file.is_empty() {
+        Some(doc)
+    } else {
+        tool.siblings.get(file)
+    };
+    target_doc
+        .and_then(|d| {
+            let t = if fragment.is_empty() {
+                Some(d)
+            } else {
+                d.pointer(fragment)
+            };
+            t.map(|t| (t, d))
+        })
+        .unwrap_or((node, doc))
+}
+
+fn locate_key(text: &str, key: &str) -> usize {
+    let quoted = format!("{}:", Value::String(key.to_owned()));
+    text.find(&quoted[..quoted.len() - 1])
+        .map_or(1, |i| text[..i].matches('\n').count() + 1)
+}
+
+/// Recorded calls: every one must be valid as it is.
+fn check_calls(registry: &Registry, file: &Path, out: &mut Vec<Finding>) -> Result<(), Error> {
+    let name = file.display().to_string();
+    let reader = File::open(file).map_err(|error| Error::Read {
+        input: name.clone(),
+        error,
+    })?;
+    let options = Options {
+        policy: Policy {
+            enabled: Enabled::NONE,
+            ..Policy::default()
+        },
+        loop_limit: 0,
+        ..Options::default()
+    };
+    let mut sink = CallFindings {
+        file: name.clone(),
+        out,
+    };
+    filter::filter_stream(
+        BufReader::new(reader),
+        &name,
+        0,
+        registry,
+        &options,
+        &mut sink,
+        &mut Summary::default(),
+    )
+    .map_err(|e| match e {
+        StreamError::Read(error) | StreamError::Write(error) => Error::Read { input: name, error },
+    })?;
+    Ok(())
+}
+
+struct CallFindings<'a> {
+    file: String,
+    out: &'a mut Vec<Finding>,
+}
+
+impl Sink for CallFindings<'_> {
+    fn call(&mut self, at: Position, call: &Call, verdict: &Verdict) -> io::Result<()> {
+        if verdict.status != Status::Valid {
+            let errors: Vec<String> = verdict.errors.iter().map(|e| e.line()).collect();
+            self.out.push(Finding::new(
+                &self.file,
+                at.line as usize,
+                Severity::Error,
+                format!(
+                    "recorded call {}.{} to \"{}\" is not valid: {}",
+                    at.index,
+                    at.call,
+                    call.name,
+                    errors.join("; ")
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn record(&mut self, at: Position, verdict: &Verdict) -> io::Result<()> {
+        self.out.push(Finding::new(
+            &self.file,
+            at.line as usize,
+            Severity::Error,
+            verdict.message.clone().unwrap_or_default(),
+        ));
+        Ok(())
+    }
+}
+
+/// `callfix check`.
+pub fn command(args: &CheckArgs) -> Result<u8, Error> {
+    crate::set_color(args.color);
+    let found = findings(args)?;
+    let mut stdout = io::stdout().lock();
+    for f in &found {
+        let line = match args.format {
+            CheckFormat::Json => json!({
+                "file": f.file, "line": f.line, "severity": f.severity.to_string(), "message": f.message,
+            })
+            .to_string(),
+            CheckFormat::Human => {
+                let severity = f.severity.to_string();
+                let severity = match f.severity {
+                    Severity::Error => format!("{}", severity.if_supports_color(Stream::Stdout, |s| s.red())),
+                    Severity::Warning => format!("{}", severity.if_supports_color(Stream::Stdout, |s| s.yellow())),
+                };
+                format!("{}:{}: {severity}: {}", f.file, f.line, f.message)
+            }
+        };
+        writeln!(stdout, "{line}").map_err(Error::Write)?;
+    }
+    stdout.flush().map_err(Error::Write)?;
+    let errors = found
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .count();
+    let warnings = found.len() - errors;
+    let _ = writeln!(
+        io::stderr().lock(),
+        "callfix: check: {errors} {}, {warnings} {}",
+        crate::message::plural(errors as u64, "error"),
+        crate::message::plural(warnings as u64, "warning")
+    );
+    Ok(u8::from(errors > 0 || (args.deny_warnings && warnings > 0)))
+}

@@ -1,0 +1,553 @@
+//! `callfix render`: tool descriptions from `.txt` templates.
+//!
+//! A variable is `<NAME>` (an upper-case letter, then one or more of `A-Z 0-9 _`);
+//! everything else in angle brackets (`<important-rules>`, `<example>`, `Vec<T>`,
+//! `a < b > c`) is prose and stays as it is. `\<NAME>` is a literal `<NAME>`. Other
+//! agents' syntaxes (`{NAME}`, `${name}`, `{{name}}`) render with the same
+//! strictness. An unknown variable is an error with its `file:line:column` and the
+//! nearest known name; values are inserted as they are and never scanned again, so
+//! a rendered text holds no placeholder.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::cli::{RenderArgs, RenderFormat};
+use crate::error::Error;
+use crate::suggest;
+
+/// How variables are written in a template.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Syntax {
+    /// `<NAME>` (upper case).
+    Angle,
+    /// `{NAME}` (an identifier).
+    Brace,
+    /// `${name}`.
+    Dollar,
+    /// `{{name}}`, with optional spaces inside.
+    Mustache,
+}
+
+/// A placeholder that cannot be rendered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TemplateError {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    /// What is wrong (`unknown variable <PLATFROM>`).
+    pub what: String,
+    /// The nearest known variable, as it would be written (`<PLATFORM>`).
+    pub suggested: Option<String>,
+}
+
+impl fmt::Display for TemplateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} at {}:{}:{}",
+            self.what, self.file, self.line, self.column
+        )?;
+        if let Some(s) = &self.suggested {
+            write!(f, " (did you mean {s}?)")?;
+        }
+        Ok(())
+    }
+}
+
+/// Variable values, by name.
+pub type Vars = BTreeMap<String, String>;
+
+/// One rendered template and what it used.
+#[derive(Debug)]
+pub struct Rendered {
+    pub text: String,
+    pub used: Vec<String>,
+}
+
+/// Renders `template` (named `file` in errors). Every unknown variable is reported.
+pub fn render(
+    template: &str,
+    file: &str,
+    vars: &Vars,
+    syntax: Syntax,
+) -> Result<Rendered, Vec<TemplateError>> {
+    let mut out = String::with_capacity(template.len());
+    let mut used = Vec::new();
+    let mut errors = Vec::new();
+    let mut rest = template;
+    let mut offset = 0;
+    while let Some(found) = next_placeholder(rest, syntax) {
+        out.push_str(&rest[..found.start]);
+        let whole = &rest[found.start..found.end];
+        if found.escaped {
+            // `\<NAME>` → `<NAME>`: drop the backslash, keep the text.
+            out.push_str(&whole[1..]);
+        } else {
+            let (line, column) = line_column(template, offset + found.start);
+            let error = |what: String, suggested: Option<String>| TemplateError {
+                file: file.to_owned(),
+                line,
+                column,
+                what,
+                suggested,
+            };
+            match vars.get(found.name) {
+                // A value is inserted as it is; one that holds a placeholder would
+                // leave that placeholder in the text.
+                Some(value) => match next_placeholder(value, syntax).filter(|f| !f.escaped) {
+                    Some(inner) => errors.push(error(
+                        format!(
+                            "the value of {whole} holds the placeholder {}",
+                            &value[inner.start..inner.end]
+                        ),
+                        None,
+                    )),
+                    None => {
+                        out.push_str(value);
+                        if !used.iter().any(|u| u == found.name) {
+                            used.push(found.name.to_owned());
+                        }
+                    }
+                },
+                None => {
+                    let suggested = suggest::closest(found.name, vars.keys().map(String::as_str))
+                        .map(|s| written(s, syntax));
+                    errors.push(error(format!("unknown variable {whole}"), suggested));
+                    out.push_str(whole);
+                }
+            }
+        }
+        offset += found.end;
+        rest = &rest[found.end..];
+    }
+    out.push_str(rest);
+    if errors.is_empty() {
+        Ok(Rendered { text: out, used })
+    } else {
+        Err(errors)
+    }
+}
+
+/// The placeholders a template uses, in order (escapes excluded).
+pub fn placeholders(template: &str, syntax: Syntax) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut rest = template;
+    while let Some(found) = next_placeholder(rest, syntax) {
+        if !found.escaped {
+            names.push(found.name.to_owned());
+        }
+        rest = &rest[found.end..];
+    }
+    names
+}
+
+/// How a variable named `name` is written in `syntax`.
+pub fn written(name: &str, syntax: Syntax) -> String {
+    match syntax {
+        Syntax::Angle => format!("<{name}>"),
+        Syntax::Brace => format!("{{{name}}}"),
+        Syntax::Dollar => format!("${{{name}}}"),
+        Syntax::Mustache => format!("{{{{{name}}}}}"),
+    }
+}
+
+struct Found<'t> {
+    start: usize,
+    end: usize,
+    name: &'t str,
+    escaped: bool,
+}
+
+/// The next placeholder (or escaped placeholder) in `text`.
+fn next_placeholder(text: &str, syntax: Syntax) -> Option<Found<'_>> {
+    let bytes = text.as_bytes();
+    let open = match syntax {
+        Syntax::Angle => b'<',
+        Syntax::Brace | Syntax::Mustache => b'{',
+        Syntax::Dollar => b'$',
+    };
+    let mut i = 0;
+    while let Some(p) = bytes[i..].iter().position(|&b| b == open) {
+        let at = i + p;
+        if let Some((name_start, name_end, end)) = match_at(text, at, syntax) {
+            let escaped = at > 0 && bytes[at - 1] == b'\\';
+            return Some(Found {
+                start: if escaped { at - 1 } else { at },
+                end,
+                name: &text[name_start..name_end],
+                escaped,
+            });
+        }
+        i = at + 1;
+    }
+    None
+}
+
+/// A placeholder starting at `at`: (name start, name end, end).
+fn match_at(text: &str, at: usize, syntax: Syntax) -> Option<(usize, usize, usize)> {
+    let b = text.as_bytes();
+    let (name_start, close): (usize, &str) = match syntax {
+        Syntax::Angle => (at + 1, ">"),
+        Syntax::Brace => {
+            // `{{` belongs to mustache, not to a single-brace variable.
+            if b.get(at + 1) == Some(&b'{') || (at > 0 && b[at - 1] == b'{') {
+                return None;
+            }
+            (at + 1, "}")
+        }
+        Syntax::Dollar => {
+            if b.get(at + 1) != Some(&b'{') {
+                return None;
+            }
+            (at + 2, "}")
+        }
+        Syntax::Mustache => {
+            if b.get(at + 1) != Some(&b'{') {
+                return None;
+            }
+            (at + 2, "}}")
+        }
+    };
+    let mut s = name_start;
+    if syntax == Syntax::Mustache {
+        while b.get(s) == Some(&b' ') {
+            s += 1;
+        }
+    }
+    let mut e = s;
+    while e < b.len() && (b[e].is_ascii_alphanumeric() || b[e] == b'_') {
+        e += 1;
+    }
+    let name = &text[s..e];
+    let valid = match syntax {
+        Syntax::Angle => {
+            name.len() >= 2
+                && name.as_bytes()[0].is_ascii_uppercase()
+                && name
+                    .bytes()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
+        }
+        _ => name
+            .as_bytes()
+            .first()
+            .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_'),
+    };
+    if !valid {
+        return None;
+    }
+    let mut after = e;
+    if syntax == Syntax::Mustache {
+        while b.get(after) == Some(&b' ') {
+            after += 1;
+        }
+    }
+    text[after..]
+        .starts_with(close)
+        .then_some((s, e, after + close.len()))
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+/// The built-in variables: PLATFORM, ARCH, SHELL, CWD, HOME, DATE, YEAR.
+pub fn builtins() -> Vars {
+    let mut v = Vars::new();
+    let platform = match std::env::consts::OS {
+        "macos" => "darwin",
+        other => other,
+    };
+    v.insert("PLATFORM".into(), platform.into());
+    v.insert("ARCH".into(), std::env::consts::ARCH.into());
+    let shell = std::env::var("SHELL")
+        .ok()
+        .and_then(|s| {
+            Path::new(&s)
+                .file_name()
+                .and_then(|n| n.to_str())
+                .map(str::to_owned)
+        })
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "sh".into());
+    v.insert("SHELL".into(), shell);
+    if let Ok(cwd) = std::env::current_dir() {
+        v.insert("CWD".into(), cwd.display().to_string());
+    }
+    let home = std::env::var("HOME")
+        .or_else(|_| std::env::var("USERPROFILE"))
+        .unwrap_or_default();
+    v.insert("HOME".into(), home);
+    let (year, month, day) = today();
+    v.insert("DATE".into(), format!("{year:04}-{month:02}-{day:02}"));
+    v.insert("YEAR".into(), year.to_string());
+    v
+}
+
+/// Today's date in UTC.
+fn today() -> (i64, u32, u32) {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    civil_from_days((secs / 86_400) as i64)
+}
+
+/// Days since 1970-01-01 → (year, month, day), proleptic Gregorian
+/// (Howard Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// `callfix render`: templates in, text out; every error in every file reported,
+/// and nothing written when any template fails.
+pub fn command(args: &RenderArgs) -> Result<u8, Error> {
+    let vars = crate::load_vars(&args.vars)?;
+    let syntax = Syntax::from(args.syntax);
+    let mut templates: Vec<(String, PathBuf)> = Vec::new();
+    let mut from_dir = false;
+    for path in &args.paths {
+        if path.is_dir() {
+            from_dir = true;
+            templates.extend(templates_in(path)?);
+        } else {
+            templates.push((stem(path), path.clone()));
+        }
+    }
+    if templates.is_empty() {
+        return Err(Error::Usage("no .txt templates found".into()));
+    }
+    let single = templates.len() == 1 && !from_dir;
+    if !single && args.out.is_none() && args.format == RenderFormat::Text {
+        return Err(Error::Usage(
+            "several templates: write them with --out DIR or --format json".into(),
+        ));
+    }
+    let mut seen = BTreeMap::new();
+    for (tool, path) in &templates {
+        if let Some(first) = seen.insert(tool.clone(), path.clone()) {
+            return Err(Error::Usage(format!(
+                "two templates for \"{tool}\": {} and {}",
+                first.display(),
+                path.display()
+            )));
+        }
+    }
+    let mut rendered = Vec::new();
+    let mut errors = Vec::new();
+    let mut used: Vec<String> = Vec::new();
+    for (tool, path) in &templates {
+        let text = read(path)?;
+        match render(&text, &path.display().to_string(), &vars, syntax) {
+            Ok(r) => {
+                used.extend(r.used);
+                rendered.push((tool.clone(), r.text));
+            }
+            Err(e) => errors.extend(e),
+        }
+    }
+    for (name, _) in &args.vars.vars {
+        if !used.contains(name) {
+            crate::report(
+                "warning:",
+                &format!("--var {name} is not used by any template"),
+            );
+        }
+    }
+    if !errors.is_empty() {
+        for e in &errors {
+            crate::report("error:", &e.to_string());
+        }
+        return Ok(1);
+    }
+    if let Some(dir) = &args.out {
+        let create = |error| Error::Create {
+            path: dir.display().to_string(),
+            error,
+        };
+        std::fs::create_dir_all(dir).map_err(create)?;
+        for (tool, text) in &rendered {
+            let path = dir.join(format!("{tool}.txt"));
+            std::fs::write(&path, text).map_err(|error| Error::Create {
+                path: path.display().to_string(),
+                error,
+            })?;
+        }
+        return Ok(0);
+    }
+    let mut out = std::io::stdout().lock();
+    let written = match args.format {
+        RenderFormat::Json => {
+            let map: serde_json::Map<String, serde_json::Value> = rendered
+                .into_iter()
+                .map(|(tool, text)| (tool, serde_json::Value::String(text)))
+                .collect();
+            serde_json::to_writer_pretty(&mut out, &map)
+                .map_err(std::io::Error::from)
+                .and_then(|()| out.write_all(b"\n"))
+        }
+        RenderFormat::Text => out.write_all(rendered[0].1.as_bytes()),
+    };
+    written.and_then(|()| out.flush()).map_err(Error::Write)?;
+    Ok(0)
+}
+
+/// `<tool>.txt` files in a directory, sorted by name.
+pub fn templates_in(dir: &Path) -> Result<Vec<(String, PathBuf)>, Error> {
+    let entries = std::fs::read_dir(dir).map_err(|error| Error::Read {
+        input: dir.display().to_string(),
+        error,
+    })?;
+    let mut out: Vec<(String, PathBuf)> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && p.extension().and_then(|e| e.to_str()) == Some("txt"))
+        .map(|p| (stem(&p), p))
+        .collect();
+    out.sort();
+    Ok(out)
+}
+
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+fn read(path: &Path) -> Result<String, Error> {
+    std::fs::read_to_string(path).map_err(|error| Error::Read {
+        input: path.display().to_string(),
+        error,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars(pairs: &[(&str, &str)]) -> Vars {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    fn ok(t: &str, syntax: Syntax) -> String {
+        let v = vars(&[
+            ("PLATFORM", "linux"),
+            ("SHELL", "bash"),
+            ("name", "x"),
+            ("MAX_LINES", "2000"),
+        ]);
+        render(t, "t.txt", &v, syntax).unwrap().text
+    }
+
+    #[test]
+    fn angle_variables_and_prose() {
+        assert_eq!(
+            ok("Run <SHELL> on <PLATFORM>.", Syntax::Angle),
+            "Run bash on linux."
+        );
+        let prose = "<important-rules>\n- a < b > c, Vec<T>, <a href=\"x\">, <example>, <T>, <Ab>\n</important-rules>";
+        assert_eq!(ok(prose, Syntax::Angle), prose);
+        assert_eq!(
+            ok("up to <MAX_LINES> lines", Syntax::Angle),
+            "up to 2000 lines"
+        );
+    }
+
+    #[test]
+    fn escapes_render_literally() {
+        assert_eq!(
+            ok("write \\<PLATFORM> or <PLATFORM>", Syntax::Angle),
+            "write <PLATFORM> or linux"
+        );
+        assert_eq!(
+            ok("\\<UNKNOWN_ONE> is fine", Syntax::Angle),
+            "<UNKNOWN_ONE> is fine"
+        );
+    }
+
+    #[test]
+    fn other_syntaxes() {
+        assert_eq!(
+            ok("{SHELL} {a,b} {{name}}", Syntax::Brace),
+            "bash {a,b} {{name}}"
+        );
+        assert_eq!(
+            ok("${name} $name ${ name }", Syntax::Dollar),
+            "x $name ${ name }"
+        );
+        assert_eq!(
+            ok("{{name}} {{ name }} {name}", Syntax::Mustache),
+            "x x {name}"
+        );
+        assert_eq!(ok("\\${name}", Syntax::Dollar), "${name}");
+    }
+
+    #[test]
+    fn every_unknown_variable_is_reported_with_place_and_suggestion() {
+        let t = "line one\nRun on <PLATFROM> with <SHEL>\nand <NOPE_NOT_CLOSE_AT_ALL>.";
+        let errs = render(t, "descriptions/bash.txt", &builtins(), Syntax::Angle).unwrap_err();
+        let texts: Vec<String> = errs.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            texts,
+            [
+                "unknown variable <PLATFROM> at descriptions/bash.txt:2:8 (did you mean <PLATFORM>?)",
+                "unknown variable <SHEL> at descriptions/bash.txt:2:24 (did you mean <SHELL>?)",
+                "unknown variable <NOPE_NOT_CLOSE_AT_ALL> at descriptions/bash.txt:3:5",
+            ]
+        );
+    }
+
+    #[test]
+    fn no_placeholder_survives_rendering() {
+        // A value holding a placeholder would leave it in the text: an error.
+        let v = vars(&[("A_B", "<C_D>"), ("E_F", "\\<C_D> is fine")]);
+        let errs = render("x <A_B>", "t.txt", &v, Syntax::Angle).unwrap_err();
+        assert_eq!(
+            errs[0].to_string(),
+            "the value of <A_B> holds the placeholder <C_D> at t.txt:1:3"
+        );
+        assert_eq!(
+            render("<E_F>", "t", &v, Syntax::Angle).unwrap().text,
+            "\\<C_D> is fine"
+        );
+    }
+
+    #[test]
+    fn used_and_placeholders() {
+        let r = render(
+            "<PLATFORM> <PLATFORM> <SHELL>",
+            "t",
+            &builtins(),
+            Syntax::Angle,
+        )
+        .unwrap();
+        assert_eq!(r.used, ["PLATFORM", "SHELL"]);
+        assert_eq!(placeholders("<A_B> \\<C_D> <e>", Syntax::Angle), ["A_B"]);
+    }
+
+    #[test]
+    fn dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(20_414), (2025, 11, 22));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+        let b = builtins();
+        assert_eq!(b["DATE"].len(), 10);
+        assert!(b["DATE"].starts_with(&b["YEAR"]));
+    }
+}

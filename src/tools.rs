@@ -1,0 +1,257 @@
+//! `callfix tools`: the tool definitions a provider API expects, built from the
+//! same schemas the filter validates against and the rendered descriptions.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+
+use serde_json::{Map, Value, json};
+
+use crate::cli::{Provider, ToolsArgs};
+use crate::envelope::provider_name;
+use crate::error::Error;
+use crate::registry::{Lookup, Registry, Tool};
+use crate::render::{self, Syntax, Vars};
+
+/// Keys no provider accepts in a parameters schema.
+const STRIPPED: [&str; 3] = ["$schema", "$id", "$comment"];
+
+/// Keywords whose value is a map of names to schemas.
+const SCHEMA_MAPS: [&str; 5] = [
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+];
+/// Keywords whose value is one schema.
+const SCHEMA_ONE: [&str; 11] = [
+    "items",
+    "additionalProperties",
+    "additionalItems",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+];
+/// Keywords whose value is a list of schemas.
+const SCHEMA_LISTS: [&str; 4] = ["anyOf", "oneOf", "allOf", "prefixItems"];
+
+/// `callfix tools`.
+pub fn command(args: &ToolsArgs) -> Result<u8, Error> {
+    let registry = Registry::load(&args.schemas.schemas)?;
+    let vars = crate::load_vars(&args.vars)?;
+    let descriptions = description_files(&args.descriptions)?;
+    let mut failed = false;
+    let mut defs = Vec::new();
+    let mut names: BTreeMap<String, String> = BTreeMap::new();
+    for name in registry.names() {
+        let tool = match registry.lookup(name) {
+            Lookup::Found(t) => t,
+            Lookup::Broken(e) => {
+                crate::report("error:", &e.to_string());
+                failed = true;
+                continue;
+            }
+            Lookup::Unknown => continue,
+        };
+        let description = match description(tool, &descriptions, &vars) {
+            Ok(d) => d,
+            Err(errors) => {
+                for e in errors {
+                    crate::report("error:", &e);
+                }
+                failed = true;
+                continue;
+            }
+        };
+        let exposed = match args.provider {
+            Provider::Mcp => name.to_owned(),
+            _ => provider_name(name),
+        };
+        if let Some(other) = names.insert(exposed.clone(), name.to_owned()) {
+            crate::report(
+                "error:",
+                &format!(
+                    "tools \"{other}\" and \"{name}\" both become \"{exposed}\" for this provider"
+                ),
+            );
+            failed = true;
+        }
+        defs.push(definition(
+            args.provider,
+            &exposed,
+            &description,
+            parameters(tool, args.provider),
+        ));
+    }
+    if failed {
+        return Ok(1);
+    }
+    let payload = match args.provider {
+        Provider::Openai | Provider::Anthropic => Value::Array(defs),
+        Provider::Gemini => json!([{ "functionDeclarations": defs }]),
+        Provider::Mcp => json!({ "tools": defs }),
+    };
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, &payload)
+        .map_err(std::io::Error::from)
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush())
+        .map_err(Error::Write)?;
+    Ok(0)
+}
+
+/// The description templates in `dir`, by tool name (a missing directory has none).
+pub fn description_files(dir: &std::path::Path) -> Result<BTreeMap<String, PathBuf>, Error> {
+    if !dir.is_dir() {
+        return Ok(BTreeMap::new());
+    }
+    Ok(render::templates_in(dir)?.into_iter().collect())
+}
+
+/// The rendered `descriptions/<tool>.txt`, else the schema's own `description`.
+fn description(
+    tool: &Tool,
+    files: &BTreeMap<String, PathBuf>,
+    vars: &Vars,
+) -> Result<String, Vec<String>> {
+    let Some(path) = files.get(&tool.name) else {
+        return Ok(tool.description.clone().unwrap_or_default());
+    };
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| vec![format!("cannot read {}: {e}", path.display())])?;
+    render::render(&text, &path.display().to_string(), vars, Syntax::Angle)
+        .map(|r| r.text.trim_end().to_owned())
+        .map_err(|errs| errs.iter().map(ToString::to_string).collect())
+}
+
+/// The parameters schema as a provider takes it: references inlined (providers
+/// cannot read sibling files), `$schema`/`$id`/`$comment` removed, and for Gemini
+/// `additionalProperties` too (its API rejects the keyword).
+pub fn parameters(tool: &Tool, provider: Provider) -> Value {
+    let inlined = inline(&tool.schema, &tool.schema, tool, 0);
+    let mut clean = strip(&inlined, provider);
+    if !contains_ref(&clean)
+        && let Value::Object(m) = &mut clean
+    {
+        m.remove("$defs");
+        m.remove("definitions");
+    }
+    clean
+}
+
+fn definition(provider: Provider, name: &str, description: &str, params: Value) -> Value {
+    match provider {
+        Provider::Openai => json!({
+            "type": "function",
+            "function": { "name": name, "description": description, "parameters": params },
+        }),
+        Provider::Anthropic => {
+            json!({ "name": name, "description": description, "input_schema": params })
+        }
+        Provider::Gemini => {
+            json!({ "name": name, "description": description, "parameters": params })
+        }
+        Provider::Mcp => json!({ "name": name, "description": description, "inputSchema": params }),
+    }
+}
+
+/// Replaces each `$ref` with what it points at, local or in a sibling file.
+fn inline(node: &Value, doc: &Value, tool: &Tool, depth: usize) -> Value {
+    match node {
+        Value::Object(m) => {
+            if let Some(Value::String(r)) = m.get("$ref")
+                && depth < 32
+                && let Some((target, target_doc)) = resolve(r, doc, tool)
+            {
+                let mut merged = match inline(target, target_doc, tool, depth + 1) {
+                    Value::Object(t) => t,
+                    other => return other,
+                };
+                for (k, v) in m {
+                    if k != "$ref" && !merged.contains_key(k) {
+                        merged.insert(k.clone(), inline(v, doc, tool, depth + 1));
+                    }
+                }
+                return Value::Object(merged);
+            }
+            Value::Object(
+                m.iter()
+                    .map(|(k, v)| (k.clone(), inline(v, doc, tool, depth)))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => {
+            Value::Array(items.iter().map(|v| inline(v, doc, tool, depth)).collect())
+        }
+        other => other.clone(),
+    }
+}
+
+fn resolve<'a>(reference: &str, doc: &'a Value, tool: &'a Tool) -> Option<(&'a Value, &'a Value)> {
+    let (file, fragment) = reference.split_once('#').unwrap_or((reference, ""));
+    let doc = if file.is_empty() {
+        doc
+    } else {
+        tool.siblings.get(file)?
+    };
+    let target = if fragment.is_empty() {
+        doc
+    } else {
+        doc.pointer(fragment)?
+    };
+    Some((target, doc))
+}
+
+/// Removes the keys a provider rejects, from schema objects only (a property
+/// named `$id` stays).
+fn strip(schema: &Value, provider: Provider) -> Value {
+    let Value::Object(m) = schema else {
+        return schema.clone();
+    };
+    let mut out = Map::new();
+    for (k, v) in m {
+        if STRIPPED.contains(&k.as_str())
+            || (provider == Provider::Gemini && k == "additionalProperties")
+        {
+            continue;
+        }
+        let v = if SCHEMA_MAPS.contains(&k.as_str()) {
+            match v {
+                Value::Object(props) => Value::Object(
+                    props
+                        .iter()
+                        .map(|(name, s)| (name.clone(), strip(s, provider)))
+                        .collect(),
+                ),
+                other => other.clone(),
+            }
+        } else if SCHEMA_ONE.contains(&k.as_str()) {
+            strip(v, provider)
+        } else if SCHEMA_LISTS.contains(&k.as_str()) {
+            match v {
+                Value::Array(items) => {
+                    Value::Array(items.iter().map(|s| strip(s, provider)).collect())
+                }
+                other => other.clone(),
+            }
+        } else {
+            v.clone()
+        };
+        out.insert(k.clone(), v);
+    }
+    Value::Object(out)
+}
+
+fn contains_ref(v: &Value) -> bool {
+    match v {
+        Value::Object(m) => m.contains_key("$ref") || m.values().any(contains_ref),
+        Value::Array(items) => items.iter().any(contains_ref),
+        _ => false,
+    }
+}
