@@ -14,10 +14,10 @@ use owo_colors::{OwoColorize, Stream};
 use serde_json::{Value, json};
 
 use crate::cli::{CheckArgs, CheckFormat};
-use crate::envelope::{Call, provider_name};
 use crate::error::Error;
 use crate::filter::{self, Options, StreamError, Summary};
 use crate::output::{Position, Sink};
+use crate::provider::{Call, provider_name};
 use crate::registry::{Lookup, Registry, Tool, locate};
 use crate::render::{self, Syntax};
 use crate::repair::{Enabled, Policy};

@@ -7,10 +7,10 @@ use std::io::{self, BufRead, Read};
 
 use serde_json::Value;
 
-use crate::envelope::{self, Extracted};
 use crate::input::{Ending, Framer};
 use crate::message::{self, Style, plural};
 use crate::output::{Position, Sink};
+use crate::provider::{self, Extracted};
 use crate::registry::Registry;
 use crate::repair::Policy;
 use crate::verdict::{self, Fault, Status, Verdict};
@@ -263,7 +263,7 @@ pub fn filter_stream<R: BufRead, S: Sink>(
             call: 0,
             line: meta.line,
         };
-        let calls = parsed.and_then(|value| match envelope::extract(value) {
+        let calls = parsed.and_then(|value| match provider::extract(value) {
             Extracted::Calls(calls) => Ok(calls),
             Extracted::Unrecognised(reason) => {
                 Err(message::record_unrecognised(source, meta.line, &reason))
@@ -324,13 +324,13 @@ pub fn filter_bare<R: Read, S: Sink>(
     };
     let (call, verdict) = match text {
         Ok(text) => {
-            let mut call = envelope::bare_call(name, text);
+            let mut call = provider::bare_call(name, text);
             let mut verdict = verdict::judge(registry, &mut call, &options.style, options.policy);
             summary.loops.check(&call.name, &mut verdict, options);
             (call, verdict)
         }
         Err(text) => (
-            envelope::bare_call(name, String::new()),
+            provider::bare_call(name, String::new()),
             Verdict::rejected(text, Fault::Call),
         ),
     };

@@ -8,12 +8,12 @@
 
 pub mod check;
 pub mod cli;
-pub mod envelope;
 pub mod error;
 pub mod filter;
 pub mod input;
 pub mod message;
 pub mod output;
+pub mod provider;
 pub mod registry;
 pub mod render;
 pub mod repair;
@@ -219,7 +219,7 @@ pub fn load_vars(args: &VarArgs) -> Result<render::Vars, Error> {
                 other => {
                     return Err(Error::Usage(format!(
                         "--vars {name}: \"{k}\" is {}, not a string or number",
-                        envelope::json_type(&other)
+                        provider::json_type(&other)
                     )));
                 }
             };

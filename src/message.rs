@@ -14,7 +14,7 @@ use jsonschema::ValidationError;
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::Value;
 
-use crate::envelope::json_type;
+use crate::provider::json_type;
 use crate::registry::{SchemaError, Tool};
 
 /// One problem with a call's arguments, as the model reads it.

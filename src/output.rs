@@ -7,7 +7,7 @@ use std::io::{self, Write};
 use owo_colors::{OwoColorize, Stream};
 use serde_json::{Map, Value};
 
-use crate::envelope::{self, Call};
+use crate::provider::{self, Call};
 use crate::verdict::{Status, Verdict};
 
 /// How results are written.
@@ -69,10 +69,10 @@ impl<W: Write> Printer<W> {
             Format::Call => {
                 let value = match (&verdict.status, &verdict.args, &verdict.message) {
                     (Status::Rejected, _, message) => {
-                        envelope::error_result(call, message.as_deref().unwrap_or_default())
+                        provider::error_result(call, message.as_deref().unwrap_or_default())
                     }
-                    (_, Some(args), _) => envelope::write_call(call, args),
-                    (_, None, _) => envelope::error_result(call, "no arguments"),
+                    (_, Some(args), _) => provider::write_call(call, args),
+                    (_, None, _) => provider::error_result(call, "no arguments"),
                 };
                 self.value_line(&value)
             }
@@ -88,7 +88,7 @@ impl<W: Write> Printer<W> {
             Format::Json => self.json_line(at, None, verdict),
             Format::Call => {
                 let message = verdict.message.as_deref().unwrap_or_default();
-                self.value_line(&envelope::record_error(at.index, message))
+                self.value_line(&provider::record_error(at.index, message))
             }
             Format::Human => self.human(at, None, verdict),
         }

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use serde_json::{Map, Value, json};
 
 use crate::cli::{Provider, ToolsArgs};
-use crate::envelope::provider_name;
 use crate::error::Error;
+use crate::provider::provider_name;
 use crate::registry::{Lookup, Registry, Tool};
 use crate::render::{self, Syntax, Vars};
 

@@ -8,8 +8,8 @@
 
 use serde_json::Value;
 
-use crate::envelope::{self, Args, Call};
 use crate::message::{self, ArgError, Style};
+use crate::provider::{self, Args, Call};
 use crate::registry::{Lookup, Registry, Tool};
 use crate::repair::{self, Kind, Policy, Repair};
 use crate::salvage::{self, Salvaged};
@@ -187,7 +187,7 @@ fn find_tool<'r>(
             // its tool when that is unique: the mapping back, not a repair.
             let mut sanitised = registry
                 .names()
-                .filter(|n| *n != call.name && envelope::provider_name(n) == call.name);
+                .filter(|n| *n != call.name && provider::provider_name(n) == call.name);
             if let (Some(only), None) = (sanitised.next(), sanitised.next()) {
                 // Results name the real tool; the envelope keeps the provider's name.
                 call.name = only.to_owned();

@@ -1,0 +1,62 @@
+//! Anthropic Messages: `{"type":"tool_use","id","name","input"}` blocks in a
+//! message's `content`. Arguments travel as an object.
+
+use serde_json::{Map, Value, json};
+
+use super::{Call, Provider, provider_name, read_call};
+
+pub(super) struct Anthropic;
+
+/// Content blocks that are not calls.
+const NOT_CALLS: [&str; 6] = [
+    "text",
+    "thinking",
+    "redacted_thinking",
+    "image",
+    "document",
+    "tool_result",
+];
+
+impl Provider for Anthropic {
+    fn name(&self) -> &'static str {
+        "anthropic"
+    }
+
+    fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, String>> {
+        if map.get("type").and_then(Value::as_str) != Some("tool_use") {
+            return None;
+        }
+        let call = read_call(
+            std::mem::take(map),
+            self.name(),
+            "Anthropic tool_use",
+            &["name"],
+            &["input"],
+            &[&["id"]],
+        );
+        Some(call.map(|c| vec![c]))
+    }
+
+    fn containers(&self) -> &'static [(&'static str, Option<&'static str>)] {
+        &[("content", None)]
+    }
+
+    fn is_not_a_call(&self, map: &Map<String, Value>) -> bool {
+        map.get("type")
+            .and_then(Value::as_str)
+            .is_some_and(|t| NOT_CALLS.contains(&t))
+    }
+
+    fn new_call(&self, id: &Value, name: &str, args: &Value) -> Value {
+        json!({"type": "tool_use", "id": id, "name": name, "input": args})
+    }
+
+    fn error_result(&self, id: &Value, _name: &str, message: &str) -> Value {
+        json!({"type": "tool_result", "tool_use_id": id, "is_error": true, "content": message})
+    }
+
+    /// Names must match `^[a-zA-Z0-9_-]{1,64}$`.
+    fn tool_name(&self, name: &str) -> String {
+        provider_name(name)
+    }
+}

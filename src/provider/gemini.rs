@@ -1,0 +1,64 @@
+//! Gemini: `{"functionCall":{"name","args","id"?}}` parts, in a content's `parts`,
+//! in a response's `candidates`. Arguments travel as an object.
+
+use serde_json::{Map, Value, json};
+
+use super::{Call, Provider, provider_name, read_call};
+
+pub(super) struct Gemini;
+
+impl Provider for Gemini {
+    fn name(&self) -> &'static str {
+        "gemini"
+    }
+
+    fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, String>> {
+        if !map.get("functionCall").is_some_and(Value::is_object) {
+            return None;
+        }
+        let call = read_call(
+            std::mem::take(map),
+            self.name(),
+            "Gemini functionCall",
+            &["functionCall", "name"],
+            &["functionCall", "args"],
+            &[&["functionCall", "id"]],
+        );
+        Some(call.map(|c| vec![c]))
+    }
+
+    fn containers(&self) -> &'static [(&'static str, Option<&'static str>)] {
+        &[
+            ("candidates", Some("content")),
+            ("parts", None),
+            ("contents", None),
+        ]
+    }
+
+    /// A text part (`{"text": "…"}`) or a function response.
+    fn is_not_a_call(&self, map: &Map<String, Value>) -> bool {
+        map.contains_key("functionResponse")
+            || (!map.contains_key("type") && map.get("text").is_some_and(Value::is_string))
+    }
+
+    fn new_call(&self, id: &Value, name: &str, args: &Value) -> Value {
+        let mut call = json!({"name": name, "args": args});
+        if !id.is_null() {
+            call["id"] = id.clone();
+        }
+        json!({ "functionCall": call })
+    }
+
+    fn error_result(&self, id: &Value, name: &str, message: &str) -> Value {
+        let mut response = json!({ "name": name, "response": { "error": message } });
+        if !id.is_null() {
+            response["id"] = id.clone();
+        }
+        json!({ "functionResponse": response })
+    }
+
+    /// Names must be `[a-zA-Z0-9_-]`, at most 64 characters.
+    fn tool_name(&self, name: &str) -> String {
+        provider_name(name)
+    }
+}

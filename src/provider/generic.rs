@@ -1,0 +1,47 @@
+//! Generic calls: `{"name", "arguments"|"args"|"input"|"parameters", "id"?}`, and
+//! request bodies with `messages`. Arguments are written back in the form they
+//! arrived in.
+
+use serde_json::{Map, Value, json};
+
+use super::{Call, Provider, read_call};
+
+pub(super) struct Generic;
+
+/// The arguments keys, in the order they are looked for.
+const ARGS_AT: [&[&str]; 4] = [&["arguments"], &["args"], &["input"], &["parameters"]];
+
+impl Provider for Generic {
+    fn name(&self) -> &'static str {
+        "generic"
+    }
+
+    fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, String>> {
+        // A message with a `name` (OpenAI allows one) is not a call.
+        if map.contains_key("role") || !map.get("name").is_some_and(Value::is_string) {
+            return None;
+        }
+        let args_at = ARGS_AT.into_iter().find(|k| map.contains_key(k[0]))?;
+        let call = read_call(
+            std::mem::take(map),
+            self.name(),
+            "call",
+            &["name"],
+            args_at,
+            &[&["id"]],
+        );
+        Some(call.map(|c| vec![c]))
+    }
+
+    fn containers(&self) -> &'static [(&'static str, Option<&'static str>)] {
+        &[("messages", None)]
+    }
+
+    fn new_call(&self, id: &Value, name: &str, args: &Value) -> Value {
+        json!({"id": id, "name": name, "arguments": args})
+    }
+
+    fn error_result(&self, id: &Value, name: &str, message: &str) -> Value {
+        json!({"id": id, "name": name, "is_error": true, "content": message})
+    }
+}

@@ -1,0 +1,48 @@
+//! MCP: a JSON-RPC `tools/call` request
+//! `{"jsonrpc":"2.0","id","method":"tools/call","params":{"name","arguments"}}`.
+//! Other JSON-RPC messages hold no call.
+
+use serde_json::{Map, Value, json};
+
+use super::{Call, Provider, read_call};
+
+pub(super) struct Mcp;
+
+impl Provider for Mcp {
+    fn name(&self) -> &'static str {
+        "mcp"
+    }
+
+    fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, String>> {
+        if !map.contains_key("jsonrpc") {
+            return None;
+        }
+        if map.get("method").and_then(Value::as_str) != Some("tools/call") {
+            return Some(Ok(Vec::new()));
+        }
+        if !map.get("params").is_some_and(Value::is_object) {
+            return Some(Err("MCP tools/call without a params object".into()));
+        }
+        let call = read_call(
+            std::mem::take(map),
+            self.name(),
+            "MCP tools/call params",
+            &["params", "name"],
+            &["params", "arguments"],
+            &[&["id"]],
+        );
+        Some(call.map(|c| vec![c]))
+    }
+
+    fn new_call(&self, id: &Value, name: &str, args: &Value) -> Value {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": args}})
+    }
+
+    fn error_result(&self, id: &Value, _name: &str, message: &str) -> Value {
+        json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "result": {"content": [{"type": "text", "text": message}], "isError": true},
+        })
+    }
+}

@@ -1,0 +1,61 @@
+//! Mistral: OpenAI's chat shape (so its calls are read as OpenAI's), with a quirk
+//! on the way out: tool-call ids must be exactly 9 alphanumeric characters.
+
+use serde_json::{Value, json};
+
+use super::{Provider, provider_name};
+
+pub(super) struct Mistral;
+
+impl Provider for Mistral {
+    fn name(&self) -> &'static str {
+        "mistral"
+    }
+
+    fn args_as_text(&self) -> bool {
+        true
+    }
+
+    fn new_call(&self, id: &Value, name: &str, args: &Value) -> Value {
+        json!({"id": id, "type": "function", "function": {"name": name, "arguments": args.to_string()}})
+    }
+
+    fn error_result(&self, id: &Value, name: &str, message: &str) -> Value {
+        json!({"role": "tool", "tool_call_id": id, "name": name, "content": message})
+    }
+
+    fn tool_name(&self, name: &str) -> String {
+        provider_name(name)
+    }
+
+    /// Exactly 9 characters of `[a-zA-Z0-9]`, the same for the same input id. An
+    /// id that already fits is kept.
+    fn call_id(&self, id: &Value) -> Value {
+        let text = match id {
+            Value::String(s) => s.clone(),
+            Value::Null => String::new(),
+            other => other.to_string(),
+        };
+        if text.len() == 9 && text.bytes().all(|b| b.is_ascii_alphanumeric()) {
+            return Value::String(text);
+        }
+        Value::String(short_id(&text))
+    }
+}
+
+/// 9 base-62 characters from a 64-bit FNV-1a hash of `text`.
+fn short_id(text: &str) -> String {
+    const ALPHABET: &[u8; 62] = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    (0..9)
+        .map(|_| {
+            let c = ALPHABET[(hash % 62) as usize] as char;
+            hash /= 62;
+            c
+        })
+        .collect()
+}

@@ -1,0 +1,356 @@
+//! Providers: every envelope callfix reads and writes, and every provider quirk.
+//!
+//! Each provider is one file implementing [`Provider`] and one line in
+//! [`PROVIDERS`]: how its calls look on the way in, how they are written back (or
+//! answered with an error result), and its quirks (tool names it accepts, call
+//! ids it accepts, arguments as text or as an object). Nothing else in the crate
+//! knows how a provider spells "arguments".
+
+mod anthropic;
+mod gemini;
+mod generic;
+mod mcp;
+mod mistral;
+mod openai;
+mod responses;
+
+use serde_json::{Map, Value, json};
+
+/// One provider's envelopes and quirks.
+pub trait Provider: Sync {
+    /// The name used by `--to` and in messages.
+    fn name(&self) -> &'static str;
+
+    /// If `map` is one of this provider's call objects (or a message of its own
+    /// kind that holds no call), takes the calls out of it.
+    fn read(&self, _map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, String>> {
+        None
+    }
+
+    /// Arrays in this provider's containers that may hold calls, each with the
+    /// field of an element to look into (`choices[].message`).
+    fn containers(&self) -> &'static [(&'static str, Option<&'static str>)] {
+        &[]
+    }
+
+    /// Blocks and items of this provider that are part of a conversation but
+    /// are not calls (text, reasoning, results).
+    fn is_not_a_call(&self, _map: &Map<String, Value>) -> bool {
+        false
+    }
+
+    /// Whether this provider carries arguments as JSON text.
+    fn args_as_text(&self) -> bool {
+        false
+    }
+
+    /// A call in this provider's envelope, from its parts (for `--to`).
+    fn new_call(&self, id: &Value, name: &str, args: &Value) -> Value;
+
+    /// The error tool result that answers a call, ready to send to the model.
+    fn error_result(&self, id: &Value, name: &str, message: &str) -> Value;
+
+    /// Quirk: the tool name as this provider accepts it.
+    fn tool_name(&self, name: &str) -> String {
+        name.to_owned()
+    }
+
+    /// Quirk: the call id as this provider accepts it.
+    fn call_id(&self, id: &Value) -> Value {
+        id.clone()
+    }
+}
+
+/// Every provider, in the order envelopes are recognised (generic last).
+pub static PROVIDERS: [&dyn Provider; 7] = [
+    &mcp::Mcp,
+    &openai::OpenAi,
+    &responses::Responses,
+    &anthropic::Anthropic,
+    &gemini::Gemini,
+    &mistral::Mistral,
+    &generic::Generic,
+];
+
+/// The provider registered under `name`.
+pub fn by_name(name: &str) -> Option<&'static dyn Provider> {
+    PROVIDERS.iter().copied().find(|p| p.name() == name)
+}
+
+/// The arguments of a call as they arrived.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Args {
+    /// Already a JSON value (Anthropic `input`, Gemini `args`, MCP `arguments`).
+    Value(Value),
+    /// JSON text that still has to be parsed (OpenAI `arguments`, `--tool` stdin).
+    Text(String),
+    /// The envelope has no arguments at all.
+    Missing,
+}
+
+/// One tool call taken out of a record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Call {
+    /// The call id (`null` when the envelope has none).
+    pub id: Value,
+    pub name: String,
+    pub args: Args,
+    /// The arguments arrived as JSON text.
+    pub args_as_text: bool,
+    /// The provider whose envelope the call came in.
+    pub provider: &'static str,
+    /// The call object as it arrived, with its arguments taken out; used to write
+    /// the call back in its own envelope.
+    pub envelope: Value,
+    /// Where the arguments and the name sit in the envelope.
+    pub args_at: &'static [&'static str],
+    pub name_at: &'static [&'static str],
+}
+
+impl Call {
+    fn provider(&self) -> &'static dyn Provider {
+        by_name(self.provider).unwrap_or(&generic::Generic)
+    }
+
+    /// Gives the call another tool name, in the envelope too (`rename-tool`).
+    pub fn rename(&mut self, name: &str) {
+        self.name = name.to_owned();
+        set(
+            &mut self.envelope,
+            self.name_at,
+            Value::String(name.to_owned()),
+        );
+    }
+}
+
+/// What a record holds.
+#[derive(Debug, PartialEq)]
+pub enum Extracted {
+    /// A recognised envelope: zero or more calls, in document order. A message or
+    /// response without tool calls (plain text, a user turn) has zero.
+    Calls(Vec<Call>),
+    /// Nothing callfix recognises; the reason names what was seen.
+    Unrecognised(String),
+}
+
+/// Containers are followed this deep; anything deeper is not an envelope.
+const MAX_DEPTH: usize = 8;
+
+/// Takes every tool call out of a record.
+pub fn extract(record: Value) -> Extracted {
+    let mut calls = Vec::new();
+    match collect(record, &mut calls, 0) {
+        Ok(()) => Extracted::Calls(calls),
+        Err(reason) => Extracted::Unrecognised(reason),
+    }
+}
+
+/// A call built from bare arguments (`--tool NAME` on stdin).
+pub fn bare_call(name: &str, text: String) -> Call {
+    let mut envelope = Map::new();
+    envelope.insert("name".into(), Value::String(name.to_owned()));
+    Call {
+        id: Value::Null,
+        name: name.to_owned(),
+        args: Args::Text(text),
+        args_as_text: true,
+        provider: generic::Generic.name(),
+        envelope: Value::Object(envelope),
+        args_at: &["arguments"],
+        name_at: &["name"],
+    }
+}
+
+fn collect(value: Value, out: &mut Vec<Call>, depth: usize) -> Result<(), String> {
+    if depth > MAX_DEPTH {
+        return Err("nested too deeply to be a tool call envelope".into());
+    }
+    let mut map = match value {
+        Value::Object(map) => map,
+        Value::Array(items) => {
+            for (i, item) in items.into_iter().enumerate() {
+                collect(item, out, depth + 1).map_err(|e| format!("element {i}: {e}"))?;
+            }
+            return Ok(());
+        }
+        other => {
+            return Err(format!(
+                "expected a tool call object, got {}",
+                json_type(&other)
+            ));
+        }
+    };
+    for p in PROVIDERS {
+        if let Some(found) = p.read(&mut map) {
+            out.extend(found?);
+            return Ok(());
+        }
+    }
+    for p in PROVIDERS {
+        for (key, inner) in p.containers() {
+            if let Some(Value::Array(items)) = map.get_mut(*key) {
+                for (i, mut item) in std::mem::take(items).into_iter().enumerate() {
+                    let item = match inner {
+                        Some(field) => match item.get_mut(*field) {
+                            Some(v) => v.take(),
+                            None => continue,
+                        },
+                        None => item,
+                    };
+                    collect(item, out, depth + 1).map_err(|e| format!("{key}[{i}]: {e}"))?;
+                }
+                return Ok(());
+            }
+        }
+    }
+    // A message whose content is text (or absent) holds no call.
+    if map.contains_key("role") || PROVIDERS.iter().any(|p| p.is_not_a_call(&map)) {
+        return Ok(());
+    }
+    Err(describe_unrecognised(&map))
+}
+
+/// A call read from `map` (the envelope), with its name and arguments found at
+/// the given places.
+fn read_call(
+    mut envelope: Map<String, Value>,
+    provider: &'static str,
+    what: &str,
+    name_at: &'static [&'static str],
+    args_at: &'static [&'static str],
+    id_keys: &[&[&str]],
+) -> Result<Call, String> {
+    let name = match get(&envelope, name_at) {
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => {
+            return Err(format!(
+                "{what} has a name that is {}, not a string",
+                json_type(other)
+            ));
+        }
+        None => return Err(format!("{what} has no \"name\"")),
+    };
+    let id = id_keys
+        .iter()
+        .find_map(|path| get(&envelope, path))
+        .cloned()
+        .unwrap_or(Value::Null);
+    // The arguments are taken out, leaving the key in place (as null) so the
+    // envelope keeps its field order when written back.
+    let args = match get_mut(&mut envelope, args_at) {
+        None => Args::Missing,
+        Some(v) => match v.take() {
+            Value::String(s) => Args::Text(s),
+            other => Args::Value(other),
+        },
+    };
+    Ok(Call {
+        id,
+        name,
+        args_as_text: matches!(args, Args::Text(_)),
+        args,
+        provider,
+        envelope: Value::Object(envelope),
+        args_at,
+        name_at,
+    })
+}
+
+fn get<'a>(map: &'a Map<String, Value>, path: &[&str]) -> Option<&'a Value> {
+    let (first, rest) = path.split_first()?;
+    rest.iter().try_fold(map.get(*first)?, |v, k| v.get(*k))
+}
+
+fn get_mut<'a>(map: &'a mut Map<String, Value>, path: &[&str]) -> Option<&'a mut Value> {
+    let (first, rest) = path.split_first()?;
+    rest.iter()
+        .try_fold(map.get_mut(*first)?, |v, k| v.get_mut(*k))
+}
+
+fn describe_unrecognised(map: &Map<String, Value>) -> String {
+    const SHOWN: usize = 6;
+    let mut keys: Vec<&str> = map.keys().map(String::as_str).take(SHOWN).collect();
+    if map.len() > SHOWN {
+        keys.push("…");
+    }
+    if keys.is_empty() {
+        "an empty object is not a tool call".into()
+    } else {
+        format!(
+            "no tool call found in an object with keys {}",
+            keys.join(", ")
+        )
+    }
+}
+
+/// A tool name as OpenAI, Anthropic and Gemini accept it: only
+/// `[a-zA-Z0-9_-]`, at most 64 characters. Other characters become `_`.
+pub fn provider_name(name: &str) -> String {
+    let mut out: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    if out.is_empty() {
+        out.push('_');
+    }
+    out
+}
+
+/// The JSON type of a value, as messages name it.
+pub fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Writes a (valid or repaired) call back in its own envelope, with the arguments
+/// in the provider's form: a JSON string for OpenAI, an object elsewhere. A generic
+/// call keeps the form it arrived in.
+pub fn write_call(call: &Call, args: &Value) -> Value {
+    let mut env = call.envelope.clone();
+    let as_text =
+        call.provider().args_as_text() || (call.provider == "generic" && call.args_as_text);
+    let value = if as_text {
+        Value::String(args.to_string())
+    } else {
+        args.clone()
+    };
+    set(&mut env, call.args_at, value);
+    env
+}
+
+/// The provider's error tool result for a rejected call.
+pub fn error_result(call: &Call, message: &str) -> Value {
+    call.provider().error_result(&call.id, &call.name, message)
+}
+
+/// The error result for a record that holds no recognisable call.
+pub fn record_error(index: u64, message: &str) -> Value {
+    json!({ "index": index, "is_error": true, "content": message })
+}
+
+fn set(env: &mut Value, path: &[&str], value: Value) {
+    let Some((last, parents)) = path.split_last() else {
+        return;
+    };
+    let mut cur = env;
+    for key in parents {
+        cur = &mut cur[*key];
+    }
+    cur[*last] = value;
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,56 @@
+//! OpenAI Chat Completions: `{"id","type":"function","function":{"name","arguments"}}`
+//! tool calls, in an assistant message's `tool_calls`, in a completion's `choices`.
+//! Arguments travel as JSON text.
+
+use serde_json::{Map, Value, json};
+
+use super::{Call, Provider, provider_name, read_call};
+
+pub(super) struct OpenAi;
+
+impl Provider for OpenAi {
+    fn name(&self) -> &'static str {
+        "openai"
+    }
+
+    fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, String>> {
+        // Also without `type`, as some gateways send it.
+        let typed = matches!(
+            map.get("type").and_then(Value::as_str),
+            None | Some("function")
+        );
+        if !typed || !map.get("function").is_some_and(Value::is_object) {
+            return None;
+        }
+        let call = read_call(
+            std::mem::take(map),
+            self.name(),
+            "OpenAI function",
+            &["function", "name"],
+            &["function", "arguments"],
+            &[&["id"]],
+        );
+        Some(call.map(|c| vec![c]))
+    }
+
+    fn containers(&self) -> &'static [(&'static str, Option<&'static str>)] {
+        &[("choices", Some("message")), ("tool_calls", None)]
+    }
+
+    fn args_as_text(&self) -> bool {
+        true
+    }
+
+    fn new_call(&self, id: &Value, name: &str, args: &Value) -> Value {
+        json!({"id": id, "type": "function", "function": {"name": name, "arguments": args.to_string()}})
+    }
+
+    fn error_result(&self, id: &Value, _name: &str, message: &str) -> Value {
+        json!({"role": "tool", "tool_call_id": id, "content": message})
+    }
+
+    /// Names must match `^[a-zA-Z0-9_-]{1,64}$`.
+    fn tool_name(&self, name: &str) -> String {
+        provider_name(name)
+    }
+}

@@ -1,0 +1,65 @@
+//! OpenAI Responses: `{"type":"function_call","call_id","name","arguments"}` items,
+//! in a response's `output`. Arguments travel as JSON text.
+
+use serde_json::{Map, Value, json};
+
+use super::{Call, Provider, provider_name, read_call};
+
+pub(super) struct Responses;
+
+/// Items of a response that are not calls.
+const NOT_CALLS: [&str; 6] = [
+    "reasoning",
+    "message",
+    "function_call_output",
+    "input_text",
+    "output_text",
+    "web_search_call",
+];
+
+impl Provider for Responses {
+    fn name(&self) -> &'static str {
+        "openai-responses"
+    }
+
+    fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, String>> {
+        if map.get("type").and_then(Value::as_str) != Some("function_call") {
+            return None;
+        }
+        let call = read_call(
+            std::mem::take(map),
+            self.name(),
+            "OpenAI Responses function_call",
+            &["name"],
+            &["arguments"],
+            &[&["call_id"], &["id"]],
+        );
+        Some(call.map(|c| vec![c]))
+    }
+
+    fn containers(&self) -> &'static [(&'static str, Option<&'static str>)] {
+        &[("output", None)]
+    }
+
+    fn is_not_a_call(&self, map: &Map<String, Value>) -> bool {
+        map.get("type")
+            .and_then(Value::as_str)
+            .is_some_and(|t| NOT_CALLS.contains(&t))
+    }
+
+    fn args_as_text(&self) -> bool {
+        true
+    }
+
+    fn new_call(&self, id: &Value, name: &str, args: &Value) -> Value {
+        json!({"type": "function_call", "call_id": id, "name": name, "arguments": args.to_string()})
+    }
+
+    fn error_result(&self, id: &Value, _name: &str, message: &str) -> Value {
+        json!({"type": "function_call_output", "call_id": id, "output": message})
+    }
+
+    fn tool_name(&self, name: &str) -> String {
+        provider_name(name)
+    }
+}
