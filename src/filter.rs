@@ -12,7 +12,7 @@ use crate::message::{self, Style, plural};
 use crate::output::{Position, Sink};
 use crate::provider::{self, Extracted};
 use crate::registry::Registry;
-use crate::repair::Policy;
+use crate::repair::{Kind, Policy};
 use crate::verdict::{self, Fault, Status, Verdict};
 
 /// Why a stream stopped early.
@@ -263,7 +263,8 @@ pub fn filter_stream<R: BufRead, S: Sink>(
             call: 0,
             line: meta.line,
         };
-        let calls = parsed.and_then(|value| match provider::extract(value) {
+        let from_text = options.policy.enabled.has(Kind::ExtractFromText);
+        let calls = parsed.and_then(|value| match provider::extract(value, from_text) {
             Extracted::Calls(calls) => Ok(calls),
             Extracted::Unrecognised(reason) => {
                 Err(message::record_unrecognised(source, meta.line, &reason))

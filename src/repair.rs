@@ -39,10 +39,11 @@ pub enum Kind {
     EnumCase,
     UnwrapAutolink,
     RenameTool,
+    ExtractFromText,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 17] = [
+    pub const ALL: [Kind; 18] = [
         Kind::StripFence,
         Kind::StripLeakedTag,
         Kind::TolerantParse,
@@ -60,6 +61,7 @@ impl Kind {
         Kind::EnumCase,
         Kind::UnwrapAutolink,
         Kind::RenameTool,
+        Kind::ExtractFromText,
     ];
 
     pub fn name(self) -> &'static str {
@@ -81,6 +83,7 @@ impl Kind {
             Kind::EnumCase => "enum-case",
             Kind::UnwrapAutolink => "unwrap-autolink",
             Kind::RenameTool => "rename-tool",
+            Kind::ExtractFromText => "extract-from-text",
         }
     }
 

@@ -112,7 +112,18 @@ impl Verdict {
 /// Judges one call. Its arguments are moved out of `call`; a `rename-tool`
 /// repair renames the call itself.
 pub fn judge(registry: &Registry, call: &mut Call, style: &Style, policy: Policy) -> Verdict {
+    if let Args::Malformed(why) = &call.args {
+        return Verdict::invalid(None, vec![ArgError::root(why.clone())], style);
+    }
     let mut repairs = Vec::new();
+    if let Some(markup) = &call.leaked {
+        repairs.push(Repair {
+            path: String::new(),
+            kind: Kind::ExtractFromText,
+            from: Value::String(markup.clone()),
+            to: Value::Null,
+        });
+    }
     let tool = match find_tool(registry, call, policy, &mut repairs) {
         Ok(tool) => tool,
         Err((text, fault)) => return Verdict::rejected(text, fault),
@@ -140,6 +151,7 @@ pub fn judge(registry: &Registry, call: &mut Call, style: &Style, policy: Policy
                 return verdict;
             }
         },
+        Args::Malformed(why) => return Verdict::invalid(None, vec![ArgError::root(why)], style),
         Args::Missing => match empty_arguments(tool, policy, message::missing_arguments()) {
             Ok(v) => {
                 repairs.push(empty_repair());

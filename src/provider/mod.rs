@@ -9,6 +9,7 @@
 mod anthropic;
 mod gemini;
 mod generic;
+pub mod leak;
 mod mcp;
 mod mistral;
 mod openai;
@@ -86,6 +87,8 @@ pub enum Args {
     Text(String),
     /// The envelope has no arguments at all.
     Missing,
+    /// The call was written into text, and its markup cannot be read; why.
+    Malformed(String),
 }
 
 /// One tool call taken out of a record.
@@ -105,6 +108,8 @@ pub struct Call {
     /// Where the arguments and the name sit in the envelope.
     pub args_at: &'static [&'static str],
     pub name_at: &'static [&'static str],
+    /// For a call found written in assistant text: that markup.
+    pub leaked: Option<String>,
 }
 
 impl Call {
@@ -136,10 +141,11 @@ pub enum Extracted {
 /// Containers are followed this deep; anything deeper is not an envelope.
 const MAX_DEPTH: usize = 8;
 
-/// Takes every tool call out of a record.
-pub fn extract(record: Value) -> Extracted {
+/// Takes every tool call out of a record. With `from_text`, an assistant message
+/// that has text but no calls is searched for calls written into the text.
+pub fn extract(record: Value, from_text: bool) -> Extracted {
     let mut calls = Vec::new();
-    match collect(record, &mut calls, 0) {
+    match collect(record, &mut calls, 0, from_text) {
         Ok(()) => Extracted::Calls(calls),
         Err(reason) => Extracted::Unrecognised(reason),
     }
@@ -158,18 +164,77 @@ pub fn bare_call(name: &str, text: String) -> Call {
         envelope: Value::Object(envelope),
         args_at: &["arguments"],
         name_at: &["name"],
+        leaked: None,
     }
 }
 
-fn collect(value: Value, out: &mut Vec<Call>, depth: usize) -> Result<(), String> {
+fn collect(value: Value, out: &mut Vec<Call>, depth: usize, from_text: bool) -> Result<(), String> {
     if depth > MAX_DEPTH {
         return Err("nested too deeply to be a tool call envelope".into());
     }
+    let text = match &value {
+        Value::Object(m) if from_text && is_assistant(m) => message_text(m),
+        _ => None,
+    };
+    let before = out.len();
+    collect_value(value, out, depth, from_text)?;
+    if let Some(text) = text
+        && out.len() == before
+    {
+        out.extend(leak::find(&text).0.into_iter().map(leaked_call));
+    }
+    Ok(())
+}
+
+/// An assistant (or model) message.
+fn is_assistant(m: &Map<String, Value>) -> bool {
+    matches!(
+        m.get("role").and_then(Value::as_str),
+        Some("assistant" | "model")
+    )
+}
+
+/// The text of a message: its string content, or its text blocks and parts.
+fn message_text(m: &Map<String, Value>) -> Option<String> {
+    if let Some(Value::String(s)) = m.get("content") {
+        return Some(s.clone());
+    }
+    let blocks = m
+        .get("content")
+        .or_else(|| m.get("parts"))
+        .and_then(Value::as_array)?;
+    let texts: Vec<&str> = blocks
+        .iter()
+        .filter_map(|b| b.get("text").and_then(Value::as_str))
+        .collect();
+    (!texts.is_empty()).then(|| texts.join("\n"))
+}
+
+/// A call found written into text, as a generic call.
+fn leaked_call(l: leak::Leaked) -> Call {
+    let args = match l.args {
+        Ok(m) => Args::Value(Value::Object(m)),
+        Err(why) => Args::Malformed(why),
+    };
+    let mut call = bare_call(&l.name, String::new());
+    call.args = args;
+    call.args_as_text = false;
+    call.leaked = Some(l.markup);
+    call
+}
+
+fn collect_value(
+    value: Value,
+    out: &mut Vec<Call>,
+    depth: usize,
+    from_text: bool,
+) -> Result<(), String> {
     let mut map = match value {
         Value::Object(map) => map,
         Value::Array(items) => {
             for (i, item) in items.into_iter().enumerate() {
-                collect(item, out, depth + 1).map_err(|e| format!("element {i}: {e}"))?;
+                collect(item, out, depth + 1, from_text)
+                    .map_err(|e| format!("element {i}: {e}"))?;
             }
             return Ok(());
         }
@@ -197,7 +262,8 @@ fn collect(value: Value, out: &mut Vec<Call>, depth: usize) -> Result<(), String
                         },
                         None => item,
                     };
-                    collect(item, out, depth + 1).map_err(|e| format!("{key}[{i}]: {e}"))?;
+                    collect(item, out, depth + 1, from_text)
+                        .map_err(|e| format!("{key}[{i}]: {e}"))?;
                 }
                 return Ok(());
             }
@@ -253,6 +319,7 @@ fn read_call(
         envelope: Value::Object(envelope),
         args_at,
         name_at,
+        leaked: None,
     })
 }
 

@@ -3,7 +3,7 @@
 use super::*;
 
 fn calls(v: Value) -> Vec<Call> {
-    match extract(v) {
+    match extract(v, true) {
         Extracted::Calls(c) => c,
         Extracted::Unrecognised(r) => panic!("unrecognised: {r}"),
     }
@@ -103,15 +103,15 @@ fn messages_without_calls_hold_zero_calls() {
 
 #[test]
 fn unrecognised_records_say_what_they_saw() {
-    let Extracted::Unrecognised(r) = extract(json!({"foo": 1, "bar": 2})) else {
+    let Extracted::Unrecognised(r) = extract(json!({"foo": 1, "bar": 2}), true) else {
         panic!()
     };
     assert_eq!(r, "no tool call found in an object with keys foo, bar");
-    let Extracted::Unrecognised(r) = extract(json!(42)) else {
+    let Extracted::Unrecognised(r) = extract(json!(42), true) else {
         panic!()
     };
     assert_eq!(r, "expected a tool call object, got number");
-    let Extracted::Unrecognised(r) = extract(json!({"type": "tool_use", "input": {}})) else {
+    let Extracted::Unrecognised(r) = extract(json!({"type": "tool_use", "input": {}}), true) else {
         panic!()
     };
     assert_eq!(r, "Anthropic tool_use has no \"name\"");
