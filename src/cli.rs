@@ -74,6 +74,16 @@ pub struct VarArgs {
     pub vars_file: Option<PathBuf>,
 }
 
+fn parse_provider(s: &str) -> Result<&'static dyn crate::provider::Provider, String> {
+    crate::provider::by_name(s).ok_or_else(|| {
+        let names: Vec<&str> = crate::provider::PROVIDERS
+            .iter()
+            .map(|p| p.name())
+            .collect();
+        format!("unknown provider \"{s}\" (known: {})", names.join(", "))
+    })
+}
+
 fn parse_var(s: &str) -> Result<(String, String), String> {
     match s.split_once('=') {
         Some((name, value)) if !name.is_empty() => Ok((name.to_owned(), value.to_owned())),
@@ -245,6 +255,11 @@ pub struct FilterArgs {
     /// After N identical rejections of a call, tell the model to stop retrying (0: never)
     #[arg(long, default_value_t = 3, value_name = "N")]
     pub loop_limit: u32,
+
+    /// Write calls for this provider (with --format call; ids and names in --format json):
+    /// openai, openai-responses, anthropic, gemini, mistral, mcp, generic
+    #[arg(long, value_name = "PROVIDER", value_parser = parse_provider)]
+    pub to: Option<&'static dyn crate::provider::Provider>,
 
     /// Count repaired calls as failures too (exit 1): for CI over recorded calls
     #[arg(long)]

@@ -264,10 +264,14 @@ pub fn filter_stream<R: BufRead, S: Sink>(
             line: meta.line,
         };
         let from_text = options.policy.enabled.has(Kind::ExtractFromText);
-        let calls = parsed.and_then(|value| match provider::extract(value, from_text) {
-            Extracted::Calls(calls) => Ok(calls),
-            Extracted::Unrecognised(reason) => {
-                Err(message::record_unrecognised(source, meta.line, &reason))
+        let mut text = None;
+        let calls = parsed.and_then(|value| {
+            text = provider::assistant_text(&value);
+            match provider::extract(value, from_text) {
+                Extracted::Calls(calls) => Ok(calls),
+                Extracted::Unrecognised(reason) => {
+                    Err(message::record_unrecognised(source, meta.line, &reason))
+                }
             }
         });
         match calls {
@@ -280,13 +284,25 @@ pub fn filter_stream<R: BufRead, S: Sink>(
                 if calls.is_empty() {
                     summary.records_without_calls += 1;
                 }
+                let mut results = Vec::with_capacity(calls.len());
                 for (i, mut call) in calls.into_iter().enumerate() {
                     let mut verdict =
                         verdict::judge(registry, &mut call, &options.style, options.policy);
                     summary.loops.check(&call.name, &mut verdict, options);
                     summary.count(&call.name, &verdict);
+                    match &text {
+                        // An assistant message is written whole (`--to`).
+                        Some(_) => results.push((call, verdict)),
+                        None => printer
+                            .call(Position { call: i, ..at }, &call, &verdict)
+                            .map_err(StreamError::Write)?,
+                    }
+                }
+                if let Some(text) = &text
+                    && !results.is_empty()
+                {
                     printer
-                        .call(Position { call: i, ..at }, &call, &verdict)
+                        .message(at, text, &results)
                         .map_err(StreamError::Write)?;
                 }
             }

@@ -85,7 +85,8 @@ fn filter(cli: &FilterArgs) -> Result<u8, Error> {
         },
         Format::from,
     );
-    let mut printer = Printer::new(BufWriter::with_capacity(1 << 16, stdout.lock()), format);
+    let mut printer =
+        Printer::new(BufWriter::with_capacity(1 << 16, stdout.lock()), format).to(cli.to);
     let mut summary = Summary::default();
     let mut input_failed = false;
     let inputs: Vec<String> = if cli.files.is_empty() {

@@ -7,7 +7,7 @@ use std::io::{self, Write};
 use owo_colors::{OwoColorize, Stream};
 use serde_json::{Map, Value};
 
-use crate::provider::{self, Call};
+use crate::provider::{self, Call, Provider};
 use crate::verdict::{Status, Verdict};
 
 /// How results are written.
@@ -38,6 +38,19 @@ pub struct Position {
 pub trait Sink {
     fn call(&mut self, at: Position, call: &Call, verdict: &Verdict) -> io::Result<()>;
     fn record(&mut self, at: Position, verdict: &Verdict) -> io::Result<()>;
+
+    /// The results of an assistant message's calls, with the message's text.
+    fn message(
+        &mut self,
+        at: Position,
+        _text: &str,
+        results: &[(Call, Verdict)],
+    ) -> io::Result<()> {
+        for (i, (call, verdict)) in results.iter().enumerate() {
+            self.call(Position { call: i, ..at }, call, verdict)?;
+        }
+        Ok(())
+    }
 }
 
 impl<W: Write> Sink for Printer<W> {
@@ -48,17 +61,52 @@ impl<W: Write> Sink for Printer<W> {
     fn record(&mut self, at: Position, verdict: &Verdict) -> io::Result<()> {
         Printer::record(self, at, verdict)
     }
+
+    /// With `--to` and `--format call`: the message in the target's shape (its
+    /// text and its usable calls), then one error result per rejected call.
+    fn message(&mut self, at: Position, text: &str, results: &[(Call, Verdict)]) -> io::Result<()> {
+        let (Format::Call, Some(to)) = (self.format, self.to) else {
+            for (i, (call, verdict)) in results.iter().enumerate() {
+                self.call(Position { call: i, ..at }, call, verdict)?;
+            }
+            return Ok(());
+        };
+        let calls: Vec<Value> = results
+            .iter()
+            .filter(|(_, v)| v.status != Status::Rejected)
+            .filter_map(|(c, v)| v.args.as_ref().map(|a| provider::convert(c, to, a).0))
+            .collect();
+        self.value_line(&to.new_message(text, calls))?;
+        for (call, verdict) in results.iter().filter(|(_, v)| v.status == Status::Rejected) {
+            let message = verdict.message.as_deref().unwrap_or_default();
+            self.value_line(&provider::convert_error(call, to, message))?;
+        }
+        Ok(())
+    }
 }
 
 /// Writes results in one format.
 pub struct Printer<W: Write> {
     out: W,
     format: Format,
+    /// `--to`: the provider calls are written for.
+    to: Option<&'static dyn Provider>,
 }
 
 impl<W: Write> Printer<W> {
     pub fn new(out: W, format: Format) -> Self {
-        Self { out, format }
+        Self {
+            out,
+            format,
+            to: None,
+        }
+    }
+
+    /// Writes calls (`--format call`) and records ids and names (`--format json`)
+    /// for provider `to`.
+    pub fn to(mut self, to: Option<&'static dyn Provider>) -> Self {
+        self.to = to;
+        self
     }
 
     /// Writes the result of one call.
@@ -67,12 +115,16 @@ impl<W: Write> Printer<W> {
             Format::Args => self.args_line(verdict),
             Format::Json => self.json_line(at, Some(call), verdict),
             Format::Call => {
-                let value = match (&verdict.status, &verdict.args, &verdict.message) {
-                    (Status::Rejected, _, message) => {
-                        provider::error_result(call, message.as_deref().unwrap_or_default())
+                let message = verdict.message.as_deref().unwrap_or("no arguments");
+                let value = match (&verdict.status, &verdict.args, self.to) {
+                    (Status::Rejected, _, None) | (_, None, None) => {
+                        provider::error_result(call, message)
                     }
-                    (_, Some(args), _) => provider::write_call(call, args),
-                    (_, None, _) => provider::error_result(call, "no arguments"),
+                    (Status::Rejected, _, Some(to)) | (_, None, Some(to)) => {
+                        provider::convert_error(call, to, message)
+                    }
+                    (_, Some(args), None) => provider::write_call(call, args),
+                    (_, Some(args), Some(to)) => provider::convert(call, to, args).0,
                 };
                 self.value_line(&value)
             }
@@ -167,6 +219,11 @@ impl<W: Write> Printer<W> {
             verdict.message.clone().map_or(Value::Null, Value::String),
         );
         obj.insert("loop".into(), Value::Bool(verdict.looped));
+        // With --to: the id and name the target provider sees, to map results back.
+        if let (Some(to), Some(c)) = (self.to, call) {
+            obj.insert("provider_id".into(), to.call_id(&c.id));
+            obj.insert("provider_name".into(), to.tool_name(&c.name).into());
+        }
         self.value_line(&Value::Object(obj))
     }
 

@@ -55,6 +55,17 @@ impl Provider for Anthropic {
         json!({"type": "tool_result", "tool_use_id": id, "is_error": true, "content": message})
     }
 
+    /// Text first, then the tool_use blocks, in one message; an empty text block
+    /// is left out (the API rejects empty text).
+    fn new_message(&self, text: &str, calls: Vec<Value>) -> Value {
+        let mut content = Vec::new();
+        if !text.trim().is_empty() {
+            content.push(json!({"type": "text", "text": text}));
+        }
+        content.extend(calls);
+        json!({"role": "assistant", "content": content})
+    }
+
     /// Names must match `^[a-zA-Z0-9_-]{1,64}$`.
     fn tool_name(&self, name: &str) -> String {
         provider_name(name)

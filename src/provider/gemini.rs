@@ -57,6 +57,16 @@ impl Provider for Gemini {
         json!({ "functionResponse": response })
     }
 
+    /// A `model` content: a text part (if any), then the functionCall parts.
+    fn new_message(&self, text: &str, calls: Vec<Value>) -> Value {
+        let mut parts = Vec::new();
+        if !text.trim().is_empty() {
+            parts.push(json!({"text": text}));
+        }
+        parts.extend(calls);
+        json!({"role": "model", "parts": parts})
+    }
+
     /// Names must be `[a-zA-Z0-9_-]`, at most 64 characters.
     fn tool_name(&self, name: &str) -> String {
         provider_name(name)

@@ -51,6 +51,16 @@ pub trait Provider: Sync {
     /// The error tool result that answers a call, ready to send to the model.
     fn error_result(&self, id: &Value, name: &str, message: &str) -> Value;
 
+    /// An assistant message in this provider's shape, holding `text` (if any)
+    /// and `calls` (already in this provider's call shape), in order.
+    fn new_message(&self, text: &str, calls: Vec<Value>) -> Value {
+        let mut m = json!({"role": "assistant", "content": if text.is_empty() { Value::Null } else { json!(text) }});
+        if !calls.is_empty() {
+            m["tool_calls"] = Value::Array(calls);
+        }
+        m
+    }
+
     /// Quirk: the tool name as this provider accepts it.
     fn tool_name(&self, name: &str) -> String {
         name.to_owned()
@@ -59,6 +69,12 @@ pub trait Provider: Sync {
     /// Quirk: the call id as this provider accepts it.
     fn call_id(&self, id: &Value) -> Value {
         id.clone()
+    }
+}
+
+impl std::fmt::Debug for dyn Provider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -208,6 +224,30 @@ fn message_text(m: &Map<String, Value>) -> Option<String> {
         .filter_map(|b| b.get("text").and_then(Value::as_str))
         .collect();
     (!texts.is_empty()).then(|| texts.join("\n"))
+}
+
+/// When a record is an assistant message, its text with any leaked call markup
+/// removed (empty when it has none).
+pub fn assistant_text(record: &Value) -> Option<String> {
+    let m = record.as_object()?;
+    if !is_assistant(m) {
+        return None;
+    }
+    let text = message_text(m).unwrap_or_default();
+    Some(leak::find(&text).1)
+}
+
+/// A call in `to`'s envelope, with `to`'s quirks: the id and name that provider
+/// accepts (also returned, so a result can be mapped back).
+pub fn convert(call: &Call, to: &dyn Provider, args: &Value) -> (Value, Value, String) {
+    let id = to.call_id(&call.id);
+    let name = to.tool_name(&call.name);
+    (to.new_call(&id, &name, args), id, name)
+}
+
+/// `to`'s error result for a rejected call, under the id and name `to` accepts.
+pub fn convert_error(call: &Call, to: &dyn Provider, message: &str) -> Value {
+    to.error_result(&to.call_id(&call.id), &to.tool_name(&call.name), message)
 }
 
 /// A call found written into text, as a generic call.

@@ -59,6 +59,17 @@ impl Provider for Responses {
         json!({"type": "function_call_output", "call_id": id, "output": message})
     }
 
+    /// Output items: the message (if it has text), then the function_call items.
+    fn new_message(&self, text: &str, calls: Vec<Value>) -> Value {
+        let mut items = Vec::new();
+        if !text.trim().is_empty() {
+            items.push(json!({"type": "message", "role": "assistant",
+                "content": [{"type": "output_text", "text": text}]}));
+        }
+        items.extend(calls);
+        Value::Array(items)
+    }
+
     fn tool_name(&self, name: &str) -> String {
         provider_name(name)
     }

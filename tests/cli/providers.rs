@@ -92,3 +92,187 @@ fn extraction_is_a_repair_kind_that_can_be_turned_off() {
     let (code, out) = run_json(&[], &format!("{prose}\n"));
     assert_eq!((code, out.len()), (0, 0));
 }
+
+fn call_lines(args: &[&str], input: &str) -> Vec<Value> {
+    let out = crate::callfix()
+        .args(["-f", "call"])
+        .args(args)
+        .write_stdin(input.to_owned())
+        .output()
+        .unwrap();
+    crate::json_lines(&out.stdout)
+}
+
+const OPENAI_CALL: &str = r#"{"id":"call_abc123xyz","type":"function","function":{"name":"read","arguments":"{\"file_path\":\"/a\",\"offset\":\"3\"}"}}"#;
+
+#[test]
+fn to_each_provider_call_shape() {
+    let args = json!({"file_path": "/a", "offset": 3});
+    let cases = [
+        (
+            "openai",
+            json!({"id": "call_abc123xyz", "type": "function", "function": {"name": "read", "arguments": args.to_string()}}),
+        ),
+        (
+            "openai-responses",
+            json!({"type": "function_call", "call_id": "call_abc123xyz", "name": "read", "arguments": args.to_string()}),
+        ),
+        (
+            "anthropic",
+            json!({"type": "tool_use", "id": "call_abc123xyz", "name": "read", "input": args}),
+        ),
+        (
+            "gemini",
+            json!({"functionCall": {"name": "read", "args": args, "id": "call_abc123xyz"}}),
+        ),
+        (
+            "mcp",
+            json!({"jsonrpc": "2.0", "id": "call_abc123xyz", "method": "tools/call", "params": {"name": "read", "arguments": args}}),
+        ),
+        (
+            "generic",
+            json!({"id": "call_abc123xyz", "name": "read", "arguments": args}),
+        ),
+    ];
+    for (to, want) in cases {
+        assert_eq!(call_lines(&["--to", to], OPENAI_CALL), [want], "{to}");
+    }
+}
+
+#[test]
+fn to_each_provider_error_shape() {
+    let bad = r#"{"type":"tool_use","id":"toolu_1","name":"glob","input":{}}"#;
+    let m = "Please rewrite the input with valid arguments. Errors: pattern: Required";
+    let cases = [
+        (
+            "openai",
+            json!({"role": "tool", "tool_call_id": "toolu_1", "content": m}),
+        ),
+        (
+            "openai-responses",
+            json!({"type": "function_call_output", "call_id": "toolu_1", "output": m}),
+        ),
+        (
+            "anthropic",
+            json!({"type": "tool_result", "tool_use_id": "toolu_1", "is_error": true, "content": m}),
+        ),
+        (
+            "gemini",
+            json!({"functionResponse": {"name": "glob", "response": {"error": m}, "id": "toolu_1"}}),
+        ),
+        (
+            "mcp",
+            json!({"jsonrpc": "2.0", "id": "toolu_1", "result": {"content": [{"type": "text", "text": m}], "isError": true}}),
+        ),
+    ];
+    for (to, want) in cases {
+        assert_eq!(call_lines(&["--to", to], bad), [want], "{to}");
+    }
+}
+
+#[test]
+fn mistral_ids_and_the_recorded_mapping() {
+    let a = call_lines(&["--to", "mistral"], OPENAI_CALL);
+    let b = call_lines(&["--to", "mistral"], OPENAI_CALL);
+    let id = a[0]["id"].as_str().unwrap();
+    assert_eq!(id.len(), 9);
+    assert!(id.bytes().all(|c| c.is_ascii_alphanumeric()));
+    assert_eq!(a, b, "the same input id gives the same output id");
+    let (_, out) = run_json(&["--to", "mistral"], OPENAI_CALL);
+    assert_eq!(out[0]["id"], "call_abc123xyz");
+    assert_eq!(out[0]["provider_id"], id);
+    assert_eq!(out[0]["provider_name"], "read");
+}
+
+#[test]
+fn names_are_sanitised_for_anthropic_and_gemini() {
+    let dir = tempfile::tempdir().unwrap();
+    crate::write(
+        dir.path(),
+        "tools.json",
+        r#"[{"name":"uber.ride","input_schema":{"type":"object"}}]"#,
+    );
+    let s = dir.path().join("tools.json");
+    let input = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"uber.ride","arguments":{}}}"#;
+    for (to, path) in [
+        ("anthropic", "/name"),
+        ("gemini", "/functionCall/name"),
+        ("openai", "/function/name"),
+    ] {
+        let out = call_lines(&["--to", to, "-s", s.to_str().unwrap()], input);
+        assert_eq!(out[0].pointer(path), Some(&json!("uber_ride")), "{to}");
+    }
+    let out = call_lines(&["--to", "mcp", "-s", s.to_str().unwrap()], input);
+    assert_eq!(out[0]["params"]["name"], "uber.ride");
+}
+
+#[test]
+fn whole_messages_convert() {
+    let msg = r#"{"role":"assistant","content":"Let me look.","tool_calls":[{"id":"c1","type":"function","function":{"name":"read","arguments":"{\"file_path\":\"/a\"}"}},{"id":"c2","type":"function","function":{"name":"glob","arguments":"{\"pattern\":\"*\"}"}}]}"#;
+    assert_eq!(
+        call_lines(&["--to", "anthropic"], msg),
+        [json!({"role": "assistant", "content": [
+            {"type": "text", "text": "Let me look."},
+            {"type": "tool_use", "id": "c1", "name": "read", "input": {"file_path": "/a"}},
+            {"type": "tool_use", "id": "c2", "name": "glob", "input": {"pattern": "*"}},
+        ]})]
+    );
+    assert_eq!(
+        call_lines(&["--to", "gemini"], msg),
+        [json!({"role": "model", "parts": [
+            {"text": "Let me look."},
+            {"functionCall": {"name": "read", "args": {"file_path": "/a"}, "id": "c1"}},
+            {"functionCall": {"name": "glob", "args": {"pattern": "*"}, "id": "c2"}},
+        ]})]
+    );
+    let responses = call_lines(&["--to", "openai-responses"], msg);
+    assert_eq!(responses[0][0]["type"], "message");
+    assert_eq!(responses[0][1]["type"], "function_call");
+    assert_eq!(responses[0][2]["call_id"], "c2");
+    // Anthropic in, OpenAI out: calls keep their order; empty text is left out.
+    let anthropic = r#"{"role":"assistant","content":[{"type":"text","text":""},{"type":"tool_use","id":"t1","name":"glob","input":{"pattern":"a"}},{"type":"tool_use","id":"t2","name":"glob","input":{"pattern":"b"}}]}"#;
+    let openai = call_lines(&["--to", "openai"], anthropic);
+    assert_eq!(openai[0]["content"], Value::Null);
+    let ids: Vec<&str> = openai[0]["tool_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["t1", "t2"]);
+}
+
+#[test]
+fn a_rejected_call_in_a_message_follows_it_as_an_error_result() {
+    let msg = r#"{"role":"assistant","content":"Two calls.","tool_calls":[{"id":"c1","type":"function","function":{"name":"read","arguments":"{\"file_path\":\"/a\"}"}},{"id":"c2","type":"function","function":{"name":"glob","arguments":"{}"}}]}"#;
+    let out = call_lines(&["--to", "anthropic"], msg);
+    assert_eq!(out.len(), 2);
+    assert_eq!(out[0]["content"].as_array().unwrap().len(), 2);
+    assert_eq!(out[1]["type"], "tool_result");
+    assert_eq!(out[1]["tool_use_id"], "c2");
+    // Without --to, a message's calls are written one per line, as before.
+    assert_eq!(call_lines(&[], msg).len(), 2);
+}
+
+#[test]
+fn round_trip_openai_anthropic_openai() {
+    let input = r#"{"id":"call_7","type":"function","function":{"name":"edit","arguments":"{\"file_path\":\"/a\",\"old_string\":\"x\",\"new_string\":\"y\"}"}}"#;
+    let anthropic = call_lines(&["--to", "anthropic"], input);
+    let back = call_lines(&["--to", "openai"], &anthropic[0].to_string());
+    let original: Value = serde_json::from_str(input).unwrap();
+    assert_eq!(back[0], original);
+    // Through Gemini and MCP too.
+    let gemini = call_lines(&["--to", "gemini"], input);
+    let mcp = call_lines(&["--to", "mcp"], &gemini[0].to_string());
+    let back = call_lines(&["--to", "openai"], &mcp[0].to_string());
+    assert_eq!(back[0], original);
+}
+
+#[test]
+fn unknown_provider_is_a_usage_error() {
+    crate::callfix()
+        .args(["--to", "claude"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("unknown provider \"claude\" (known: mcp, openai, openai-responses, anthropic, gemini, mistral, generic)"));
+}
