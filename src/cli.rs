@@ -151,20 +151,13 @@ pub struct ToolsArgs {
     #[arg(long, value_name = "DIR", default_value = "descriptions")]
     pub descriptions: PathBuf,
 
-    /// The API whose tool definitions to print
-    #[arg(long, value_enum, default_value_t = Provider::Openai)]
-    pub provider: Provider,
+    /// The API whose tool definitions to print: openai, openai-responses, anthropic,
+    /// gemini, mistral, mcp, generic
+    #[arg(long, value_name = "PROVIDER", default_value = "openai", value_parser = parse_provider)]
+    pub provider: &'static dyn crate::provider::Provider,
 
     #[command(flatten)]
     pub vars: VarArgs,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Provider {
-    Openai,
-    Anthropic,
-    Gemini,
-    Mcp,
 }
 
 #[derive(Debug, Args)]

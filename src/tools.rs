@@ -5,11 +5,11 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
-use crate::cli::{Provider, ToolsArgs};
+use crate::cli::ToolsArgs;
 use crate::error::Error;
-use crate::provider::provider_name;
+use crate::provider::Provider;
 use crate::registry::{Lookup, Registry, Tool};
 use crate::render::{self, Syntax, Vars};
 
@@ -69,10 +69,7 @@ pub fn command(args: &ToolsArgs) -> Result<u8, Error> {
                 continue;
             }
         };
-        let exposed = match args.provider {
-            Provider::Mcp => name.to_owned(),
-            _ => provider_name(name),
-        };
+        let exposed = args.provider.tool_name(name);
         if let Some(other) = names.insert(exposed.clone(), name.to_owned()) {
             crate::report(
                 "error:",
@@ -82,8 +79,7 @@ pub fn command(args: &ToolsArgs) -> Result<u8, Error> {
             );
             failed = true;
         }
-        defs.push(definition(
-            args.provider,
+        defs.push(args.provider.tool_definition(
             &exposed,
             &description,
             parameters(tool, args.provider),
@@ -92,11 +88,7 @@ pub fn command(args: &ToolsArgs) -> Result<u8, Error> {
     if failed {
         return Ok(1);
     }
-    let payload = match args.provider {
-        Provider::Openai | Provider::Anthropic => Value::Array(defs),
-        Provider::Gemini => json!([{ "functionDeclarations": defs }]),
-        Provider::Mcp => json!({ "tools": defs }),
-    };
+    let payload = args.provider.tools_payload(defs);
     let mut out = std::io::stdout().lock();
     serde_json::to_writer_pretty(&mut out, &payload)
         .map_err(std::io::Error::from)
@@ -131,9 +123,9 @@ fn description(
 }
 
 /// The parameters schema as a provider takes it: references inlined (providers
-/// cannot read sibling files), `$schema`/`$id`/`$comment` removed, and for Gemini
-/// `additionalProperties` too (its API rejects the keyword).
-pub fn parameters(tool: &Tool, provider: Provider) -> Value {
+/// cannot read sibling files), `$schema`/`$id`/`$comment` removed, and the
+/// keywords the provider rejects.
+pub fn parameters(tool: &Tool, provider: &dyn Provider) -> Value {
     let inlined = inline(&tool.schema, &tool.schema, tool, 0);
     let mut clean = strip(&inlined, provider);
     if !contains_ref(&clean)
@@ -143,22 +135,6 @@ pub fn parameters(tool: &Tool, provider: Provider) -> Value {
         m.remove("definitions");
     }
     clean
-}
-
-fn definition(provider: Provider, name: &str, description: &str, params: Value) -> Value {
-    match provider {
-        Provider::Openai => json!({
-            "type": "function",
-            "function": { "name": name, "description": description, "parameters": params },
-        }),
-        Provider::Anthropic => {
-            json!({ "name": name, "description": description, "input_schema": params })
-        }
-        Provider::Gemini => {
-            json!({ "name": name, "description": description, "parameters": params })
-        }
-        Provider::Mcp => json!({ "name": name, "description": description, "inputSchema": params }),
-    }
 }
 
 /// Replaces each `$ref` with what it points at, local or in a sibling file.
@@ -210,15 +186,13 @@ fn resolve<'a>(reference: &str, doc: &'a Value, tool: &'a Tool) -> Option<(&'a V
 
 /// Removes the keys a provider rejects, from schema objects only (a property
 /// named `$id` stays).
-fn strip(schema: &Value, provider: Provider) -> Value {
+fn strip(schema: &Value, provider: &dyn Provider) -> Value {
     let Value::Object(m) = schema else {
         return schema.clone();
     };
     let mut out = Map::new();
     for (k, v) in m {
-        if STRIPPED.contains(&k.as_str())
-            || (provider == Provider::Gemini && k == "additionalProperties")
-        {
+        if STRIPPED.contains(&k.as_str()) || provider.rejected_keywords().contains(&k.as_str()) {
             continue;
         }
         let v = if SCHEMA_MAPS.contains(&k.as_str()) {

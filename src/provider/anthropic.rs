@@ -55,6 +55,10 @@ impl Provider for Anthropic {
         json!({"type": "tool_result", "tool_use_id": id, "is_error": true, "content": message})
     }
 
+    fn tool_definition(&self, name: &str, description: &str, parameters: Value) -> Value {
+        json!({"name": name, "description": description, "input_schema": parameters})
+    }
+
     /// Text first, then the tool_use blocks, in one message; an empty text block
     /// is left out (the API rejects empty text).
     fn new_message(&self, text: &str, calls: Vec<Value>) -> Value {

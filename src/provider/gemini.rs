@@ -57,6 +57,19 @@ impl Provider for Gemini {
         json!({ "functionResponse": response })
     }
 
+    fn tool_definition(&self, name: &str, description: &str, parameters: Value) -> Value {
+        json!({"name": name, "description": description, "parameters": parameters})
+    }
+
+    fn tools_payload(&self, definitions: Vec<Value>) -> Value {
+        json!([{ "functionDeclarations": definitions }])
+    }
+
+    /// Its API refuses `additionalProperties` in function parameters.
+    fn rejected_keywords(&self) -> &'static [&'static str] {
+        &["additionalProperties"]
+    }
+
     /// A `model` content: a text part (if any), then the functionCall parts.
     fn new_message(&self, text: &str, calls: Vec<Value>) -> Value {
         let mut parts = Vec::new();

@@ -41,6 +41,10 @@ impl Provider for Generic {
         json!({"id": id, "name": name, "arguments": args})
     }
 
+    fn tool_definition(&self, name: &str, description: &str, parameters: Value) -> Value {
+        json!({"name": name, "description": description, "parameters": parameters})
+    }
+
     fn error_result(&self, id: &Value, name: &str, message: &str) -> Value {
         json!({"id": id, "name": name, "is_error": true, "content": message})
     }

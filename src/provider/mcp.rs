@@ -38,6 +38,15 @@ impl Provider for Mcp {
         json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": args}})
     }
 
+    fn tool_definition(&self, name: &str, description: &str, parameters: Value) -> Value {
+        json!({"name": name, "description": description, "inputSchema": parameters})
+    }
+
+    /// A `tools/list` result.
+    fn tools_payload(&self, definitions: Vec<Value>) -> Value {
+        json!({ "tools": definitions })
+    }
+
     fn error_result(&self, id: &Value, _name: &str, message: &str) -> Value {
         json!({
             "jsonrpc": "2.0",

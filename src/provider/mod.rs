@@ -61,6 +61,21 @@ pub trait Provider: Sync {
         m
     }
 
+    /// One tool definition for this provider's API request (`callfix tools`).
+    fn tool_definition(&self, name: &str, description: &str, parameters: Value) -> Value {
+        json!({"type": "function", "function": {"name": name, "description": description, "parameters": parameters}})
+    }
+
+    /// The `tools` payload around the definitions.
+    fn tools_payload(&self, definitions: Vec<Value>) -> Value {
+        Value::Array(definitions)
+    }
+
+    /// Schema keywords this provider's API rejects in a parameters schema.
+    fn rejected_keywords(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// Quirk: the tool name as this provider accepts it.
     fn tool_name(&self, name: &str) -> String {
         name.to_owned()

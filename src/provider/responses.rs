@@ -59,6 +59,10 @@ impl Provider for Responses {
         json!({"type": "function_call_output", "call_id": id, "output": message})
     }
 
+    fn tool_definition(&self, name: &str, description: &str, parameters: Value) -> Value {
+        json!({"type": "function", "name": name, "description": description, "parameters": parameters})
+    }
+
     /// Output items: the message (if it has text), then the function_call items.
     fn new_message(&self, text: &str, calls: Vec<Value>) -> Value {
         let mut items = Vec::new();
