@@ -91,6 +91,31 @@ fn malformed(markup: &str, name: &str, why: String) -> (Leaked, usize) {
     )
 }
 
+/// The markup up to and including `close`, or a malformed call when the text
+/// never closes it.
+fn enclosed<'t>(text: &'t str, close: &str) -> Result<&'t str, (Leaked, usize)> {
+    match text.find(close) {
+        Some(i) => Ok(&text[..i + close.len()]),
+        None => Err(malformed(
+            text,
+            "",
+            "the tool call written in the text is not closed".into(),
+        )),
+    }
+}
+
+/// A call read from `markup`.
+fn found(name: String, args: Map<String, Value>, markup: &str) -> (Leaked, usize) {
+    (
+        Leaked {
+            name,
+            args: Ok(args),
+            markup: markup.to_owned(),
+        },
+        markup.len(),
+    )
+}
+
 /// `<[｜DSML｜]invoke name="X">…</[｜DSML｜]invoke>`.
 fn invoke(text: &str) -> (Leaked, usize) {
     let prefix = if text.starts_with("<｜DSML｜") {
@@ -99,14 +124,10 @@ fn invoke(text: &str) -> (Leaked, usize) {
         ""
     };
     let close = format!("</{prefix}invoke>");
-    let Some(end) = text.find(&close).map(|i| i + close.len()) else {
-        return malformed(
-            text,
-            "",
-            "the tool call written in the text is not closed".into(),
-        );
+    let markup = match enclosed(text, &close) {
+        Ok(m) => m,
+        Err(e) => return e,
     };
-    let markup = &text[..end];
     let Some(head_end) = markup.find('>') else {
         return malformed(
             markup,
@@ -161,27 +182,16 @@ fn invoke(text: &str) -> (Leaked, usize) {
         args.insert(pname, value);
         rest = &after[h + 1 + v_end + close_param.len()..];
     }
-    (
-        Leaked {
-            name,
-            args: Ok(args),
-            markup: markup.to_owned(),
-        },
-        end,
-    )
+    found(name, args, markup)
 }
 
 /// `<function=X><parameter=P>…</parameter></function>`.
 fn function(text: &str) -> (Leaked, usize) {
     let close = "</function>";
-    let Some(end) = text.find(close).map(|i| i + close.len()) else {
-        return malformed(
-            text,
-            "",
-            "the tool call written in the text is not closed".into(),
-        );
+    let markup = match enclosed(text, close) {
+        Ok(m) => m,
+        Err(e) => return e,
     };
-    let markup = &text[..end];
     let Some(head_end) = markup.find('>') else {
         return malformed(
             markup,
@@ -220,27 +230,16 @@ fn function(text: &str) -> (Leaked, usize) {
         args.insert(pname, Value::String(raw.to_owned()));
         rest = &after[h + 1 + v_end + "</parameter>".len()..];
     }
-    (
-        Leaked {
-            name,
-            args: Ok(args),
-            markup: markup.to_owned(),
-        },
-        end,
-    )
+    found(name, args, markup)
 }
 
 /// `<tool_call>{"name": …, "arguments": …}</tool_call>`.
 fn tool_call(text: &str) -> (Leaked, usize) {
     let close = "</tool_call>";
-    let Some(end) = text.find(close).map(|i| i + close.len()) else {
-        return malformed(
-            text,
-            "",
-            "the tool call written in the text is not closed".into(),
-        );
+    let markup = match enclosed(text, close) {
+        Ok(m) => m,
+        Err(e) => return e,
     };
-    let markup = &text[..end];
     let body = markup["<tool_call>".len()..markup.len() - close.len()].trim();
     let value: Value = match serde_json::from_str(body) {
         Ok(v) => v,
@@ -284,7 +283,7 @@ fn tool_call(text: &str) -> (Leaked, usize) {
             args,
             markup: markup.to_owned(),
         },
-        end,
+        markup.len(),
     )
 }
 
