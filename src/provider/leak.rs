@@ -91,17 +91,18 @@ fn malformed(markup: &str, name: &str, why: String) -> (Leaked, usize) {
     )
 }
 
-/// The markup up to and including `close`, or a malformed call when the text
-/// never closes it.
-fn enclosed<'t>(text: &'t str, close: &str) -> Result<&'t str, (Leaked, usize)> {
-    match text.find(close) {
-        Some(i) => Ok(&text[..i + close.len()]),
-        None => Err(malformed(
-            text,
-            "",
-            "the tool call written in the text is not closed".into(),
-        )),
-    }
+/// The markup up to and including `close`, if the text closes it.
+fn enclosed<'t>(text: &'t str, close: &str) -> Option<&'t str> {
+    text.find(close).map(|i| &text[..i + close.len()])
+}
+
+/// A call whose markup is never closed: the rest of the text is its markup.
+fn unclosed(text: &str) -> (Leaked, usize) {
+    malformed(
+        text,
+        "",
+        "the tool call written in the text is not closed".into(),
+    )
 }
 
 /// A call read from `markup`.
@@ -124,9 +125,8 @@ fn invoke(text: &str) -> (Leaked, usize) {
         ""
     };
     let close = format!("</{prefix}invoke>");
-    let markup = match enclosed(text, &close) {
-        Ok(m) => m,
-        Err(e) => return e,
+    let Some(markup) = enclosed(text, &close) else {
+        return unclosed(text);
     };
     let Some(head_end) = markup.find('>') else {
         return malformed(
@@ -188,9 +188,8 @@ fn invoke(text: &str) -> (Leaked, usize) {
 /// `<function=X><parameter=P>…</parameter></function>`.
 fn function(text: &str) -> (Leaked, usize) {
     let close = "</function>";
-    let markup = match enclosed(text, close) {
-        Ok(m) => m,
-        Err(e) => return e,
+    let Some(markup) = enclosed(text, close) else {
+        return unclosed(text);
     };
     let Some(head_end) = markup.find('>') else {
         return malformed(
@@ -236,9 +235,8 @@ fn function(text: &str) -> (Leaked, usize) {
 /// `<tool_call>{"name": …, "arguments": …}</tool_call>`.
 fn tool_call(text: &str) -> (Leaked, usize) {
     let close = "</tool_call>";
-    let markup = match enclosed(text, close) {
-        Ok(m) => m,
-        Err(e) => return e,
+    let Some(markup) = enclosed(text, close) else {
+        return unclosed(text);
     };
     let body = markup["<tool_call>".len()..markup.len() - close.len()].trim();
     let value: Value = match serde_json::from_str(body) {
