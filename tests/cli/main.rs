@@ -4,6 +4,7 @@ mod check;
 mod envelopes;
 mod formats;
 mod golden;
+mod hardening;
 mod providers;
 mod readme;
 mod render;
