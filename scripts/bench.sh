@@ -1,47 +1,98 @@
 #!/usr/bin/env bash
-# Times the release binary on a large generated stream against the parse-and-print
-# floor (examples/parse_print.rs): the same reading and writing of JSON, with no
-# validation. Prints calls/s and the ratio.
+# Measures callfix in one run, side by side:
+#   - throughput on a generated stream (CALLS calls over TOOLS schemas) against the
+#     parse-and-print floor (examples/parse_print.rs), ajv (Node) and
+#     python-jsonschema doing the same work (scripts/peers/), all valid and 30% broken;
+#   - one call through a fresh process with a 2,000-file schema directory;
+#   - peak memory for a 10,000-call and a 1,000,000-call stream.
+# ajv and jsonschema are installed from their registries into a cache directory
+# when missing, and skipped with a note when they cannot be installed.
 #
-#   scripts/bench.sh [CALLS] [TOOLS] [BROKEN_FRACTION]
+#   scripts/bench.sh [CALLS] [TOOLS]
 set -euo pipefail
 calls=${1:-200000}
 tools=${2:-1000}
-broken=${3:-0}
 cd "$(dirname "$0")/.."
+root=$(pwd)
+cache=${CALLFIX_BENCH_CACHE:-$HOME/.cache/callfix-bench}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 cargo build --release --quiet --bin callfix --example parse_print
-bin=target/release/callfix
-floor=target/release/examples/parse_print
-python3 scripts/gen_calls.py "$work/schemas" "$work/calls.jsonl" \
-  --calls "$calls" --tools "$tools" --broken "$broken"
-size=$(wc -c < "$work/calls.jsonl")
+bin=$root/target/release/callfix
+floor=$root/target/release/examples/parse_print
+gen="python3 scripts/gen_calls.py"
+$gen "$work/schemas" "$work/valid.jsonl" --calls "$calls" --tools "$tools"
+$gen "$work/schemas" "$work/broken.jsonl" --calls "$calls" --tools "$tools" --broken 0.3
 
-# Best of 5 wall-clock runs, in seconds.
+# Peers, installed once into the cache.
+have_ajv=no
+if command -v node >/dev/null && command -v npm >/dev/null; then
+  if [ ! -d "$cache/node/node_modules/ajv-formats" ]; then
+    mkdir -p "$cache/node"
+    npm install --silent --prefix "$cache/node" ajv@8 ajv-formats@3 >/dev/null 2>&1 || true
+  fi
+  [ -d "$cache/node/node_modules/ajv-formats" ] && have_ajv=yes
+fi
+have_py=no
+if command -v python3 >/dev/null; then
+  if ! PYTHONPATH="$cache/py" python3 -c 'import jsonschema' 2>/dev/null; then
+    python3 -m pip install --quiet --target "$cache/py" jsonschema >/dev/null 2>&1 || true
+  fi
+  PYTHONPATH="$cache/py" python3 -c 'import jsonschema' 2>/dev/null && have_py=yes
+fi
+
+# Best wall time in seconds of N runs of a command reading a file.
 best() {
-  local best=999999
-  for _ in 1 2 3 4 5; do
-    local start end t
+  local n=$1 file=$2; shift 2
+  local best=999999 start end t
+  for _ in $(seq "$n"); do
     start=$(date +%s.%N)
-    "$@" < "$work/calls.jsonl" > /dev/null || true
+    "$@" < "$file" > /dev/null || true
     end=$(date +%s.%N)
     t=$(echo "$end - $start" | bc -l)
     if (( $(echo "$t < $best" | bc -l) )); then best=$t; fi
   done
   echo "$best"
 }
-
-t_floor=$(best "$floor")
-t_callfix=$(best "$bin" -s "$work/schemas" -f args)
-t_json=$(best "$bin" -s "$work/schemas" -f json)
-
 rate() { echo "$calls / $1" | bc -l | xargs printf '%.0f'; }
-ratio() { echo "$t_floor / $1" | bc -l | xargs printf '%.2f'; }
-printf 'stream: %d calls over %d tools, %.1f MB, %s broken\n' "$calls" "$tools" \
-  "$(echo "$size / 1000000" | bc -l)" "$broken"
-printf '%-28s %10s %12s %8s\n' "command" "seconds" "calls/s" "vs floor"
-printf '%-28s %10.3f %12s %8s\n' "parse-and-print (floor)" "$t_floor" "$(rate "$t_floor")" "1.00"
-printf '%-28s %10.3f %12s %8s\n' "callfix -f args" "$t_callfix" "$(rate "$t_callfix")" "$(ratio "$t_callfix")"
-printf '%-28s %10.3f %12s %8s\n' "callfix -f json" "$t_json" "$(rate "$t_json")" "$(ratio "$t_json")"
+
+declare -A secs
+secs[floor]=$(best 5 "$work/valid.jsonl" "$floor")
+secs[valid]=$(best 5 "$work/valid.jsonl" "$bin" -s "$work/schemas" -f args)
+secs[broken]=$(best 5 "$work/broken.jsonl" "$bin" -s "$work/schemas" -f args)
+[ $have_ajv = yes ] && secs[ajv]=$(best 2 "$work/valid.jsonl" env NODE_PATH="$cache/node/node_modules" node scripts/peers/ajv_filter.js "$work/schemas")
+[ $have_py = yes ] && secs[py]=$(best 1 "$work/valid.jsonl" env PYTHONPATH="$cache/py" python3 scripts/peers/jsonschema_filter.py "$work/schemas")
+
+echo "date: $(date -u +%Y-%m-%d); machine: $(nproc) cores, $(uname -m), $(uname -s)"
+printf 'stream: %d calls over %d tools, %.1f MB\n\n' "$calls" "$tools" "$(echo "$(wc -c < "$work/valid.jsonl") / 1000000" | bc -l)"
+printf '%-38s %9s %11s %9s\n' "command" "seconds" "calls/s" "vs floor"
+row() { printf '%-38s %9.3f %11s %9.2f\n' "$1" "$2" "$(rate "$2")" "$(echo "${secs[floor]} / $2" | bc -l)"; }
+row "parse-and-print (floor)" "${secs[floor]}"
+row "callfix, all valid" "${secs[valid]}"
+row "callfix, 30% broken" "${secs[broken]}"
+if [ $have_ajv = yes ]; then row "ajv (Node), all valid" "${secs[ajv]}"; else echo "ajv: skipped (node, npm or the ajv package not available)"; fi
+if [ $have_py = yes ]; then row "python-jsonschema, all valid" "${secs[py]}"; else echo "python-jsonschema: skipped (could not be installed)"; fi
+
+echo
+printf 'all valid vs floor:        %.2fx (target >= 0.7x)\n' "$(echo "${secs[floor]} / ${secs[valid]}" | bc -l)"
+[ $have_ajv = yes ] && printf 'callfix vs ajv:            %.1fx (target >= 10x)\n' "$(echo "${secs[ajv]} / ${secs[valid]}" | bc -l)"
+[ $have_py = yes ] && printf 'callfix vs jsonschema:     %.1fx\n' "$(echo "${secs[py]} / ${secs[valid]}" | bc -l)"
+printf '30%% broken vs all valid:   %.2fx (target <= 2x)\n' "$(echo "${secs[broken]} / ${secs[valid]}" | bc -l)"
+
+# One call, fresh process, 2,000 schema files: mean of 200 runs.
+$gen "$work/big" "$work/one.jsonl" --calls 1 --tools 2000 > /dev/null
+start=$(date +%s.%N)
+for _ in $(seq 200); do "$bin" -s "$work/big" "$work/one.jsonl" > /dev/null || true; done
+end=$(date +%s.%N)
+printf 'one call, 2,000-file dir:  %.2f ms per process (target < 5 ms)\n' "$(echo "($end - $start) * 1000 / 200" | bc -l)"
+
+# Peak memory: 10,000 calls against 1,000,000 (the stream repeated).
+head -n 10000 "$work/valid.jsonl" > "$work/small.jsonl"
+: > "$work/huge.jsonl"
+for _ in $(seq $(( (1000000 + calls - 1) / calls ))); do cat "$work/valid.jsonl" >> "$work/huge.jsonl"; done
+head -n 1000000 "$work/huge.jsonl" > "$work/million.jsonl"
+rss() { /usr/bin/time -f %M "$bin" -s "$work/schemas" "$1" 2>&1 >/dev/null | tail -1; }
+small=$(rss "$work/small.jsonl")
+big=$(rss "$work/million.jsonl")
+printf 'peak memory:               %d KB for 10,000 calls, %d KB for 1,000,000 (target: within a few MB)\n' "$small" "$big"

@@ -81,7 +81,7 @@ pub fn findings(args: &CheckArgs) -> Result<Vec<Finding>, Error> {
         ));
     }
     for name in registry.names() {
-        let file = registry.source(name).unwrap_or(Path::new("")).to_owned();
+        let file = registry.source(name).unwrap_or_default();
         check_tool(
             &registry,
             name,

@@ -597,4 +597,37 @@ mod properties {
             prop_assert_eq!(r["status"].as_str(), Some("rejected"), "{}", &text[..at]);
         }
     }
+
+    /// Any JSON in any envelope, arguments as values or as text.
+    fn any_record() -> impl Strategy<Value = Value> {
+        let tool = prop::sample::select(vec!["read", "bash", "glob", "todowrite", "nope", "Read"]);
+        (tool, near_value(), 0u8..6).prop_map(|(tool, args, shape)| match shape {
+            0 => json!({"name": tool, "arguments": args}),
+            1 => json!({"id": "c", "type": "function", "function": {"name": tool, "arguments": args.to_string()}}),
+            2 => json!({"type": "tool_use", "id": "t", "name": tool, "input": args}),
+            3 => json!({"functionCall": {"name": tool, "args": args}}),
+            4 => json!({"role": "assistant", "content": format!("<tool_call>{}</tool_call>", json!({"name": tool, "arguments": args}))}),
+            _ => args,
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn any_json_in_any_envelope(records in prop::collection::vec(any_record(), 1..6)) {
+            let input: String = records.iter().map(|r| format!("{r}\n")).collect();
+            let (lines, summary) = filter(input.as_bytes(), Format::Json);
+            prop_assert_eq!(lines.len() as u64, summary.total.calls + summary.broken_records);
+            for line in &lines {
+                let r: Value = serde_json::from_str(line).unwrap();
+                if matches!(r["status"].as_str(), Some("valid" | "repaired")) {
+                    let crate::registry::Lookup::Found(t) = shipped().lookup(r["tool"].as_str().unwrap()) else {
+                        panic!("accepted a call to an unknown tool: {line}")
+                    };
+                    prop_assert!(t.validator.is_valid(&r["args"]), "{}", line);
+                }
+            }
+        }
+    }
 }

@@ -10,6 +10,7 @@ pub mod check;
 pub mod cli;
 pub mod error;
 pub mod filter;
+pub mod fnv;
 pub mod input;
 pub mod message;
 pub mod output;

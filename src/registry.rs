@@ -13,11 +13,12 @@ use std::collections::HashMap;
 use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use jsonschema::{PatternOptions, Retrieve, Uri, Validator};
 
 use crate::error::io_reason;
+use crate::fnv::FnvBuild;
 use serde_json::Value;
 
 /// A schema that could not be loaded or compiled.
@@ -91,8 +92,8 @@ impl Tool {
 
 #[derive(Debug)]
 enum Origin {
-    /// `<dir>/<tool>.json`.
-    File(PathBuf),
+    /// `<dir>/<tool>.json`; the path is built only when the schema is needed.
+    File(Arc<Path>),
     /// One tool of a tool-list file; its schema was read with the file.
     Inline {
         file: PathBuf,
@@ -117,11 +118,21 @@ pub enum Lookup<'a> {
     Unknown,
 }
 
+impl Entry {
+    /// The file the schema is read from.
+    fn file(&self) -> PathBuf {
+        match &self.origin {
+            Origin::File(dir) => dir.join(format!("{}.json", self.name)),
+            Origin::Inline { file, .. } => file.clone(),
+        }
+    }
+}
+
 /// All tools from all `--schemas` sources, in source order.
 #[derive(Debug, Default)]
 pub struct Registry {
     entries: Vec<Entry>,
-    by_name: HashMap<String, usize>,
+    by_name: HashMap<String, usize, FnvBuild>,
     /// Problems that do not stop the run (duplicate names, skipped files).
     pub warnings: Vec<String>,
 }
@@ -159,11 +170,8 @@ impl Registry {
     }
 
     /// The file a tool's schema comes from.
-    pub fn source(&self, name: &str) -> Option<&Path> {
-        let entry = &self.entries[*self.by_name.get(name)?];
-        match &entry.origin {
-            Origin::File(p) | Origin::Inline { file: p, .. } => Some(p),
-        }
+    pub fn source(&self, name: &str) -> Option<PathBuf> {
+        Some(self.entries[*self.by_name.get(name)?].file())
     }
 
     /// Looks a tool up, compiling its schema on first use.
@@ -180,11 +188,15 @@ impl Registry {
 
     fn add(&mut self, name: String, origin: Origin) {
         if self.by_name.contains_key(&name) {
-            let place = match &origin {
-                Origin::File(p) | Origin::Inline { file: p, .. } => p.display().to_string(),
+            let entry = Entry {
+                name,
+                origin,
+                compiled: OnceLock::new(),
             };
             self.warnings.push(format!(
-                "tool \"{name}\" in {place} is already defined by an earlier source; ignored"
+                "tool \"{}\" in {} is already defined by an earlier source; ignored",
+                entry.name,
+                entry.file().display()
             ));
             return;
         }
@@ -201,26 +213,29 @@ impl Registry {
             path: dir.to_owned(),
             reason: io_reason(&e),
         };
-        let mut files = Vec::new();
+        // Names only: no path is built and no file is read until a call needs it.
+        let mut names = Vec::new();
         for item in fs::read_dir(dir).map_err(err)? {
-            let item = item.map_err(err)?;
-            let path = item.path();
-            if path.extension().and_then(|e| e.to_str()) != Some("json") {
-                continue;
-            }
-            match path.file_stem().and_then(|s| s.to_str()) {
-                // `_name.json` holds shared definitions for `$ref`, not a tool.
-                Some(stem) if stem.starts_with('_') => {}
-                Some(stem) => files.push((stem.to_owned(), path)),
-                None => self.warnings.push(format!(
+            let file_name = item.map_err(err)?.file_name();
+            let Some(file_name) = file_name.to_str() else {
+                self.warnings.push(format!(
                     "{}: file name is not UTF-8; skipped",
-                    path.display()
-                )),
+                    dir.join(&file_name).display()
+                ));
+                continue;
+            };
+            match file_name.strip_suffix(".json") {
+                // `_name.json` holds shared definitions for `$ref`, not a tool.
+                Some(stem) if !stem.is_empty() && !stem.starts_with('_') => {
+                    names.push(stem.to_owned());
+                }
+                _ => {}
             }
         }
-        files.sort();
-        for (name, path) in files {
-            self.add(name, Origin::File(path));
+        names.sort_unstable();
+        let dir: Arc<Path> = Arc::from(dir);
+        for name in names {
+            self.add(name, Origin::File(Arc::clone(&dir)));
         }
         Ok(())
     }
@@ -349,9 +364,10 @@ fn is_schema_like(v: &Value) -> bool {
 }
 
 fn compile(entry: &Entry) -> Result<Tool, SchemaError> {
+    let path = entry.file();
     let (file, schema, tool, text) = match &entry.origin {
-        Origin::File(path) => {
-            let text = fs::read_to_string(path).map_err(|e| SchemaError {
+        Origin::File(_) => {
+            let text = fs::read_to_string(&path).map_err(|e| SchemaError {
                 file: path.clone(),
                 line: None,
                 tool: None,
@@ -363,7 +379,7 @@ fn compile(entry: &Entry) -> Result<Tool, SchemaError> {
                 tool: None,
                 reason: format!("not valid JSON: {e}"),
             })?;
-            (path, schema, None, Some(text))
+            (&path, schema, None, Some(text))
         }
         Origin::Inline { file, schema, .. } => {
             (file, schema.clone(), Some(entry.name.clone()), None)

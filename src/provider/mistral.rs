@@ -46,11 +46,7 @@ impl Provider for Mistral {
 /// 9 base-62 characters from a 64-bit FNV-1a hash of `text`.
 fn short_id(text: &str) -> String {
     const ALPHABET: &[u8; 62] = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in text.bytes() {
-        hash ^= u64::from(b);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
+    let mut hash = crate::fnv::hash(text.as_bytes());
     (0..9)
         .map(|_| {
             let c = ALPHABET[(hash % 62) as usize] as char;
