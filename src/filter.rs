@@ -374,6 +374,15 @@ mod properties {
     use std::path::PathBuf;
     use std::sync::OnceLock;
 
+    /// `PROPTEST_CASES` when set (the soak), else the CI default.
+    fn cases(default: u32) -> ProptestConfig {
+        let n = std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default);
+        ProptestConfig::with_cases(n)
+    }
+
     fn shipped() -> &'static Registry {
         static REG: OnceLock<Registry> = OnceLock::new();
         REG.get_or_init(|| {
@@ -418,7 +427,7 @@ mod properties {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(128))]
+        #![proptest_config(cases(128))]
 
         #[test]
         fn every_record_gets_its_results(input in prop::collection::vec(any::<u8>(), 0..3000)) {
@@ -529,7 +538,7 @@ mod properties {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(256))]
+        #![proptest_config(cases(256))]
 
         #[test]
         fn what_passes_validates_and_is_a_fixed_point(
@@ -580,7 +589,7 @@ mod properties {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(256))]
+        #![proptest_config(cases(256))]
 
         #[test]
         fn truncated_argument_text_is_never_completed(
@@ -612,7 +621,7 @@ mod properties {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(256))]
+        #![proptest_config(cases(256))]
 
         #[test]
         fn any_json_in_any_envelope(records in prop::collection::vec(any_record(), 1..6)) {
