@@ -31,6 +31,9 @@ pub struct Options {
     pub max_record_bytes: usize,
     /// The same rejected call this many times tells the model to stop (0: never).
     pub loop_limit: u32,
+    /// Write an assistant message's calls as the whole message (`--to` with
+    /// `--format call`), which needs the message's text.
+    pub whole_messages: bool,
 }
 
 impl Default for Options {
@@ -40,6 +43,7 @@ impl Default for Options {
             policy: Policy::default(),
             max_record_bytes: 64 * 1024 * 1024,
             loop_limit: 3,
+            whole_messages: false,
         }
     }
 }
@@ -266,7 +270,9 @@ pub fn filter_stream<R: BufRead, S: Sink>(
         let from_text = options.policy.enabled.has(Kind::ExtractFromText);
         let mut text = None;
         let calls = parsed.and_then(|value| {
-            text = provider::assistant_text(&value);
+            if options.whole_messages {
+                text = provider::assistant_text(&value);
+            }
             match provider::extract(value, from_text) {
                 Extracted::Calls(calls) => Ok(calls),
                 Extracted::Unrecognised(reason) => {

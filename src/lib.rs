@@ -62,6 +62,17 @@ fn filter(cli: &FilterArgs) -> Result<u8, Error> {
     for w in &registry.warnings {
         report("warning:", w);
     }
+    let stdout = io::stdout();
+    let format = cli.format.map_or_else(
+        || {
+            if stdout.is_terminal() {
+                Format::Human
+            } else {
+                Format::Args
+            }
+        },
+        Format::from,
+    );
     let options = Options {
         style: Style {
             prefix: cli.prefix.clone(),
@@ -74,18 +85,8 @@ fn filter(cli: &FilterArgs) -> Result<u8, Error> {
         },
         max_record_bytes: cli.max_record_bytes,
         loop_limit: cli.loop_limit,
+        whole_messages: cli.to.is_some() && format == Format::Call,
     };
-    let stdout = io::stdout();
-    let format = cli.format.map_or_else(
-        || {
-            if stdout.is_terminal() {
-                Format::Human
-            } else {
-                Format::Args
-            }
-        },
-        Format::from,
-    );
     let mut printer =
         Printer::new(BufWriter::with_capacity(1 << 16, stdout.lock()), format).to(cli.to);
     let mut summary = Summary::default();

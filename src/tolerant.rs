@@ -157,14 +157,8 @@ impl Parser<'_> {
         self.i += 1; // {
         let mut map = Map::new();
         loop {
-            self.skip_space()?;
-            match self.peek() {
-                None => return Err(Failure::Truncated),
-                Some(b'}') => {
-                    self.i += 1;
-                    return Ok(Value::Object(map));
-                }
-                _ => {}
+            if self.closes(b'}')? {
+                return Ok(Value::Object(map));
             }
             let key = match self.peek() {
                 Some(q @ (b'"' | b'\'')) => self.string(q)?,
@@ -187,6 +181,19 @@ impl Parser<'_> {
             let v = self.value()?;
             map.insert(key, v);
             self.after_item(b'}', "',' or '}'")?;
+        }
+    }
+
+    /// Skips space; consumes `close` and says so when it comes next.
+    fn closes(&mut self, close: u8) -> Result<bool, Failure> {
+        self.skip_space()?;
+        match self.peek() {
+            None => Err(Failure::Truncated),
+            Some(b) if b == close => {
+                self.i += 1;
+                Ok(true)
+            }
+            _ => Ok(false),
         }
     }
 
@@ -213,14 +220,8 @@ impl Parser<'_> {
         self.i += 1; // [
         let mut items = Vec::new();
         loop {
-            self.skip_space()?;
-            match self.peek() {
-                None => return Err(Failure::Truncated),
-                Some(b']') => {
-                    self.i += 1;
-                    return Ok(Value::Array(items));
-                }
-                _ => {}
+            if self.closes(b']')? {
+                return Ok(Value::Array(items));
             }
             items.push(self.value()?);
             self.after_item(b']', "',' or ']'")?;
