@@ -275,25 +275,10 @@ fn undescribed(
 
 /// Follows a `$ref` (local or to a sibling file) once.
 fn deref<'a>(tool: &'a Tool, node: &'a Value, doc: &'a Value) -> (&'a Value, &'a Value) {
-    let Some(Value::String(r)) = node.get("$ref") else {
-        return (node, doc);
-    };
-    let (file, fragment) = r.split_once('#').unwrap_or((r, ""));
-    let target_doc = if file.is_empty() {
-        Some(doc)
-    } else {
-        tool.siblings.get(file)
-    };
-    target_doc
-        .and_then(|d| {
-            let t = if fragment.is_empty() {
-                Some(d)
-            } else {
-                d.pointer(fragment)
-            };
-            t.map(|t| (t, d))
-        })
-        .unwrap_or((node, doc))
+    match node.get("$ref") {
+        Some(Value::String(r)) => tool.resolve_ref(doc, r).unwrap_or((node, doc)),
+        _ => (node, doc),
+    }
 }
 
 fn locate_key(text: &str, key: &str) -> usize {

@@ -75,6 +75,29 @@ pub struct Tool {
     pub validator: Validator,
 }
 
+impl Tool {
+    /// What a `$ref` found in `doc` points at (local, or in a sibling file), and
+    /// the document it lies in.
+    pub fn resolve_ref<'a>(
+        &'a self,
+        doc: &'a Value,
+        reference: &str,
+    ) -> Option<(&'a Value, &'a Value)> {
+        let (file, fragment) = reference.split_once('#').unwrap_or((reference, ""));
+        let doc = if file.is_empty() {
+            doc
+        } else {
+            self.siblings.get(file)?
+        };
+        let target = if fragment.is_empty() {
+            doc
+        } else {
+            doc.pointer(fragment)?
+        };
+        Some((target, doc))
+    }
+}
+
 #[cfg(test)]
 impl Tool {
     /// A tool from an inline schema, validated as the registry would (formats

@@ -290,17 +290,7 @@ impl<'a> Schemas<'a> {
     }
 
     fn resolve(&self, doc: &'a Value, reference: &str) -> Option<Node<'a>> {
-        let (file, fragment) = reference.split_once('#').unwrap_or((reference, ""));
-        let doc = if file.is_empty() {
-            doc
-        } else {
-            self.tool.siblings.get(file)?
-        };
-        let schema = if fragment.is_empty() {
-            doc
-        } else {
-            doc.pointer(fragment)?
-        };
+        let (schema, doc) = self.tool.resolve_ref(doc, reference)?;
         Some(Node { schema, doc })
     }
 

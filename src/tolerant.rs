@@ -54,13 +54,7 @@ const MAX_DEPTH: usize = 128;
 /// Parses one value from `text`; the whole text must be that value (plus
 /// whitespace and comments).
 pub fn parse(text: &str) -> Result<(Value, Leniency), Failure> {
-    let mut p = Parser {
-        s: text.as_bytes(),
-        text,
-        i: 0,
-        used: Leniency::default(),
-        depth: 0,
-    };
+    let mut p = Parser::new(text);
     let v = p.value()?;
     p.skip_space()?;
     if p.i < p.s.len() {
@@ -71,13 +65,7 @@ pub fn parse(text: &str) -> Result<(Value, Leniency), Failure> {
 
 /// Parses the first value of `text`; returns it and the offset where it ends.
 pub fn parse_prefix(text: &str) -> Result<(Value, Leniency, usize), Failure> {
-    let mut p = Parser {
-        s: text.as_bytes(),
-        text,
-        i: 0,
-        used: Leniency::default(),
-        depth: 0,
-    };
+    let mut p = Parser::new(text);
     let v = p.value()?;
     Ok((v, p.used, p.i))
 }
@@ -90,7 +78,17 @@ struct Parser<'a> {
     depth: usize,
 }
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
+    fn new(text: &'a str) -> Self {
+        Parser {
+            s: text.as_bytes(),
+            text,
+            i: 0,
+            used: Leniency::default(),
+            depth: 0,
+        }
+    }
+
     fn peek(&self) -> Option<u8> {
         self.s.get(self.i).copied()
     }

@@ -143,7 +143,7 @@ fn inline(node: &Value, doc: &Value, tool: &Tool, depth: usize) -> Value {
         Value::Object(m) => {
             if let Some(Value::String(r)) = m.get("$ref")
                 && depth < 32
-                && let Some((target, target_doc)) = resolve(r, doc, tool)
+                && let Some((target, target_doc)) = tool.resolve_ref(doc, r)
             {
                 let mut merged = match inline(target, target_doc, tool, depth + 1) {
                     Value::Object(t) => t,
@@ -167,21 +167,6 @@ fn inline(node: &Value, doc: &Value, tool: &Tool, depth: usize) -> Value {
         }
         other => other.clone(),
     }
-}
-
-fn resolve<'a>(reference: &str, doc: &'a Value, tool: &'a Tool) -> Option<(&'a Value, &'a Value)> {
-    let (file, fragment) = reference.split_once('#').unwrap_or((reference, ""));
-    let doc = if file.is_empty() {
-        doc
-    } else {
-        tool.siblings.get(file)?
-    };
-    let target = if fragment.is_empty() {
-        doc
-    } else {
-        doc.pointer(fragment)?
-    };
-    Some((target, doc))
 }
 
 /// Removes the keys a provider rejects, from schema objects only (a property
