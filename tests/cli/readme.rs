@@ -1,6 +1,8 @@
 //! The README's examples are run: every `$ command` in a ```console block is
-//! executed with `sh` from the repository root (with the built `callfix` first on
-//! PATH) and its output compared with the lines below it. `CALLFIX_BLESS=1`
+//! executed with `sh` in a fresh temporary directory holding copies of the shipped
+//! `schemas/`, `descriptions/` and `examples/` (with the built `callfix` first on
+//! PATH and `TMPDIR` inside that directory), and its output compared with the
+//! lines below it. An example can write files, but only there. `CALLFIX_BLESS=1`
 //! rewrites the outputs in place.
 
 use std::process::Command;
@@ -45,7 +47,31 @@ fn examples(readme: &str) -> Vec<Example> {
     out
 }
 
+/// A temporary copy of what the README's examples read.
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for sub in ["schemas", "descriptions", "examples"] {
+        copy_dir(&root().join(sub), &dir.path().join(sub));
+    }
+    std::fs::create_dir(dir.path().join("tmp")).unwrap();
+    dir
+}
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
 fn run(command: &str) -> Vec<String> {
+    let work = workspace();
     let bin = assert_cmd::cargo::cargo_bin!("callfix");
     let dir = bin.parent().unwrap();
     let path = format!(
@@ -56,8 +82,9 @@ fn run(command: &str) -> Vec<String> {
     let out = Command::new("sh")
         .arg("-c")
         .arg(command)
-        .current_dir(root())
+        .current_dir(work.path())
         .env("PATH", path)
+        .env("TMPDIR", work.path().join("tmp"))
         .env("NO_COLOR", "1")
         .env_remove("CALLFIX_SCHEMAS")
         .output()
@@ -74,6 +101,16 @@ fn readme_examples_are_true() {
     let readme = std::fs::read_to_string(&path).unwrap();
     let examples = examples(&readme);
     assert!(examples.len() >= 5, "the README has too few examples");
+    // Examples run in their own temporary directory: none may name a fixed path
+    // outside it, which a reader's machine (or a parallel test) may be using.
+    for ex in &examples {
+        assert!(
+            !ex.command.contains("/tmp") && !ex.command.contains("rm -rf"),
+            "README.md:{}: an example writes or deletes outside its own directory: {}",
+            ex.line + 1,
+            ex.command
+        );
+    }
     if std::env::var_os("CALLFIX_BLESS").is_some() {
         let mut lines: Vec<String> = readme.lines().map(str::to_owned).collect();
         for ex in examples.iter().rev() {
