@@ -15,17 +15,53 @@ calls at once, and checks what came back:
 Negative cases (mistakes that must stay rejected) count as wrong when repaired.
 The original valid calls must come back "valid" and unchanged. Exits 1 if anything
 was wrong or a valid call was touched.
+
+Numbers are compared by their text, not their value: the corpus sends numbers
+whose text is not the shortest float form (`99.50`, `1.0`, 25-digit integers,
+36-digit decimals), and "exact" means the same text came back.
 """
 import argparse
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
 from collections import defaultdict
 
 PLACEHOLDERS = [None, "", "null", "undefined", {}, []]
+
+
+class Num(tuple):
+    """A JSON number by its exact text (a tuple, so it never equals a str or list)."""
+
+    def __new__(cls, text):
+        return tuple.__new__(cls, ("#num", str(text)))
+
+    @property
+    def text(self):
+        return self[1]
+
+
+def _plain(obj):
+    if isinstance(obj, Num):
+        return "\x00num:%s\x00" % obj.text
+    if isinstance(obj, dict):
+        return {k: _plain(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_plain(v) for v in obj]
+    return obj
+
+
+def dumps(obj, **kw):
+    """json.dumps that writes each Num as its exact text."""
+    return re.sub(r'"\\u0000num:([^"\\]*)\\u0000"', r"\1", json.dumps(_plain(obj), **kw))
+
+
+def loads(text):
+    """json.loads that keeps every number's text."""
+    return json.loads(text, parse_float=Num, parse_int=Num)
 
 
 def make_schema(rng, t):
@@ -93,9 +129,11 @@ def make_value(rng, name, schema):
             return str(rng.randint(1, 99))
         return rng.choice(["Run the tests", "Fix the parser", "Écrire la doc"])
     if t == "integer":
-        return rng.randint(schema.get("minimum", 0), schema.get("maximum", 5000))
+        if "maximum" not in schema and rng.random() < 0.3:
+            return Num("1234567890123456789012345")
+        return Num(rng.randint(schema.get("minimum", 0), schema.get("maximum", 5000)))
     if t == "number":
-        return rng.choice([0.5, 12.25, 99.0, 3])
+        return Num(rng.choice(["0.5", "12.25", "99.0", "3", "99.50", "1.0", "0.100000000000000005551115123125782702"]))
     if t == "boolean":
         return rng.random() < 0.5
     if t == "array":
@@ -131,11 +169,11 @@ def camel(name):
 # Each mistake returns (arguments to send, how: "value" | "text") or None when it
 # does not apply to this schema and call.
 def m_parse_json_string(rng, schema, args):
-    keys = [k for k, v in args.items() if isinstance(v, (list, dict)) and v]
+    keys = [k for k, v in args.items() if isinstance(v, (list, dict)) and not isinstance(v, Num) and v]
     if not keys:
         return None
     k = rng.choice(keys)
-    return dict(args, **{k: json.dumps(args[k])}), "value"
+    return dict(args, **{k: dumps(args[k])}), "value"
 
 
 def m_coerce_number(rng, schema, args):
@@ -143,7 +181,7 @@ def m_coerce_number(rng, schema, args):
     if not keys:
         return None
     k = rng.choice(keys)
-    return dict(args, **{k: json.dumps(args[k])}), "value"
+    return dict(args, **{k: dumps(args[k])}), "value"
 
 
 def m_coerce_boolean(rng, schema, args):
@@ -158,8 +196,8 @@ def m_coerce_string(rng, schema, args):
     todos = args.get("todos")
     if not todos or "id" not in todos[0]:
         return None
-    mutated = json.loads(json.dumps(args))
-    mutated["todos"][0]["id"] = int(todos[0]["id"])
+    mutated = loads(dumps(args))
+    mutated["todos"][0]["id"] = Num(todos[0]["id"])
     return mutated, "value"
 
 
@@ -222,18 +260,18 @@ def m_autolink_values(rng, schema, args):
 
 
 def m_strip_fence(rng, schema, args):
-    return "```json\n%s\n```" % json.dumps(args, indent=2), "text"
+    return "```json\n%s\n```" % dumps(args, indent=2), "text"
 
 
 def m_strip_leaked_tag(rng, schema, args):
-    return json.dumps(args) + rng.choice(["</tool_call>", "\n</parameter>\n</invoke>", "</function>"]), "text"
+    return dumps(args) + rng.choice(["</tool_call>", "\n</parameter>\n</invoke>", "</function>"]), "text"
 
 
 def m_tolerant_parse(rng, schema, args):
-    text = json.dumps(args)
+    text = dumps(args)
     if not args:
         return None
-    if all(isinstance(v, (str, int, float, bool, type(None))) for v in args.values()) and not any(
+    if all(isinstance(v, (str, bool, type(None))) for v in args.values()) and not any(
         isinstance(v, str) and ("'" in v or "\\" in v or not v.isascii()) for v in args.values()
     ):
         return repr(args), "text"  # Python: single quotes, True/False/None
@@ -241,11 +279,11 @@ def m_tolerant_parse(rng, schema, args):
 
 
 def m_double_encoded(rng, schema, args):
-    return json.dumps(json.dumps(args)), "text"
+    return dumps(dumps(args)), "text"
 
 
 def m_duplicate_object(rng, schema, args):
-    return json.dumps(args) + json.dumps(args), "text"
+    return dumps(args) + dumps(args), "text"
 
 
 def m_empty_arguments(rng, schema, args):
@@ -288,7 +326,7 @@ def n_missing_required(rng, schema, args):
 
 
 def n_truncated(rng, schema, args):
-    text = json.dumps(args)
+    text = dumps(args)
     if len(text) < 4:
         return None
     return text[: rng.randint(1, len(text) - 1)], "text"
@@ -303,7 +341,7 @@ def n_two_objects(rng, schema, args):
     if not args:
         return None
     other = dict(args, extra_marker=1)
-    return json.dumps(args) + json.dumps(other), "text"
+    return dumps(args) + dumps(other), "text"
 
 
 def n_alias_for_required(rng, schema, args):
@@ -377,14 +415,14 @@ def main():
             calls.append(call(tool, sent, i, name))
             expect["%s:%d" % (name, i)] = ("rejected", None)
 
-    stdin = "\n".join(json.dumps(c) for c in calls) + "\n"
+    stdin = "\n".join(dumps(c) for c in calls) + "\n"
     out = subprocess.run(
         [a.callfix, "-f", "json", "-s", schema_dir, "--loop-limit", "0"],
         input=stdin, capture_output=True, text=True,
     )
     if out.returncode not in (0, 1):
         sys.exit("callfix failed: %s" % out.stderr)
-    results = [json.loads(line) for line in out.stdout.splitlines()]
+    results = [loads(line) for line in out.stdout.splitlines()]
     assert len(results) == len(calls), (len(results), len(calls))
 
     rows = defaultdict(lambda: {"cases": 0, "success": 0, "wrong": 0, "missed": 0})
@@ -435,7 +473,7 @@ def main():
         else:
             print("%-36s %7d %7d %7d %7d %7.1f%%" % (label, row["cases"], row["success"], row["missed"], row["wrong"], rate))
     for case, r in sorted(examples.items()):
-        print("example %s: %s" % (case, json.dumps(r)[:400]), file=sys.stderr)
+        print("example %s: %s" % (case, dumps(r)[:400]), file=sys.stderr)
     print("%d calls over %d schemas; wrong repairs: %d" % (len(calls), a.schemas, wrong_total))
     sys.exit(1 if wrong_total else 0)
 

@@ -13,6 +13,7 @@ use crate::output::{Position, Sink};
 use crate::provider::{self, Extracted};
 use crate::registry::Registry;
 use crate::repair::{Kind, Policy};
+use crate::spelling::Spellings;
 use crate::verdict::{self, Fault, Status, Verdict};
 
 /// Why a stream stopped early.
@@ -290,6 +291,13 @@ pub fn filter_stream<R: BufRead, S: Sink>(
                 if calls.is_empty() {
                     summary.records_without_calls += 1;
                 }
+                let mut spellings = Spellings::scan(&buf);
+                for call in &calls {
+                    if let provider::Args::Text(text) = &call.args {
+                        spellings.add(text.as_bytes());
+                    }
+                }
+                printer.begin_record(spellings);
                 let mut results = Vec::with_capacity(calls.len());
                 for (i, mut call) in calls.into_iter().enumerate() {
                     let mut verdict =
@@ -347,6 +355,7 @@ pub fn filter_bare<R: Read, S: Sink>(
     };
     let (call, verdict) = match text {
         Ok(text) => {
+            printer.begin_record(Spellings::scan(text.as_bytes()));
             let mut call = provider::bare_call(name, text);
             let mut verdict = verdict::judge(registry, &mut call, &options.style, options.policy);
             summary.loops.check(&call.name, &mut verdict, options);

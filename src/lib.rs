@@ -19,6 +19,7 @@ pub mod registry;
 pub mod render;
 pub mod repair;
 pub mod salvage;
+pub mod spelling;
 pub mod suggest;
 pub mod tolerant;
 pub mod tools;

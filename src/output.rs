@@ -8,6 +8,7 @@ use owo_colors::{OwoColorize, Stream};
 use serde_json::{Map, Value};
 
 use crate::provider::{self, Call, Provider};
+use crate::spelling::Spellings;
 use crate::verdict::{Status, Verdict};
 
 /// How results are written.
@@ -36,6 +37,8 @@ pub struct Position {
 
 /// Where the filter sends one result per call (or per broken record).
 pub trait Sink {
+    /// The number spellings of the record whose results follow.
+    fn begin_record(&mut self, _spellings: Spellings) {}
     fn call(&mut self, at: Position, call: &Call, verdict: &Verdict) -> io::Result<()>;
     fn record(&mut self, at: Position, verdict: &Verdict) -> io::Result<()>;
 
@@ -54,6 +57,10 @@ pub trait Sink {
 }
 
 impl<W: Write> Sink for Printer<W> {
+    fn begin_record(&mut self, spellings: Spellings) {
+        self.spellings = spellings;
+    }
+
     fn call(&mut self, at: Position, call: &Call, verdict: &Verdict) -> io::Result<()> {
         Printer::call(self, at, call, verdict)
     }
@@ -74,7 +81,11 @@ impl<W: Write> Sink for Printer<W> {
         let calls: Vec<Value> = results
             .iter()
             .filter(|(_, v)| v.status != Status::Rejected)
-            .filter_map(|(c, v)| v.args.as_ref().map(|a| provider::convert(c, to, a).0))
+            .filter_map(|(c, v)| {
+                v.args
+                    .as_ref()
+                    .map(|a| provider::convert(c, to, a, &self.spellings).0)
+            })
             .collect();
         self.value_line(&to.new_message(text, calls))?;
         for (call, verdict) in results.iter().filter(|(_, v)| v.status == Status::Rejected) {
@@ -91,6 +102,8 @@ pub struct Printer<W: Write> {
     format: Format,
     /// `--to`: the provider calls are written for.
     to: Option<&'static dyn Provider>,
+    /// How the current record spelled its numbers.
+    spellings: Spellings,
 }
 
 impl<W: Write> Printer<W> {
@@ -99,6 +112,7 @@ impl<W: Write> Printer<W> {
             out,
             format,
             to: None,
+            spellings: Spellings::default(),
         }
     }
 
@@ -123,8 +137,10 @@ impl<W: Write> Printer<W> {
                     (Status::Rejected, _, Some(to)) | (_, None, Some(to)) => {
                         provider::convert_error(call, to, message)
                     }
-                    (_, Some(args), None) => provider::write_call(call, args),
-                    (_, Some(args), Some(to)) => provider::convert(call, to, args).0,
+                    (_, Some(args), None) => provider::write_call(call, args, &self.spellings),
+                    (_, Some(args), Some(to)) => {
+                        provider::convert(call, to, args, &self.spellings).0
+                    }
                 };
                 self.value_line(&value)
             }
@@ -166,7 +182,7 @@ impl<W: Write> Printer<W> {
     }
 
     fn value_line(&mut self, value: &Value) -> io::Result<()> {
-        serde_json::to_writer(&mut self.out, value)?;
+        self.spellings.write(&mut self.out, value)?;
         self.out.write_all(b"\n")
     }
 
@@ -274,8 +290,9 @@ impl<W: Write> Printer<W> {
             None => writeln!(out, "(record) {status}")?,
         }
         if let Some(args) = &verdict.args {
-            let pretty = serde_json::to_string_pretty(args).map_err(io::Error::other)?;
-            for line in pretty.lines() {
+            let mut pretty = Vec::new();
+            self.spellings.write_pretty(&mut pretty, args)?;
+            for line in String::from_utf8_lossy(&pretty).lines() {
                 writeln!(out, "    {line}")?;
             }
         }

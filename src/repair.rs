@@ -483,29 +483,22 @@ fn decimal(text: &str, integer: bool) -> Option<serde_json::Number> {
         return None;
     }
     let integral = frac.bytes().all(|b| b == b'0');
-    if integral {
-        let whole = if text.starts_with('-') {
-            format!("-{int}")
-        } else {
-            int.to_owned()
-        };
-        if let Ok(i) = whole.parse::<i64>() {
-            return Some(i.into());
-        }
-        if let Ok(u) = whole.parse::<u64>() {
-            return Some(u.into());
-        }
+    if integer && !integral {
         return None;
     }
-    if integer {
-        return None;
-    }
-    // Beyond 15 significant digits an f64 may not hold the value exactly.
-    if int.trim_start_matches('0').len() + frac.len() > 15 {
-        return None;
-    }
-    let f: f64 = text.parse().ok()?;
-    serde_json::Number::from_f64(f)
+    // The number as written, digit for digit (`arbitrary_precision`); only leading
+    // zeros go, as JSON has none.
+    let int = match int.trim_start_matches('0') {
+        "" => "0",
+        digits => digits,
+    };
+    let sign = if text.starts_with('-') { "-" } else { "" };
+    let exact = if digits.contains('.') {
+        format!("{sign}{int}.{frac}")
+    } else {
+        format!("{sign}{int}")
+    };
+    exact.parse().ok()
 }
 
 /// 3. Exactly `"true"` or `"false"` where the schema wants a boolean.
@@ -524,7 +517,9 @@ fn coerce_boolean(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fix> {
 fn coerce_string(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fix> {
     let (v, path) = value_site(doc, site)?;
     let text = match v {
-        Value::Number(n) => n.to_string(),
+        // The number's text as sent, digit for digit; an exponent may have been
+        // respelled by the parser (`1E2` is read as `1e+2`), so it is left alone.
+        Value::Number(n) => Some(n.to_string()).filter(|t| !t.contains(['e', 'E']))?,
         Value::Bool(b) => b.to_string(),
         _ => return None,
     };
@@ -1001,7 +996,24 @@ mod tests {
             fix(num.clone(), json!({"t": "1.5"})).unwrap().0,
             json!({"t": 1.5})
         );
-        assert_eq!(fix(num, json!({"t": "-20"})).unwrap().0, json!({"t": -20}));
+        assert_eq!(
+            fix(num.clone(), json!({"t": "-20"})).unwrap().0,
+            json!({"t": -20})
+        );
+        // The digits as written, however many: no float rounding.
+        for (text, want) in [
+            ("1.50", "1.50"),
+            (
+                "0.1000000000000000055511151231257827",
+                "0.1000000000000000055511151231257827",
+            ),
+            ("12345678901234567890123", "12345678901234567890123"),
+            ("007", "7"),
+            ("-3.0", "-3.0"),
+        ] {
+            let got = fix(num.clone(), json!({ "t": text })).unwrap().0;
+            assert_eq!(got["t"].to_string(), want, "{text}");
+        }
     }
 
     #[test]
@@ -1034,6 +1046,18 @@ mod tests {
                 vec!["coerce-string", "coerce-string"]
             ))
         );
+        // The number's own text, not its shortest float form.
+        let id = object(json!({"id": {"type": "string"}}), &[]);
+        for text in ["3.10", "9400111899223344556677", "-0.0", "1.000"] {
+            let args: Value = serde_json::from_str(&format!(r#"{{"id":{text}}}"#)).unwrap();
+            let got = fix(id.clone(), args).unwrap();
+            assert_eq!(got.0, json!({ "id": text }), "{text}");
+        }
+        // An exponent may have been respelled by the parser: no source text, no repair.
+        for text in ["1e2", "1E+2", "2.5e-3"] {
+            let args: Value = serde_json::from_str(&format!(r#"{{"id":{text}}}"#)).unwrap();
+            assert_eq!(fix(id.clone(), args), None, "{text}");
+        }
     }
 
     #[test]

@@ -17,7 +17,7 @@ impl Provider for Mistral {
     }
 
     fn new_call(&self, id: &Value, name: &str, args: &Value) -> Value {
-        json!({"id": id, "type": "function", "function": {"name": name, "arguments": args.to_string()}})
+        json!({"id": id, "type": "function", "function": {"name": name, "arguments": args}})
     }
 
     fn error_result(&self, id: &Value, name: &str, message: &str) -> Value {

@@ -15,6 +15,7 @@ mod mistral;
 mod openai;
 mod responses;
 
+use crate::spelling::Spellings;
 use serde_json::{Map, Value, json};
 
 /// One provider's envelopes and quirks.
@@ -45,7 +46,9 @@ pub trait Provider: Sync {
         false
     }
 
-    /// A call in this provider's envelope, from its parts (for `--to`).
+    /// A call in this provider's envelope, from its parts (for `--to`). `args`
+    /// is already in the provider's form: JSON text where
+    /// [`Provider::args_as_text`] says so.
     fn new_call(&self, id: &Value, name: &str, args: &Value) -> Value;
 
     /// The error tool result that answers a call, ready to send to the model.
@@ -254,10 +257,20 @@ pub fn assistant_text(record: &Value) -> Option<String> {
 
 /// A call in `to`'s envelope, with `to`'s quirks: the id and name that provider
 /// accepts (also returned, so a result can be mapped back).
-pub fn convert(call: &Call, to: &dyn Provider, args: &Value) -> (Value, Value, String) {
+pub fn convert(
+    call: &Call,
+    to: &dyn Provider,
+    args: &Value,
+    spellings: &Spellings,
+) -> (Value, Value, String) {
     let id = to.call_id(&call.id);
     let name = to.tool_name(&call.name);
-    (to.new_call(&id, &name, args), id, name)
+    let args = if to.args_as_text() {
+        Value::String(spellings.to_text(args))
+    } else {
+        args.clone()
+    };
+    (to.new_call(&id, &name, &args), id, name)
 }
 
 /// `to`'s error result for a rejected call, under the id and name `to` accepts.
@@ -440,12 +453,12 @@ pub fn json_type(v: &Value) -> &'static str {
 /// Writes a (valid or repaired) call back in its own envelope, with the arguments
 /// in the provider's form: a JSON string for OpenAI, an object elsewhere. A generic
 /// call keeps the form it arrived in.
-pub fn write_call(call: &Call, args: &Value) -> Value {
+pub fn write_call(call: &Call, args: &Value, spellings: &Spellings) -> Value {
     let mut env = call.envelope.clone();
     let as_text =
         call.provider().args_as_text() || (call.provider == "generic" && call.args_as_text);
     let value = if as_text {
-        Value::String(args.to_string())
+        Value::String(spellings.to_text(args))
     } else {
         args.clone()
     };

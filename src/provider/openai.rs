@@ -42,7 +42,7 @@ impl Provider for OpenAi {
     }
 
     fn new_call(&self, id: &Value, name: &str, args: &Value) -> Value {
-        json!({"id": id, "type": "function", "function": {"name": name, "arguments": args.to_string()}})
+        json!({"id": id, "type": "function", "function": {"name": name, "arguments": args}})
     }
 
     fn error_result(&self, id: &Value, _name: &str, message: &str) -> Value {

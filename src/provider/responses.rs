@@ -52,7 +52,7 @@ impl Provider for Responses {
     }
 
     fn new_call(&self, id: &Value, name: &str, args: &Value) -> Value {
-        json!({"type": "function_call", "call_id": id, "name": name, "arguments": args.to_string()})
+        json!({"type": "function_call", "call_id": id, "name": name, "arguments": args})
     }
 
     fn error_result(&self, id: &Value, _name: &str, message: &str) -> Value {

@@ -123,18 +123,18 @@ fn write_back_puts_args_in_provider_form() {
     let c = one(json!({"id": "call_1", "type": "function",
         "function": {"name": "read", "arguments": "{}"}}));
     assert_eq!(
-        write_call(&c, &args),
+        write_call(&c, &args, &Default::default()),
         json!({"id": "call_1", "type": "function",
             "function": {"name": "read", "arguments": "{\"filePath\":\"/a\",\"limit\":5}"}})
     );
     let c = one(json!({"type": "tool_use", "id": "t", "name": "read", "input": {}}));
     assert_eq!(
-        write_call(&c, &args),
+        write_call(&c, &args, &Default::default()),
         json!({"type": "tool_use", "id": "t", "name": "read", "input": args})
     );
     let c = one(json!({"functionCall": {"name": "read", "args": {}}}));
     assert_eq!(
-        write_call(&c, &args),
+        write_call(&c, &args, &Default::default()),
         json!({"functionCall": {"name": "read", "args": args}})
     );
 }

@@ -2,6 +2,7 @@
 
 mod check;
 mod envelopes;
+mod exact;
 mod formats;
 mod golden;
 mod hardening;

@@ -1,0 +1,255 @@
+//! Number spellings, so that a number comes out as it came in.
+//!
+//! With serde_json's `arbitrary_precision` a number keeps its digits exactly
+//! (`0.1000000000000000055511151231257827`, `12345678901234567890123`, `1.0`,
+//! `-0.0`), but its parser writes an exponent in one form: `1e2` and `1E2` become
+//! `1e+2`. [`Spellings`] remembers, per record, how each such number was spelled
+//! in the source, and the output writes it back that way. When one record spells
+//! the same number two ways (`1e2` and `1E2`), that number is written in the
+//! parser's form: its value is exact, its spelling is not guessed.
+
+use std::collections::HashMap;
+use std::io;
+
+use serde::Serialize;
+use serde_json::ser::{CompactFormatter, Formatter, PrettyFormatter};
+use serde_json::{Serializer, Value};
+
+/// Source spellings of the numbers whose parsed text differs from the source.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Spellings {
+    /// Parsed text → source text; `None` where the source spelled it two ways.
+    map: HashMap<String, Option<String>>,
+}
+
+impl Spellings {
+    /// The spellings of the numbers in JSON (or near-JSON) `text`. Strings are
+    /// skipped; costs one pass, and nothing is allocated unless a number has an
+    /// exponent that the parser writes differently.
+    pub fn scan(text: &[u8]) -> Self {
+        let mut out = Self::default();
+        out.add(text);
+        out
+    }
+
+    /// Adds the spellings found in `text`.
+    pub fn add(&mut self, text: &[u8]) {
+        let mut i = 0;
+        let mut prev = b' ';
+        while i < text.len() {
+            let b = text[i];
+            if b == b'"' {
+                i = skip_string(text, i + 1);
+                prev = b'"';
+                continue;
+            }
+            let starts_number = (b == b'-' || b.is_ascii_digit())
+                && !(prev.is_ascii_alphanumeric() || prev == b'_');
+            if !starts_number {
+                prev = b;
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < text.len()
+                && matches!(text[i], b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
+            {
+                i += 1;
+            }
+            let token = &text[start..i];
+            prev = text[i - 1];
+            if let Some(parsed) = parsed_form(token) {
+                let source = String::from_utf8_lossy(token).into_owned();
+                match self.map.get(&parsed) {
+                    None => {
+                        self.map.insert(parsed, Some(source));
+                    }
+                    Some(Some(seen)) if *seen != source => {
+                        self.map.insert(parsed, None);
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+    }
+
+    /// Whether every number is written as the parser spells it.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    fn source<'a>(&'a self, parsed: &'a str) -> &'a str {
+        match self.map.get(parsed) {
+            Some(Some(source)) => source,
+            _ => parsed,
+        }
+    }
+
+    /// `value` as compact JSON with the source spellings.
+    pub fn write<W: io::Write>(&self, out: W, value: &Value) -> io::Result<()> {
+        let mut ser = Serializer::with_formatter(out, Spelled(CompactFormatter, self));
+        value.serialize(&mut ser).map_err(io::Error::from)
+    }
+
+    /// `value` as pretty JSON with the source spellings.
+    pub fn write_pretty<W: io::Write>(&self, out: W, value: &Value) -> io::Result<()> {
+        let mut ser = Serializer::with_formatter(out, Spelled(PrettyFormatter::new(), self));
+        value.serialize(&mut ser).map_err(io::Error::from)
+    }
+
+    /// `value` as compact JSON text with the source spellings.
+    pub fn to_text(&self, value: &Value) -> String {
+        let mut out = Vec::with_capacity(128);
+        // Writing to a Vec cannot fail, and serde_json writes UTF-8.
+        let _ = self.write(&mut out, value);
+        String::from_utf8(out).unwrap_or_default()
+    }
+}
+
+/// How serde_json's parser writes a number with an exponent, when that differs
+/// from `token`: `e` in lower case, and a `+` where the source had no sign.
+fn parsed_form(token: &[u8]) -> Option<String> {
+    let at = token.iter().position(|&b| b == b'e' || b == b'E')?;
+    let (mantissa, rest) = (&token[..at], &token[at + 1..]);
+    let (sign, digits) = match rest.first() {
+        Some(b'+') => (b'+', &rest[1..]),
+        Some(b'-') => (b'-', &rest[1..]),
+        _ => (b'+', rest),
+    };
+    if mantissa.is_empty() || digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let mut parsed = Vec::with_capacity(token.len() + 1);
+    parsed.extend_from_slice(mantissa);
+    parsed.push(b'e');
+    parsed.push(sign);
+    parsed.extend_from_slice(digits);
+    (parsed != token).then(|| String::from_utf8_lossy(&parsed).into_owned())
+}
+
+/// The index just past the string whose body starts at `i`.
+fn skip_string(text: &[u8], mut i: usize) -> usize {
+    while i < text.len() {
+        match text[i] {
+            b'\\' => i += 2,
+            b'"' => return i + 1,
+            _ => i += 1,
+        }
+    }
+    text.len()
+}
+
+/// A formatter that writes numbers in their source spelling.
+struct Spelled<'a, F>(F, &'a Spellings);
+
+impl<F: Formatter> Formatter for Spelled<'_, F> {
+    fn write_number_str<W: ?Sized + io::Write>(
+        &mut self,
+        w: &mut W,
+        value: &str,
+    ) -> io::Result<()> {
+        w.write_all(self.1.source(value).as_bytes())
+    }
+    fn begin_array<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_array(w)
+    }
+    fn end_array<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_array(w)
+    }
+    fn begin_array_value<W: ?Sized + io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
+        self.0.begin_array_value(w, first)
+    }
+    fn end_array_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_array_value(w)
+    }
+    fn begin_object<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_object(w)
+    }
+    fn end_object<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_object(w)
+    }
+    fn begin_object_key<W: ?Sized + io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
+        self.0.begin_object_key(w, first)
+    }
+    fn end_object_key<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_object_key(w)
+    }
+    fn begin_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_object_value(w)
+    }
+    fn end_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_object_value(w)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(text: &str) -> String {
+        let v: Value = serde_json::from_str(text).unwrap();
+        Spellings::scan(text.as_bytes()).to_text(&v)
+    }
+
+    #[test]
+    fn every_number_comes_out_as_it_came_in() {
+        let text = r#"{"a":1.0,"b":1e2,"c":-0.0,"d":1234567890123456789012345,"e":0.100000000000000005551115123125782702,"f":1E-7,"g":2.50e+10,"h":[3E5,-1e0]}"#;
+        assert_eq!(round_trip(text), text);
+    }
+
+    #[test]
+    fn strings_are_not_numbers() {
+        let s = Spellings::scan(br#"{"a":"1e2 \" 2E3","k1e2":1}"#);
+        assert!(s.is_empty(), "{s:?}");
+    }
+
+    #[test]
+    fn one_value_spelled_two_ways_is_written_in_the_parsed_form() {
+        let text = r#"[1e2,1E2,1e+2]"#;
+        assert_eq!(round_trip(text), "[1e+2,1e+2,1e+2]");
+    }
+
+    #[test]
+    fn pretty_output_keeps_spellings() {
+        let text = r#"{"a":1E3}"#;
+        let v: Value = serde_json::from_str(text).unwrap();
+        let mut out = Vec::new();
+        Spellings::scan(text.as_bytes())
+            .write_pretty(&mut out, &v)
+            .unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), "{\n  \"a\": 1E3\n}");
+    }
+}
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn any_number_text_round_trips(
+            numbers in prop::collection::vec("-?(0|[1-9][0-9]{0,40})(\\.[0-9]{1,40})?([eE][+-]?[0-9]{1,4})?", 1..8)
+        ) {
+            let text = format!("{{\"n\":[{}],\"s\":\"1e2\"}}", numbers.join(","));
+            let v: Value = serde_json::from_str(&text).unwrap();
+            let spellings = Spellings::scan(text.as_bytes());
+            let got = spellings.to_text(&v);
+            // Exact unless one value is spelled two ways in the record.
+            if spellings.map.values().all(Option::is_some) {
+                prop_assert_eq!(got, text);
+            } else {
+                let back: Value = serde_json::from_str(&got).unwrap();
+                prop_assert_eq!(back, v);
+            }
+        }
+    }
+}

@@ -1,0 +1,95 @@
+//! Exactness: what passes through comes out as it came in (issue 9).
+
+use crate::{callfix, write};
+
+const NUMBERS: &str = r#"{"a":1.0,"b":1e2,"c":-0.0,"d":1234567890123456789012345,"e":0.100000000000000005551115123125782702,"f":2E-3}"#;
+
+fn numbers_schema() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "n.json",
+        r#"{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"},"c":{"type":"number"},"d":{"type":"integer"},"e":{"type":"number"},"f":{"type":"number"},"s":{"type":"string"}},"additionalProperties":false}"#,
+    );
+    dir
+}
+
+fn run(dir: &tempfile::TempDir, args: &[&str], stdin: String) -> String {
+    let out = callfix()
+        .arg("-s")
+        .arg(dir.path())
+        .args(args)
+        .write_stdin(stdin)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn valid_numbers_keep_their_text_in_every_format() {
+    let dir = numbers_schema();
+    let generic = format!(r#"{{"name":"n","arguments":{NUMBERS}}}"#);
+    let openai = format!(
+        r#"{{"id":"c1","type":"function","function":{{"name":"n","arguments":{}}}}}"#,
+        serde_json::to_string(NUMBERS).unwrap()
+    );
+    let anthropic = format!(r#"{{"type":"tool_use","id":"t1","name":"n","input":{NUMBERS}}}"#);
+    for input in [&generic, &openai, &anthropic] {
+        // args: the arguments themselves.
+        assert_eq!(
+            run(&dir, &["-f", "args"], input.clone()),
+            format!("{NUMBERS}\n")
+        );
+        // json: inside the result object.
+        let json = run(&dir, &["-f", "json"], input.clone());
+        assert!(json.contains(&format!(r#""args":{NUMBERS}"#)), "{json}");
+        // call, in its own envelope and converted: as an object or as text.
+        let call = run(&dir, &["-f", "call"], input.clone());
+        let escaped = serde_json::to_string(NUMBERS).unwrap();
+        assert!(call.contains(NUMBERS) || call.contains(&escaped), "{call}");
+        let to_anthropic = run(&dir, &["-f", "call", "--to", "anthropic"], input.clone());
+        assert!(
+            to_anthropic.contains(&format!(r#""input":{NUMBERS}"#)),
+            "{to_anthropic}"
+        );
+        for to in ["openai", "mistral", "openai-responses"] {
+            let out = run(&dir, &["-f", "call", "--to", to], input.clone());
+            assert!(
+                out.contains(&format!(r#""arguments":{escaped}"#)),
+                "{to}: {out}"
+            );
+        }
+        for to in ["gemini", "mcp"] {
+            let out = run(&dir, &["-f", "call", "--to", to], input.clone());
+            assert!(out.contains(NUMBERS), "{to}: {out}");
+        }
+    }
+}
+
+#[test]
+fn untouched_numbers_of_a_repaired_call_keep_their_text() {
+    let dir = numbers_schema();
+    let input = r#"{"name":"n","arguments":{"b":1e2,"d":12345678901234567890123456,"s":3.10}}"#;
+    let out = run(&dir, &["-f", "args"], input.to_owned());
+    assert_eq!(
+        out,
+        "{\"b\":1e2,\"d\":12345678901234567890123456,\"s\":\"3.10\"}\n"
+    );
+}
+
+#[test]
+fn coerce_string_uses_the_number_text() {
+    let dir = numbers_schema();
+    for (sent, want) in [
+        ("3.10", r#""3.10""#),
+        ("9400111899223344556677", r#""9400111899223344556677""#),
+    ] {
+        let out = run(
+            &dir,
+            &["-f", "args"],
+            format!(r#"{{"name":"n","arguments":{{"s":{sent}}}}}"#),
+        );
+        assert_eq!(out, format!("{{\"s\":{want}}}\n"));
+    }
+}
