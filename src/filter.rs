@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
-use std::io::{self, BufRead, Read};
+use std::io::{self, Read};
 
 use serde_json::Value;
 
@@ -233,7 +233,7 @@ impl fmt::Display for Summary {
 /// Runs every record of `reader` through the filter. `source` names the input in
 /// messages (`stdin`, a file path). Record numbers continue from `first_index`;
 /// returns the next free one.
-pub fn filter_stream<R: BufRead, S: Sink>(
+pub fn filter_stream<R: Read, S: Sink>(
     reader: R,
     source: &str,
     first_index: u64,
@@ -244,7 +244,18 @@ pub fn filter_stream<R: BufRead, S: Sink>(
 ) -> Result<u64, StreamError> {
     let mut framer = Framer::new(reader, options.max_record_bytes, first_index);
     let mut buf = Vec::new();
-    while let Some(meta) = framer.next_record(&mut buf).map_err(StreamError::Read)? {
+    loop {
+        // Results are flushed before the framer waits for more input.
+        let mut flushed = Ok(());
+        let next = framer.next_record(&mut buf, &mut || {
+            if flushed.is_ok() {
+                flushed = printer.flush();
+            }
+        });
+        flushed.map_err(StreamError::Write)?;
+        let Some(meta) = next.map_err(StreamError::Read)? else {
+            break;
+        };
         summary.records += 1;
         let record_error = |text: String| Verdict::rejected(text, Fault::Call);
         let parsed = if let Some(size) = meta.oversized {

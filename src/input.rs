@@ -1,25 +1,35 @@
 //! Stage 1: the input stream.
 //!
-//! Splits a byte stream into *records* without parsing them, so that one broken
-//! record never takes the rest of the stream with it. A stream may be JSON Lines,
-//! concatenated (possibly pretty-printed) JSON values, or one top-level JSON array
-//! whose elements are the records. Memory is bounded by the largest record, not by
-//! the length of the stream.
+//! Splits a byte stream into *records* without building values, so that one
+//! broken record never takes the rest of the stream with it. A stream may be JSON
+//! Lines, concatenated JSON values in any layout (pretty-printed with any
+//! indentation, or none), one top-level JSON array whose elements are the records,
+//! or Server-Sent Events (`data:` lines; `event:`, `id:`, `retry:`, comments and
+//! `data: [DONE]` are skipped). Memory is bounded by the largest record.
 //!
-//! How a record ends:
-//! - an object or array ends when its brackets balance (strings and escapes are
-//!   respected);
-//! - a top-level string ends at its closing quote;
-//! - anything else (a number, `true`, garbage) ends at the end of its line, or at
-//!   `,`/`]` inside a top-level array.
+//! The framer checks JSON syntax as it goes, so a stream of valid JSON values
+//! frames exactly as a strict parser would. Only once the open record can no
+//! longer be valid JSON does it look for where the next record starts:
+//! - a raw newline inside a string (never valid) ends the record there: a
+//!   truncated line does not swallow the next one;
+//! - a `{` or `[` in column 0 that cannot continue the record starts a new one;
+//! - otherwise the broken record runs to the end of its line (or, if it left
+//!   brackets open, of the line where they close), so one bad line is one result.
 //!
-//! Resynchronisation, so a truncated record does not swallow the next ones:
-//! - a raw newline inside a string cannot occur in valid JSON, so it ends the record;
-//! - a line that starts in column 0 with `{` or `[` while a record is still open
-//!   starts a new record (pretty-printers indent nested lines; JSON Lines never
-//!   splits a record).
+//! When a record breaks after a `{` in column 0 that it had taken in while still
+//! valid (a truncated JSON Lines record, then whole ones), it ends before that
+//! brace and framing resumes there, so the whole records after it come out.
+//!
+//! One exception keeps a truncated element from swallowing a whole array: inside a
+//! top-level array, a `{` in column 0 always starts a new record. (An array of
+//! records pretty-printed with no indentation and a nested `{` in column 0 is the
+//! one valid layout this splits.)
+//!
+//! Live: before any read that may block, the framer calls the `idle` callback it is
+//! given (the filter flushes its results there), so every result is written before
+//! callfix waits for more input. Records already in the buffer are batched.
 
-use std::io::{self, BufRead};
+use std::io::{self, Read};
 
 /// Where a record came from, for messages that name the file and line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,51 +48,339 @@ pub struct RecordMeta {
 /// How the framer ended a record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ending {
-    /// The value closed normally (or a bare token ended at its line end).
+    /// The value closed, or a broken record ended at its line end.
     Complete,
     /// The input ended inside the record.
     Eof,
-    /// A newline inside a string, or a new record starting in column 0, cut it off.
+    /// The record was valid so far but was cut off: a newline inside a string, or
+    /// a new record starting in column 0.
     Resync,
 }
 
+/// What the syntax checker expects next inside a record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Shape {
-    /// `{…}` or `[…]`.
-    Nested {
-        depth: u32,
-        in_string: bool,
-        escaped: bool,
-    },
-    /// `"…"` at the top level.
-    Str { escaped: bool },
-    /// Anything else, up to the end of the line.
-    Bare,
+enum Expect {
+    Value,
+    /// After `[`: a value or `]`.
+    ValueOrEnd,
+    /// After `{`: a key or `}`.
+    KeyOrEnd,
+    /// After `,` in an object.
+    Key,
+    Colon,
+    /// After a value inside a container.
+    CommaOrEnd,
+}
+
+/// A number or literal being read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Token {
+    /// Number grammar states (RFC 8259): after `-`, after a leading `0`, in the
+    /// integer digits, after `.`, in the fraction, after `e`, after its sign, in
+    /// the exponent.
+    Minus,
+    Zero,
+    Int,
+    Dot,
+    Frac,
+    Exp,
+    ExpSign,
+    ExpDigits,
+    /// `true`, `false` or `null`, and how many bytes of it were read.
+    Literal(&'static [u8], usize),
+}
+
+impl Token {
+    fn start(b: u8) -> Option<Token> {
+        Some(match b {
+            b'-' => Token::Minus,
+            b'0' => Token::Zero,
+            b'1'..=b'9' => Token::Int,
+            b't' => Token::Literal(b"true", 1),
+            b'f' => Token::Literal(b"false", 1),
+            b'n' => Token::Literal(b"null", 1),
+            _ => return None,
+        })
+    }
+
+    /// The token after `b`, or `None` if `b` cannot continue it.
+    fn next(self, b: u8) -> Option<Token> {
+        use Token::*;
+        Some(match (self, b) {
+            (Minus, b'0') => Zero,
+            (Minus, b'1'..=b'9') | (Int, b'0'..=b'9') => Int,
+            (Zero | Int, b'.') => Dot,
+            (Dot | Frac, b'0'..=b'9') => Frac,
+            (Zero | Int | Frac, b'e' | b'E') => Exp,
+            (Exp, b'+' | b'-') => ExpSign,
+            (Exp | ExpSign | ExpDigits, b'0'..=b'9') => ExpDigits,
+            (Literal(word, n), b) if n < word.len() && word[n] == b => Literal(word, n + 1),
+            _ => return None,
+        })
+    }
+
+    fn complete(self) -> bool {
+        match self {
+            Token::Zero | Token::Int | Token::Frac | Token::ExpDigits => true,
+            Token::Literal(word, n) => n == word.len(),
+            _ => false,
+        }
+    }
+
+    /// Bytes that may follow a token within a record.
+    fn is_token_byte(b: u8) -> bool {
+        b.is_ascii_alphanumeric() || matches!(b, b'-' | b'+' | b'.')
+    }
+}
+
+/// The scanner's state inside one record.
+#[derive(Debug)]
+struct Scan {
+    /// Open containers, `{` or `[`.
+    stack: Vec<u8>,
+    expect: Expect,
+    /// Inside a string: whether the next byte is escaped, and how many hex digits
+    /// of a `\u` escape are still due.
+    string: Option<(bool, u8)>,
+    token: Option<Token>,
+    /// Set once the record can no longer be valid JSON.
+    broken: Option<Loose>,
+}
+
+/// A broken record is followed loosely: brackets and strings only.
+#[derive(Debug)]
+struct Loose {
+    depth: usize,
+    in_string: bool,
+    escaped: bool,
+}
+
+enum Step {
+    Continue,
+    /// The byte closes the record.
+    EndAfter,
+    /// The record ended just before this byte.
+    EndBefore(Ending),
+}
+
+impl Scan {
+    fn new() -> Self {
+        Scan {
+            stack: Vec::new(),
+            expect: Expect::Value,
+            string: None,
+            token: None,
+            broken: None,
+        }
+    }
+
+    /// A value closed; at depth 0 that is the end of the record.
+    fn value_done(&mut self) -> bool {
+        self.expect = Expect::CommaOrEnd;
+        self.stack.is_empty()
+    }
+
+    /// The record became invalid at `b`.
+    fn break_at(&mut self, b: u8, line_start: bool) -> Step {
+        if line_start && matches!(b, b'{' | b'[') {
+            return Step::EndBefore(Ending::Resync);
+        }
+        if b == b'\n' && self.string.is_some() {
+            return Step::EndBefore(Ending::Resync);
+        }
+        self.broken = Some(Loose {
+            depth: self.stack.len(),
+            in_string: false,
+            escaped: false,
+        });
+        self.token = None;
+        self.string = None;
+        self.loose(b, false)
+    }
+
+    /// A byte of a broken record: it ends at the end of the line where the
+    /// brackets it opened are closed (or at once, if it opened none), or at a
+    /// column-0 bracket.
+    fn loose(&mut self, b: u8, line_start: bool) -> Step {
+        let Some(l) = self.broken.as_mut() else {
+            return Step::Continue;
+        };
+        if b == b'\n' && (l.in_string || l.depth == 0) {
+            return Step::EndBefore(Ending::Complete);
+        }
+        if line_start && matches!(b, b'{' | b'[') {
+            return Step::EndBefore(Ending::Complete);
+        }
+        if l.in_string {
+            if l.escaped {
+                l.escaped = false;
+            } else if b == b'\\' {
+                l.escaped = true;
+            } else if b == b'"' {
+                l.in_string = false;
+            }
+            return Step::Continue;
+        }
+        match b {
+            b'"' => l.in_string = true,
+            b'{' | b'[' => l.depth += 1,
+            b'}' | b']' => l.depth = l.depth.saturating_sub(1),
+            _ => {}
+        }
+        Step::Continue
+    }
+
+    /// Advances over one byte. `line_start`: the byte is the first of its line.
+    /// `in_array`: the record is an element of a top-level array.
+    fn step(&mut self, b: u8, line_start: bool, in_array: bool) -> Step {
+        if self.broken.is_some() {
+            return self.loose(b, line_start);
+        }
+        if let Some((escaped, hex)) = self.string {
+            if b < 0x20 {
+                return self.break_at(b, line_start);
+            }
+            self.string = if hex > 0 {
+                if !b.is_ascii_hexdigit() {
+                    return self.break_at(b, line_start);
+                }
+                Some((false, hex - 1))
+            } else if escaped {
+                match b {
+                    b'u' => Some((false, 4)),
+                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some((false, 0)),
+                    _ => return self.break_at(b, line_start),
+                }
+            } else if b == b'\\' {
+                Some((true, 0))
+            } else if b == b'"' {
+                let key = self.expect == Expect::Colon;
+                self.string = None;
+                if key {
+                    return Step::Continue;
+                }
+                return if self.value_done() {
+                    Step::EndAfter
+                } else {
+                    Step::Continue
+                };
+            } else {
+                Some((false, 0))
+            };
+            return Step::Continue;
+        }
+        if let Some(token) = self.token {
+            if let Some(next) = token.next(b) {
+                self.token = Some(next);
+                return Step::Continue;
+            }
+            if Token::is_token_byte(b) || !token.complete() {
+                return self.break_at(b, line_start);
+            }
+            self.token = None;
+            if self.value_done() {
+                return Step::EndBefore(Ending::Complete);
+            }
+        }
+        // A record of a top-level array never runs past a `{` in column 0.
+        if line_start && in_array && b == b'{' && !self.stack.is_empty() {
+            return Step::EndBefore(Ending::Resync);
+        }
+        match (self.expect, b) {
+            (_, b' ' | b'\t' | b'\r' | b'\n') => {}
+            (Expect::Value | Expect::ValueOrEnd, b'{') => {
+                self.stack.push(b'{');
+                self.expect = Expect::KeyOrEnd;
+            }
+            (Expect::Value | Expect::ValueOrEnd, b'[') => {
+                self.stack.push(b'[');
+                self.expect = Expect::ValueOrEnd;
+            }
+            (Expect::Value | Expect::ValueOrEnd | Expect::KeyOrEnd | Expect::Key, b'"') => {
+                if matches!(self.expect, Expect::KeyOrEnd | Expect::Key) {
+                    self.expect = Expect::Colon;
+                }
+                self.string = Some((false, 0));
+            }
+            (Expect::Value | Expect::ValueOrEnd, _) if Token::start(b).is_some() => {
+                self.token = Token::start(b);
+            }
+            (Expect::Colon, b':') => self.expect = Expect::Value,
+            (Expect::CommaOrEnd, b',') => {
+                self.expect = if self.stack.last() == Some(&b'{') {
+                    Expect::Key
+                } else {
+                    Expect::Value
+                };
+            }
+            (Expect::CommaOrEnd, b'}') | (Expect::KeyOrEnd, b'}')
+                if self.stack.last() == Some(&b'{') =>
+            {
+                self.stack.pop();
+                if self.value_done() {
+                    return Step::EndAfter;
+                }
+            }
+            (Expect::CommaOrEnd | Expect::ValueOrEnd, b']') if self.stack.last() == Some(&b'[') => {
+                self.stack.pop();
+                if self.value_done() {
+                    return Step::EndAfter;
+                }
+            }
+            _ => return self.break_at(b, line_start),
+        }
+        Step::Continue
+    }
+
+    /// Whether the record holds a whole value at the end of the input.
+    fn complete_at_eof(&self) -> bool {
+        self.broken.is_none()
+            && self.string.is_none()
+            && self.stack.is_empty()
+            && self.token.is_some_and(Token::complete)
+    }
 }
 
 /// Splits a reader into records. Reuse one `Framer` for the whole stream.
 pub struct Framer<R> {
     reader: R,
+    /// Read buffer; `pos..end` is unread.
+    buf: Vec<u8>,
+    pos: usize,
+    end: usize,
+    eof: bool,
     limit: usize,
     next_index: u64,
     line: u64,
     at_line_start: bool,
     in_array: bool,
-    at_start: bool,
 }
 
-impl<R: BufRead> Framer<R> {
+/// Bytes read from the input at a time.
+const CHUNK: usize = 1 << 16;
+
+/// The smallest buffer: room to recognise an SSE field (`data: [DONE]`).
+const MIN_BUFFER: usize = 16;
+
+impl<R: Read> Framer<R> {
     /// A framer over `reader` that keeps at most `limit` bytes of one record.
     /// `first_index` continues the record numbering across several inputs.
     pub fn new(reader: R, limit: usize, first_index: u64) -> Self {
+        Self::with_capacity(reader, limit, first_index, CHUNK)
+    }
+
+    fn with_capacity(reader: R, limit: usize, first_index: u64, capacity: usize) -> Self {
         Self {
             reader,
+            buf: vec![0; capacity.max(MIN_BUFFER)],
+            pos: 0,
+            end: 0,
+            eof: false,
             limit,
             next_index: first_index,
             line: 1,
             at_line_start: true,
             in_array: false,
-            at_start: true,
         }
     }
 
@@ -91,70 +389,136 @@ impl<R: BufRead> Framer<R> {
         self.next_index
     }
 
-    /// Reads the next record into `out` (cleared first). Returns `None` at the end
-    /// of the stream.
-    pub fn next_record(&mut self, out: &mut Vec<u8>) -> io::Result<Option<RecordMeta>> {
-        out.clear();
-        let Some(first) = self.skip_to_record()? else {
-            return Ok(None);
-        };
-        let mut shape = match first {
-            b'{' | b'[' => Shape::Nested {
-                depth: 0,
-                in_string: false,
-                escaped: false,
-            },
-            b'"' => Shape::Str { escaped: false },
-            _ => Shape::Bare,
-        };
-        let meta_line = self.line;
-        let mut size = 0usize;
-        let mut first_byte = true;
-        let ending = loop {
-            let buf = match self.reader.fill_buf() {
-                Ok(buf) => buf,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+    /// Makes at least `want` unread bytes available, unless the input ends first;
+    /// returns how many there are. Calls `idle` before a read that may block.
+    fn fill(&mut self, want: usize, idle: &mut dyn FnMut()) -> io::Result<usize> {
+        let want = want.min(self.buf.len());
+        if self.end - self.pos >= want || self.eof {
+            return Ok(self.end - self.pos);
+        }
+        if self.pos > 0 {
+            self.buf.copy_within(self.pos..self.end, 0);
+            self.end -= self.pos;
+            self.pos = 0;
+        }
+        while self.end < want && !self.eof {
+            idle();
+            match self.reader.read(&mut self.buf[self.end..]) {
+                Ok(0) => self.eof = true,
+                Ok(n) => self.end += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
-            };
-            if buf.is_empty() {
+            }
+        }
+        Ok(self.end - self.pos)
+    }
+
+    /// Like [`Framer::fill`], but content with a line that ends within `want`
+    /// bytes: peeking never waits for input beyond the current line.
+    fn fill_line(&mut self, want: usize, idle: &mut dyn FnMut()) -> io::Result<&[u8]> {
+        let mut have = self.fill(1, idle)?;
+        while have < want.min(self.buf.len())
+            && !self.eof
+            && !self.buf[self.pos..self.end].contains(&b'\n')
+        {
+            have = self.fill(have + 1, idle)?;
+        }
+        Ok(&self.buf[self.pos..self.end])
+    }
+
+    /// Reads the next record into `out` (cleared first). Returns `None` at the end
+    /// of the stream. `idle` is called before any read that may block.
+    pub fn next_record(
+        &mut self,
+        out: &mut Vec<u8>,
+        idle: &mut dyn FnMut(),
+    ) -> io::Result<Option<RecordMeta>> {
+        out.clear();
+        if !self.skip_to_record(idle)? {
+            return Ok(None);
+        }
+        let meta_line = self.line;
+        let in_array = self.in_array;
+        let mut scan = Scan::new();
+        let mut size = 0usize;
+        // The last `{` in column 0 inside the record while it was still valid:
+        // (offset in the record, its line).
+        let mut candidate: Option<(usize, u64)> = None;
+        let ending = loop {
+            if self.fill(1, idle)? == 0 {
+                if scan.complete_at_eof() {
+                    break Ending::Complete;
+                }
+                // The input ended: the record cannot be valid any more.
+                if let Some((at, line)) = candidate
+                    && size <= self.limit
+                {
+                    self.resume_at(out, 0, at, line);
+                    break Ending::Resync;
+                }
                 break Ending::Eof;
             }
+            let chunk = &self.buf[self.pos..self.end];
             // (bytes to take, how the record ended); a byte that ends a record
-            // without belonging to it is left in the reader for the next one.
+            // without belonging to it is left for the next one.
             let mut end: Option<(usize, Ending)> = None;
-            let mut i = 0;
-            while i < buf.len() {
-                let b = buf[i];
-                let line_start = self.at_line_start;
-                self.at_line_start = b == b'\n';
-                let step = step(&mut shape, b, first_byte, line_start, self.in_array);
-                first_byte = false;
+            // The record broke at this index after a candidate.
+            let mut backtrack = None;
+            let mut newlines = 0;
+            for (i, &b) in chunk.iter().enumerate() {
+                let line_start = self.at_line_start && size + i > 0;
+                let was_valid = scan.broken.is_none();
+                let step = scan.step(b, line_start, in_array);
+                // Did the record just become invalid (not: end by the array rule)?
+                let broke = was_valid
+                    && match step {
+                        Step::Continue => scan.broken.is_some(),
+                        Step::EndBefore(Ending::Resync) => !(in_array && b == b'{' && line_start),
+                        _ => false,
+                    };
+                if broke && candidate.is_some() {
+                    backtrack = Some(i);
+                    break;
+                }
                 match step {
-                    Step::Continue => i += 1,
+                    Step::Continue => {
+                        if line_start && b == b'{' && scan.broken.is_none() {
+                            candidate = Some((size + i, self.line + newlines));
+                        }
+                    }
                     Step::EndAfter => {
                         end = Some((i + 1, Ending::Complete));
+                        newlines += u64::from(b == b'\n');
+                        self.at_line_start = b == b'\n';
                         break;
                     }
                     Step::EndBefore(ending) => {
-                        self.at_line_start = line_start;
                         end = Some((i, ending));
                         break;
                     }
                 }
+                self.at_line_start = b == b'\n';
+                newlines += u64::from(b == b'\n');
+            }
+            if let (Some(i), Some((at, line))) = (backtrack, candidate)
+                && size + i < self.limit
+            {
+                self.resume_at(out, i + 1, at, line);
+                break Ending::Resync;
             }
             let (take, done) = match end {
                 Some((n, ending)) => (n, Some(ending)),
-                None => (buf.len(), None),
+                None => (chunk.len(), None),
             };
-            self.line += count_newlines(&buf[..take]);
+            self.line += newlines;
             size += take;
             if size <= self.limit {
-                out.extend_from_slice(&buf[..take]);
+                out.extend_from_slice(&chunk[..take]);
             } else if !out.is_empty() {
                 out.clear();
                 out.shrink_to(0);
             }
-            self.reader.consume(take);
+            self.pos += take;
             if let Some(ending) = done {
                 break ending;
             }
@@ -169,133 +533,101 @@ impl<R: BufRead> Framer<R> {
         }))
     }
 
-    /// Skips whitespace, separators and top-level array brackets. Returns the first
-    /// byte of the next record (not consumed) or `None` at the end of input.
-    fn skip_to_record(&mut self) -> io::Result<Option<u8>> {
+    /// The open record (`out`, then the next `taken` bytes of the buffer) broke
+    /// after a column-0 `{` at record offset `at`, on `line`, that it took in while
+    /// still valid: the record ends before that brace, and framing resumes there.
+    /// Each byte is scanned at most twice this way.
+    fn resume_at(&mut self, out: &mut Vec<u8>, taken: usize, at: usize, line: u64) {
+        out.extend_from_slice(&self.buf[self.pos..self.pos + taken]);
+        let mut rest = out.split_off(at);
+        rest.extend_from_slice(&self.buf[self.pos + taken..self.end]);
+        self.end = rest.len();
+        rest.resize(rest.len().max(self.buf.len()), 0);
+        self.buf = rest;
+        self.pos = 0;
+        self.line = line;
+        self.at_line_start = true;
+    }
+
+    /// Consumes `n` bytes that hold no newline.
+    fn consume(&mut self, n: usize) {
+        self.pos += n;
+        self.at_line_start = false;
+    }
+
+    /// Skips whitespace, separators, byte-order marks, top-level array brackets
+    /// and SSE lines that carry no record. Returns whether a record follows.
+    fn skip_to_record(&mut self, idle: &mut dyn FnMut()) -> io::Result<bool> {
         loop {
-            let buf = match self.reader.fill_buf() {
-                Ok(buf) => buf,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            };
-            if buf.is_empty() {
-                return Ok(None);
+            if self.fill(1, idle)? == 0 {
+                return Ok(false);
             }
-            if self.at_start {
-                self.at_start = false;
-                if buf.starts_with(b"\xEF\xBB\xBF") {
-                    self.reader.consume(3);
-                    continue;
-                }
-            }
-            let mut i = 0;
-            let mut found = None;
-            while i < buf.len() {
-                let b = buf[i];
-                match b {
-                    b' ' | b'\t' | b'\r' | b'\n' => {
-                        if b == b'\n' {
-                            self.line += 1;
-                        }
-                        self.at_line_start = b == b'\n';
-                    }
-                    b',' if self.in_array => self.at_line_start = false,
-                    b']' if self.in_array => {
-                        self.in_array = false;
-                        self.at_line_start = false;
-                    }
-                    b'[' if !self.in_array => {
-                        self.in_array = true;
-                        self.at_line_start = false;
-                    }
-                    _ => {
-                        found = Some(b);
-                        break;
-                    }
-                }
-                i += 1;
-            }
-            self.reader.consume(i);
-            if found.is_some() {
-                return Ok(found);
-            }
-        }
-    }
-}
-
-enum Step {
-    Continue,
-    /// The byte closes the record.
-    EndAfter,
-    /// The record ended just before this byte.
-    EndBefore(Ending),
-}
-
-/// Advances the scanner over one byte of a record.
-fn step(shape: &mut Shape, b: u8, first_byte: bool, line_start: bool, in_array: bool) -> Step {
-    match shape {
-        Shape::Nested {
-            depth,
-            in_string,
-            escaped,
-        } => {
-            if *in_string {
-                // A raw newline is invalid in a JSON string, escaped or not.
-                if b == b'\n' {
-                    return Step::EndBefore(Ending::Resync);
-                } else if *escaped {
-                    *escaped = false;
-                } else if b == b'\\' {
-                    *escaped = true;
-                } else if b == b'"' {
-                    *in_string = false;
-                }
-                return Step::Continue;
-            }
+            let b = self.buf[self.pos];
             match b {
-                b'"' => *in_string = true,
-                b'{' | b'[' => {
-                    if line_start && !first_byte && *depth > 0 {
-                        return Step::EndBefore(Ending::Resync);
-                    }
-                    *depth += 1;
+                b' ' | b'\t' | b'\r' | b'\n' => {
+                    self.pos += 1;
+                    self.at_line_start = b == b'\n';
+                    self.line += u64::from(b == b'\n');
                 }
-                b'}' | b']' => {
-                    *depth = depth.saturating_sub(1);
-                    if *depth == 0 {
-                        return Step::EndAfter;
+                b',' if self.in_array => self.consume(1),
+                b']' if self.in_array => {
+                    self.in_array = false;
+                    self.consume(1);
+                }
+                b'[' if !self.in_array => {
+                    self.in_array = true;
+                    self.consume(1);
+                }
+                0xEF => {
+                    if !self.fill_line(3, idle)?.starts_with(b"\xEF\xBB\xBF") {
+                        return Ok(true);
+                    }
+                    self.consume(3);
+                }
+                b'd' | b'e' | b'i' | b'r' | b':' if self.at_line_start && !self.in_array => {
+                    if !self.skip_sse_field(idle)? {
+                        return Ok(true);
                     }
                 }
-                _ => {}
-            }
-            Step::Continue
-        }
-        Shape::Str { escaped } => {
-            if first_byte {
-                // the opening quote
-            } else if b == b'\n' {
-                return Step::EndBefore(Ending::Resync);
-            } else if *escaped {
-                *escaped = false;
-            } else if b == b'\\' {
-                *escaped = true;
-            } else if b == b'"' {
-                return Step::EndAfter;
-            }
-            Step::Continue
-        }
-        Shape::Bare => {
-            if b == b'\n' || b == b'\r' || (in_array && (b == b',' || b == b']')) {
-                Step::EndBefore(Ending::Complete)
-            } else {
-                Step::Continue
+                _ => return Ok(true),
             }
         }
     }
-}
 
-fn count_newlines(bytes: &[u8]) -> u64 {
-    bytes.iter().filter(|&&b| b == b'\n').count() as u64
+    /// At the start of a line: an SSE field. `data:` (and one space) is skipped so
+    /// that its JSON is framed as a record, and so is a `data: [DONE]` line;
+    /// `event:`, `id:`, `retry:` and `:` comment lines are skipped whole. Returns
+    /// false, consuming nothing, if the line is no SSE field.
+    fn skip_sse_field(&mut self, idle: &mut dyn FnMut()) -> io::Result<bool> {
+        const FIELDS: [&[u8]; 5] = [b"data:", b"event:", b"id:", b"retry:", b":"];
+        let rest = self.fill_line(MIN_BUFFER, idle)?;
+        let Some(field) = FIELDS.iter().find(|f| rest.starts_with(f)) else {
+            return Ok(false);
+        };
+        let mut n = field.len();
+        if *field == b"data:" {
+            n += usize::from(rest.get(n) == Some(&b' '));
+            let line = &rest[n..];
+            let done =
+                line.starts_with(b"[DONE]") && matches!(line.get(6), None | Some(b'\n' | b'\r'));
+            if !done {
+                self.consume(n);
+                return Ok(true);
+            }
+        }
+        // Skip the rest of the line.
+        loop {
+            let rest = &self.buf[self.pos..self.end];
+            if let Some(at) = rest.iter().position(|&b| b == b'\n') {
+                self.pos += at;
+                return Ok(true);
+            }
+            self.pos = self.end;
+            if self.fill(1, idle)? == 0 {
+                return Ok(true);
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -308,11 +640,10 @@ mod tests {
 
     fn frame_with_limit(input: &[u8], limit: usize) -> Vec<(String, RecordMeta)> {
         // A tiny buffer exercises records that span many reads.
-        let reader = io::BufReader::with_capacity(3, input);
-        let mut framer = Framer::new(reader, limit, 0);
+        let mut framer = Framer::with_capacity(input, limit, 0, 3);
         let mut buf = Vec::new();
         let mut out = Vec::new();
-        while let Some(meta) = framer.next_record(&mut buf).unwrap() {
+        while let Some(meta) = framer.next_record(&mut buf, &mut || {}).unwrap() {
             out.push((String::from_utf8_lossy(&buf).into_owned(), meta));
         }
         out
@@ -427,6 +758,132 @@ mod tests {
     }
 
     #[test]
+    fn pretty_printing_with_no_indentation_is_one_record() {
+        // Issue 9: a nested `{` in column 0 used to split a valid record.
+        let input = b"{\n\"name\": \"todowrite\",\n\"arguments\": {\n\"todos\": [\n{\n\"content\": \"a\"\n}\n]\n}\n}\n{\"ok\":1}\n";
+        let out = frame(input);
+        assert_eq!(out.len(), 2, "{out:?}");
+        assert_eq!(out[0].1.ending, Ending::Complete);
+        let v: serde_json::Value = serde_json::from_str(&out[0].0).unwrap();
+        assert_eq!(v["arguments"]["todos"][0]["content"], "a");
+        assert_eq!(out[1].1.line, 11);
+    }
+
+    #[test]
+    fn a_garbage_line_in_an_open_array_is_one_record() {
+        // Issue 9: `x,y,z , 1 2 3` after an unclosed `[` gave up to 7 results.
+        let out = frame(b"[\nx,y,z , 1 2 3\n{\"ok\":1}\n");
+        let t: Vec<_> = out.iter().map(|(t, _)| t.as_str()).collect();
+        assert_eq!(t, ["x,y,z , 1 2 3", "{\"ok\":1}"]);
+    }
+
+    #[test]
+    fn valid_values_of_every_kind_frame_as_a_parser_would() {
+        assert_eq!(
+            texts(b"\"a b\" 12 -0.5e+3 true null {\"k\":[1,{}]}\n\"x\""),
+            [
+                "\"a b\"",
+                "12",
+                "-0.5e+3",
+                "true",
+                "null",
+                "{\"k\":[1,{}]}",
+                "\"x\""
+            ]
+        );
+    }
+
+    #[test]
+    fn a_record_that_can_still_be_valid_is_not_cut_at_column_zero() {
+        // `{"a":` may go on with a value on the next line: it does.
+        let out = frame(b"{\"a\":\n{\"b\":1}}\n");
+        assert_eq!(out.len(), 1);
+        // But once it cannot, the column-0 brace starts the next record.
+        let out = frame(b"{\"a\":1,\n{\"b\":1}\n");
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[0].1.ending, Ending::Resync);
+        assert_eq!(out[1].0, "{\"b\":1}");
+    }
+
+    #[test]
+    fn a_record_that_breaks_after_a_column_zero_brace_ends_before_it() {
+        // A truncated JSON Lines record, then whole ones: none of them is lost.
+        let good = "{\"b\":[1]}";
+        for cut in ["{\"a\":", "{\"a\":[", "{\"a\":[1,", "{\"a\":{\"c\":"] {
+            let input = format!("{cut}\n{good}\n{good}\nnot json\n{good}\n");
+            let out = frame(input.as_bytes());
+            let t: Vec<_> = out.iter().map(|(t, _)| t.as_str()).collect();
+            assert_eq!(
+                t,
+                [&format!("{cut}\n"), good, good, "not json", good],
+                "{cut}"
+            );
+            assert_eq!(out[0].1.ending, Ending::Resync);
+            let lines: Vec<_> = out.iter().map(|(_, m)| m.line).collect();
+            assert_eq!(lines, [1, 2, 3, 4, 5]);
+        }
+    }
+
+    #[test]
+    fn inside_a_top_level_array_a_column_zero_brace_starts_a_record() {
+        let out = frame(b"[\n{\"a\":[1,\n{\"b\":2},\n{\"c\":3}\n]\n");
+        let t: Vec<_> = out.iter().map(|(t, _)| t.as_str()).collect();
+        assert_eq!(t, ["{\"a\":[1,\n", "{\"b\":2}", "{\"c\":3}"]);
+        assert_eq!(out[0].1.ending, Ending::Resync);
+    }
+
+    #[test]
+    fn server_sent_events_frame_their_data() {
+        let input = b"event: message\nid: 7\n: keep-alive\ndata: {\"a\":1}\n\ndata:{\"b\":2}\nretry: 10\ndata: [DONE]\n";
+        assert_eq!(texts(input), ["{\"a\":1}", "{\"b\":2}"]);
+        // A line that only looks like a field is a record like any other.
+        assert_eq!(texts(b"database\n"), ["database"]);
+    }
+
+    #[test]
+    fn byte_order_marks_before_any_record_are_skipped() {
+        assert_eq!(
+            texts(b"{\"a\":1}\n\xEF\xBB\xBF{\"b\":2}"),
+            ["{\"a\":1}", "{\"b\":2}"]
+        );
+    }
+
+    #[test]
+    fn broken_records_end_where_their_brackets_close_or_their_line_ends() {
+        let out = frame(b"{\"a\": 1 2}{\"b\":1}\nnot json {\nstill\n{\"ok\":2}\n{\n  \"a\": 1 2,\n  \"b\": {}\n}\n3");
+        let t: Vec<_> = out.iter().map(|(t, _)| t.as_str()).collect();
+        assert_eq!(
+            t,
+            [
+                "{\"a\": 1 2}{\"b\":1}",
+                "not json {\nstill\n",
+                "{\"ok\":2}",
+                "{\n  \"a\": 1 2,\n  \"b\": {}\n}",
+                "3"
+            ]
+        );
+        assert!(out.iter().all(|(_, m)| m.ending == Ending::Complete));
+    }
+
+    #[test]
+    fn idle_is_called_before_each_read_and_not_between_buffered_records() {
+        let mut calls = 0;
+        let mut framer = Framer::with_capacity(&b"{}\n{}\n{}\n"[..], usize::MAX, 0, 1024);
+        let mut buf = Vec::new();
+        let mut records = 0;
+        while framer
+            .next_record(&mut buf, &mut || calls += 1)
+            .unwrap()
+            .is_some()
+        {
+            records += 1;
+        }
+        assert_eq!(records, 3);
+        // One read for the data, one that finds the end.
+        assert_eq!(calls, 2);
+    }
+
+    #[test]
     fn deep_nesting_is_framed_without_recursion() {
         let mut input = vec![b'['; 100_000];
         input.extend(vec![b']'; 100_000]);
@@ -469,11 +926,31 @@ mod properties {
         prop::collection::vec(byte, 0..40)
     }
 
+    /// A top-level value that is not an array (a top-level array is a batch).
+    fn top_level_value() -> impl Strategy<Value = Value> {
+        json_value().prop_filter("not an array", |v| !v.is_array())
+    }
+
+    /// Whether `line` leaves a value open that a following `{` could continue.
+    fn open_prefix(line: &[u8]) -> bool {
+        let mut scan = Scan::new();
+        let trimmed = line.trim_ascii_start();
+        if trimmed.first() == Some(&b'[') {
+            return true;
+        }
+        for &b in trimmed {
+            if !matches!(scan.step(b, false, false), Step::Continue) {
+                return false;
+            }
+        }
+        scan.broken.is_none() && !trimmed.is_empty() && scan.token.is_none()
+    }
+
     fn records(input: &[u8]) -> Vec<(Vec<u8>, RecordMeta)> {
-        let mut framer = Framer::new(io::BufReader::with_capacity(7, input), usize::MAX, 0);
+        let mut framer = Framer::with_capacity(input, usize::MAX, 0, 7);
         let mut buf = Vec::new();
         let mut out = Vec::new();
-        while let Some(meta) = framer.next_record(&mut buf).unwrap() {
+        while let Some(meta) = framer.next_record(&mut buf, &mut || {}).unwrap() {
             out.push((buf.clone(), meta));
         }
         out
@@ -507,6 +984,9 @@ mod properties {
         fn garbage_lines_never_swallow_the_next_record(
             garbage in prop::collection::vec(garbage_line(), 1..6)
         ) {
+            // A line that is the open start of a value may go on with the next
+            // line's record (that is what a parser would do): not garbage.
+            prop_assume!(garbage.iter().all(|g| !open_prefix(g)));
             let good = br#"{"name":"glob","arguments":{"pattern":"*"}}"#;
             let mut input = Vec::new();
             for g in &garbage {
@@ -518,6 +998,91 @@ mod properties {
             let got = records(&input);
             let intact = got.iter().filter(|(b, _)| b.as_slice() == good).count();
             prop_assert!(intact >= garbage.len(), "{} of {} intact", intact, garbage.len());
+        }
+
+        #[test]
+        fn valid_json_in_any_layout_frames_to_the_same_values(
+            values in prop::collection::vec(top_level_value(), 0..8),
+            indent in prop::sample::select(vec!["", " ", "\t", "  ", "    "]),
+            compact: bool,
+            separators in prop::collection::vec(prop::sample::select(vec!["\n", " ", "\r\n", "\n\n", "\t", "\n  "]), 8),
+        ) {
+            let mut input = Vec::new();
+            for (i, v) in values.iter().enumerate() {
+                if compact {
+                    serde_json::to_writer(&mut input, v).unwrap();
+                } else {
+                    let f = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
+                    let mut ser = serde_json::Serializer::with_formatter(&mut input, f);
+                    serde::Serialize::serialize(v, &mut ser).unwrap();
+                }
+                input.extend_from_slice(separators[i].as_bytes());
+            }
+            let got = records(&input);
+            prop_assert!(got.iter().all(|(_, m)| m.ending == Ending::Complete));
+            let got: Vec<Value> = got
+                .iter()
+                .map(|(b, _)| serde_json::from_slice(b).unwrap())
+                .collect();
+            prop_assert_eq!(got, values);
+        }
+
+        #[test]
+        fn a_top_level_array_frames_to_its_elements(
+            values in prop::collection::vec(json_value().prop_map(|v| serde_json::json!({"v": v})), 0..6),
+            pretty: bool,
+        ) {
+            let text = if pretty {
+                serde_json::to_vec_pretty(&values).unwrap()
+            } else {
+                serde_json::to_vec(&values).unwrap()
+            };
+            let got: Vec<Value> = records(&text)
+                .iter()
+                .map(|(b, _)| serde_json::from_slice(b).unwrap())
+                .collect();
+            prop_assert_eq!(got, values);
+        }
+
+        #[test]
+        fn a_garbage_line_is_one_record_and_the_next_is_intact(
+            garbage in prop::collection::vec(
+                (prop::sample::select(b"x}],#<".to_vec()), garbage_line()), 1..6),
+        ) {
+            let good = br#"{"name":"glob","arguments":{"pattern":"*"}}"#;
+            let mut input = Vec::new();
+            for (first, rest) in &garbage {
+                input.push(*first);
+                input.extend_from_slice(rest);
+                input.push(b'\n');
+                input.extend_from_slice(good);
+                input.push(b'\n');
+            }
+            let got = records(&input);
+            prop_assert_eq!(got.len(), 2 * garbage.len(), "{:?}", got);
+            for pair in got.chunks(2) {
+                prop_assert_eq!(pair[1].0.as_slice(), &good[..]);
+            }
+        }
+
+        #[test]
+        fn a_truncated_record_never_swallows_the_whole_ones_after_it(
+            value in json_value(),
+            cut in 0.0f64..1.0,
+            n in 1usize..4,
+        ) {
+            let good = br#"{"name":"glob","arguments":{"pattern":"*"}}"#;
+            let text = serde_json::to_string(&serde_json::json!({"v": value})).unwrap();
+            let at = ((text.len() - 1) as f64 * cut) as usize;
+            let mut input = text.as_bytes()[..at].to_vec();
+            for _ in 0..n {
+                input.push(b'\n');
+                input.extend_from_slice(good);
+            }
+            input.push(b'\n');
+            let got = records(&input);
+            let intact = got.iter().filter(|(b, _)| b.as_slice() == good).count();
+            prop_assert_eq!(intact, n, "{:?}", String::from_utf8_lossy(&input));
         }
 
         #[test]

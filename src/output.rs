@@ -39,6 +39,11 @@ pub struct Position {
 pub trait Sink {
     /// The number spellings of the record whose results follow.
     fn begin_record(&mut self, _spellings: Spellings) {}
+
+    /// Makes every result so far visible (called before waiting for input).
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
     fn call(&mut self, at: Position, call: &Call, verdict: &Verdict) -> io::Result<()>;
     fn record(&mut self, at: Position, verdict: &Verdict) -> io::Result<()>;
 
@@ -59,6 +64,10 @@ pub trait Sink {
 impl<W: Write> Sink for Printer<W> {
     fn begin_record(&mut self, spellings: Spellings) {
         self.spellings = spellings;
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Printer::flush(self)
     }
 
     fn call(&mut self, at: Position, call: &Call, verdict: &Verdict) -> io::Result<()> {

@@ -6,6 +6,7 @@ mod exact;
 mod formats;
 mod golden;
 mod hardening;
+mod live;
 mod providers;
 mod readme;
 mod render;

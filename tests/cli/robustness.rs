@@ -169,3 +169,30 @@ fn empty_and_whitespace_input() {
     callfix().write_stdin(" \n\t\n").assert().code(0).stdout("");
     callfix().write_stdin("[]").assert().code(0).stdout("");
 }
+
+#[test]
+fn pretty_printing_with_no_indentation_is_one_valid_record() {
+    // Issue 9: a nested `{` in column 0 split a valid record into broken ones.
+    let input = "{\n\"name\": \"todowrite\",\n\"arguments\": {\n\"todos\": [\n{\n\"content\": \"Run the tests\",\n\"status\": \"pending\",\n\"priority\": \"high\"\n}\n]\n}\n}\n";
+    let (code, lines) = run_args(&[], input);
+    assert_eq!(code, 0, "{lines:?}");
+    assert_eq!(
+        lines,
+        [r#"{"todos":[{"content":"Run the tests","status":"pending","priority":"high"}]}"#]
+    );
+}
+
+#[test]
+fn one_garbage_line_in_an_open_array_is_one_result() {
+    // Issue 9: up to 7 rejections for one line.
+    let input = format!("[\nx,y,z , 1 2 3\n{GOOD}\n]\n");
+    let (code, lines) = run_args(&[], input);
+    assert_eq!(code, 1);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(
+        lines[0].starts_with("record at stdin:2 is not valid JSON"),
+        "{}",
+        lines[0]
+    );
+    assert_eq!(lines[1], "{\"pattern\":\"*\"}");
+}

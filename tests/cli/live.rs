@@ -1,0 +1,115 @@
+//! Live output: each result is written before callfix waits for more input
+//! (issue 9). A co-process writes one record, reads its result, and only then
+//! writes the next, without closing stdin.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{ChildStdout, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use crate::callfix;
+
+const VALID: &str = r#"{"id":"c1","type":"function","function":{"name":"read","arguments":"{\"file_path\":\"/a\"}"}}"#;
+const REJECTED: &str =
+    r#"{"id":"c2","type":"function","function":{"name":"read","arguments":"{}"}}"#;
+
+/// Reads lines on a thread, so a missing result fails the test instead of
+/// hanging it.
+fn lines(out: ChildStdout) -> mpsc::Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+fn next(rx: &mpsc::Receiver<String>, what: &str) -> String {
+    // A deadlock guard, not a timing assertion: the result is due at once.
+    rx.recv_timeout(Duration::from_secs(30))
+        .unwrap_or_else(|_| panic!("no result for {what} while stdin is still open"))
+}
+
+fn co_process(args: &[&str], check: impl Fn(&str, &str)) {
+    let human = args.contains(&"human");
+    let mut child = std::process::Command::new(callfix().get_program())
+        .current_dir(crate::root())
+        .env("NO_COLOR", "1")
+        .env_remove("CALLFIX_SCHEMAS")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let rx = lines(child.stdout.take().unwrap());
+    for (record, what) in [(VALID, "valid"), (REJECTED, "rejected"), (VALID, "valid")] {
+        stdin.write_all(record.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+        let mut line = next(&rx, what);
+        // Human output gives a result several lines: find its header.
+        while human && !line.starts_with('#') {
+            line = next(&rx, what);
+        }
+        check(what, &line);
+    }
+    drop(stdin);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(1));
+}
+
+#[test]
+fn each_result_is_written_before_waiting_for_input_in_every_format() {
+    co_process(&["-f", "args"], |what, line| match what {
+        "valid" => assert_eq!(line, r#"{"file_path":"/a"}"#),
+        _ => assert!(line.starts_with("Please rewrite"), "{line}"),
+    });
+    co_process(&["-f", "json"], |what, line| {
+        assert!(line.contains(&format!(r#""status":"{what}""#)), "{line}");
+    });
+    co_process(&["-f", "call"], |what, line| match what {
+        "valid" => assert!(
+            line.contains(r#""tool_call_id""#) || line.contains(r#""function""#),
+            "{line}"
+        ),
+        _ => assert!(line.contains(r#""role":"tool""#), "{line}"),
+    });
+    co_process(
+        &["-f", "call", "--to", "anthropic"],
+        |what, line| match what {
+            "valid" => assert!(line.contains(r#""type":"tool_use""#), "{line}"),
+            _ => assert!(line.contains(r#""tool_result""#), "{line}"),
+        },
+    );
+    co_process(&["-f", "human"], |what, line| {
+        assert!(line.starts_with("#") && line.contains(what), "{line}");
+    });
+}
+
+#[test]
+fn an_assistant_message_converted_whole_is_written_before_waiting() {
+    let message = r#"{"role":"assistant","content":"Reading.","tool_calls":[{"id":"c1","type":"function","function":{"name":"read","arguments":"{\"file_path\":\"/a\"}"}}]}"#;
+    let mut child = std::process::Command::new(callfix().get_program())
+        .current_dir(crate::root())
+        .env_remove("CALLFIX_SCHEMAS")
+        .args(["-f", "call", "--to", "gemini"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let rx = lines(child.stdout.take().unwrap());
+    writeln!(stdin, "{message}").unwrap();
+    stdin.flush().unwrap();
+    let line = next(&rx, "the message");
+    assert!(line.contains(r#""functionCall""#), "{line}");
+    drop(stdin);
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}
