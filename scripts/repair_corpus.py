@@ -357,6 +357,17 @@ def n_real_markdown(rng, schema, args):
     return dict(args, file_path="[click](https://example.com)"), "value"
 
 
+def n_near_miss_key(rng, schema, args):
+    # `forced` for `force`: may carry the declared key's meaning, never dropped.
+    if schema.get("additionalProperties") is not False:
+        return None
+    keys = [k for k in args if k not in schema["required"]]
+    if not keys:
+        return None
+    k = rng.choice(keys)
+    return {(k + rng.choice(["s", "d", "_x"]) if key == k else key): v for key, v in args.items()}, "value"
+
+
 NEGATIVES = [
     ("enum-unknown-value", n_enum_unknown),
     ("missing-required", n_missing_required),
@@ -365,6 +376,7 @@ NEGATIVES = [
     ("two-different-objects", n_two_objects),
     ("alias-for-required", n_alias_for_required),
     ("real-markdown-link", n_real_markdown),
+    ("near-miss-key", n_near_miss_key),
 ]
 
 

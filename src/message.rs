@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use crate::provider::json_type;
 use crate::registry::{SchemaError, Tool};
+use crate::suggest;
 
 /// One problem with a call's arguments, as the model reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -304,8 +305,12 @@ fn convert(err: &ValidationError<'_>, schema: &Value, doc: &Value, out: &mut Vec
         | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
             let allowed = allowed_keys(schema, err.schema_path().as_str());
             for key in unexpected {
-                let message = match &allowed {
-                    Some(list) if !list.is_empty() => {
+                let declared: Vec<&str> = allowed.iter().flatten().map(String::as_str).collect();
+                let message = match (suggest::near_miss_of(key, &declared), &allowed) {
+                    (Some(meant), _) => {
+                        format!("unrecognized key (did you mean {}?)", quote(meant))
+                    }
+                    (None, Some(list)) if !list.is_empty() => {
                         format!("unrecognized key (allowed: {})", list.join(", "))
                     }
                     _ => "unrecognized key".to_owned(),

@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 use crate::message::pointer_segments;
 use crate::registry::Tool;
 use crate::salvage;
-use crate::suggest::normalise;
+use crate::suggest::{self, normalise};
 
 /// Every kind of repair, salvage of argument text first, then the schema-guided
 /// rules in the order they are tried.
@@ -632,11 +632,17 @@ fn rename_key(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fix> {
     })
 }
 
-/// 8. An unknown key in a closed object, when no rename applies.
-fn drop_unknown(_: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fix> {
+/// 8. An unknown key in a closed object, when no rename applies and it is no
+/// near miss of a declared property (`forced` for `force` may carry what `force`
+/// means: dropping it would change the call's meaning).
+fn drop_unknown(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fix> {
     let Site::UnknownKey(path, key) = site else {
         return None;
     };
+    let w = s.wanted(doc, path);
+    if w.properties.iter().any(|p| suggest::near_miss(key, p)) {
+        return None;
+    }
     let value = get(doc, path)?.as_object()?.get(key)?;
     let mut key_path = path.clone();
     key_path.push(key.clone());
@@ -1144,6 +1150,30 @@ mod tests {
         // `cmd` is not a spelling of `command`: dropped, but command is still
         // missing, so the call stays rejected.
         assert_eq!(fix(shell, json!({"cmd": "ls", "description": "x"})), None);
+    }
+
+    #[test]
+    fn drop_unknown_never_drops_a_near_miss() {
+        // Issue 9: `forced` for a schema declaring `force` was dropped, turning a
+        // forced restart into a plain one.
+        let schema = object(
+            json!({"service": {"type": "string"}, "force": {"type": "boolean"}, "file_path": {"type": "string"}, "pattern": {"type": "string"}}),
+            &["service"],
+        );
+        for near in ["forced", "forec", "path", "pattren", "FILEPATH2"] {
+            let args = json!({"service": "db", near: true});
+            assert_eq!(fix(schema.clone(), args), None, "{near}");
+        }
+        // The same name but for case and separators: renamed (exactly one fit).
+        assert_eq!(
+            fix(schema.clone(), json!({"service": "db", "Force_": true})).map(|r| r.1),
+            Some(vec!["rename-key"])
+        );
+        // Far from every declared name: dropped.
+        assert_eq!(
+            fix(schema, json!({"service": "db", "explanation": "why"})),
+            Some((json!({"service": "db"}), vec!["drop-unknown"]))
+        );
     }
 
     #[test]

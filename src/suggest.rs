@@ -43,28 +43,41 @@ pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) ->
     same.or(if tie { None } else { best.map(|(_, c)| c) })
 }
 
-/// Edit distance over characters where a swap of two neighbours counts as one
-/// edit (optimal string alignment): `raed` is one edit from `read`.
+/// Edit distance where a swap of two neighbours counts as one edit (optimal
+/// string alignment): `raed` is one edit from `read`.
 fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut before: Vec<usize> = vec![0; b.len() + 1];
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for i in 0..a.len() {
-        cur[0] = i + 1;
-        for j in 0..b.len() {
-            let cost = usize::from(a[i] != b[j]);
-            let mut d = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-            if i > 0 && j > 0 && a[i] == b[j - 1] && a[i - 1] == b[j] {
-                d = d.min(before[j - 1] + 1);
-            }
-            cur[j + 1] = d;
-        }
-        std::mem::swap(&mut before, &mut prev);
-        std::mem::swap(&mut prev, &mut cur);
+    strsim::osa_distance(a, b)
+}
+
+/// Whether `key` may be a misspelling of `declared`: the same but for case and
+/// separators (`FilePath`), a small edit away (`pattren`), or one a prefix or
+/// suffix of the other (`forced` and `force`, `path` and `file_path`). Such a key
+/// is never dropped: it may carry what the declared property means.
+pub fn near_miss(key: &str, declared: &str) -> bool {
+    let (k, d) = (normalise(key), normalise(declared));
+    if k == d {
+        return true;
     }
-    prev[b.len()]
+    let shorter = k.chars().count().min(d.chars().count());
+    let budget = (shorter / 3).clamp(1, 3);
+    edit_distance(&k, &d) <= budget
+        || (shorter >= 3
+            && (k.starts_with(&d) || d.starts_with(&k) || k.ends_with(&d) || d.ends_with(&k)))
+}
+
+/// The declared property that `key` most likely meant, if it is a near miss of
+/// any (the closest by [`closest`], else the first near miss).
+pub fn near_miss_of<'a>(key: &str, declared: &[&'a str]) -> Option<&'a str> {
+    let near: Vec<&str> = declared
+        .iter()
+        .copied()
+        .filter(|d| near_miss(key, d))
+        .collect();
+    match near.as_slice() {
+        [] => None,
+        [one] => Some(one),
+        _ => closest(key, near.iter().copied()).or(Some(near[0])),
+    }
 }
 
 #[cfg(test)]
@@ -92,6 +105,24 @@ mod tests {
     fn ambiguous_names_give_no_suggestion() {
         assert_eq!(closest("rite", ["bite", "kite"]), None);
         assert_eq!(closest("ab", ["a_b", "A-B"]), None);
+    }
+
+    #[test]
+    fn near_misses_of_every_kind() {
+        // case and separators
+        assert!(near_miss("FilePath", "file_path"));
+        // a small edit
+        assert!(near_miss("pattren", "pattern"));
+        assert!(near_miss("comand", "command"));
+        // prefix and suffix, either way
+        assert!(near_miss("forced", "force"));
+        assert!(near_miss("path", "file_path"));
+        assert!(near_miss("old", "old_string"));
+        assert!(near_miss("timeout_ms", "timeout"));
+        // not near
+        assert!(!near_miss("explanation", "file_path"));
+        assert!(!near_miss("reasoning", "command"));
+        assert!(!near_miss("id", "limit"));
     }
 
     #[test]

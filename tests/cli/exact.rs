@@ -93,3 +93,24 @@ fn coerce_string_uses_the_number_text() {
         assert_eq!(out, format!("{{\"s\":{want}}}\n"));
     }
 }
+
+#[test]
+fn a_near_miss_key_is_rejected_with_a_suggestion_not_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "restart.json",
+        r#"{"type":"object","properties":{"service":{"type":"string"},"force":{"type":"boolean"}},"required":["service"],"additionalProperties":false}"#,
+    );
+    let out = callfix()
+        .arg("-s")
+        .arg(dir.path())
+        .write_stdin(r#"{"name":"restart","arguments":{"service":"db","forced":true}}"#)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "Please rewrite the input with valid arguments. Errors: forced: unrecognized key (did you mean \"force\"?)\n"
+    );
+}
