@@ -633,8 +633,8 @@ fn rename_key(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fix> {
 }
 
 /// 8. An unknown key in a closed object, when no rename applies and it is no near
-/// miss of a declared property: `forced` for `force` may carry what `force` means,
-/// and dropping it would change the call's meaning.
+///    miss of a declared property: `forced` for `force` may carry what `force`
+///    means, and dropping it would change the call's meaning.
 fn drop_unknown(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fix> {
     let Site::UnknownKey(path, key) = site else {
         return None;
