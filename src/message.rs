@@ -178,6 +178,12 @@ pub fn cut_off_arguments(line: usize, column: usize) -> ArgError {
 }
 
 /// Argument text holding two different values (a model that emitted twice).
+pub fn arguments_as_text(provider: &str) -> ArgError {
+    ArgError::root(format!(
+        "the arguments must be a JSON object, not a string holding one ({provider} calls carry an object)"
+    ))
+}
+
 pub fn two_values() -> ArgError {
     ArgError::root("arguments hold two different JSON values; send exactly one object")
 }

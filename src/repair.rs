@@ -960,6 +960,16 @@ mod tests {
     }
 
     #[test]
+    fn parse_json_string_with_raw_newlines_and_tabs_in_its_strings() {
+        // The outer JSON already decoded `\n` and `\t`: the embedded text holds the
+        // characters themselves, which strict JSON refuses inside a string.
+        let sent = json!({"todos": "[{\"content\":\"line 1\nline\t2\",\"status\":\"pending\",\"priority\":\"low\"}]"});
+        let (args, kinds) = fix(todos(), sent).unwrap();
+        assert_eq!(args["todos"][0]["content"], "line 1\nline\t2");
+        assert_eq!(kinds, ["parse-json-string"]);
+    }
+
+    #[test]
     fn parse_json_string_refusals() {
         // Not JSON, the wrong type, or cut off: stays rejected.
         assert_eq!(fix(todos(), json!({"todos": "buy milk"})), None);

@@ -2,7 +2,9 @@
 //!
 //! It accepts JSON plus exactly these leniencies, and reports which it used:
 //! trailing commas, single-quoted strings, unquoted keys, `//` and `/* */`
-//! comments, and Python's `True`/`False`/`None` outside strings. Everything else
+//! comments, Python's `True`/`False`/`None` outside strings, and raw newlines,
+//! carriage returns and tabs inside strings (JSON whose escapes were already
+//! decoded by the JSON around it: they stand for exactly those characters). Everything else
 //! is an error, and running out of input is always an error: truncated text is
 //! never completed.
 
@@ -16,6 +18,7 @@ pub struct Leniency {
     pub unquoted_key: bool,
     pub comment: bool,
     pub python_literal: bool,
+    pub raw_control: bool,
 }
 
 impl Leniency {
@@ -28,6 +31,7 @@ impl Leniency {
             (self.unquoted_key, "unquoted key"),
             (self.comment, "comment"),
             (self.python_literal, "Python literal"),
+            (self.raw_control, "raw newline or tab in a string"),
         ] {
             if on {
                 v.push(name);
@@ -269,6 +273,11 @@ impl<'a> Parser<'a> {
                             return self.invalid("a valid escape");
                         }
                     }
+                }
+                Some(b @ (b'\n' | b'\r' | b'\t')) => {
+                    self.used.raw_control = true;
+                    self.i += 1;
+                    out.push(char::from(b));
                 }
                 Some(_) => return self.invalid("no control characters in a string"),
             }

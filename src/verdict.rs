@@ -128,6 +128,20 @@ pub fn judge(registry: &Registry, call: &mut Call, style: &Style, policy: Policy
         Ok(tool) => tool,
         Err((text, fault)) => return Verdict::rejected(text, fault),
     };
+    if let Args::Text(text) = &call.args
+        && !call.text_args_allowed()
+    {
+        if !policy.enabled.has(Kind::DoubleEncoded) {
+            let error = message::arguments_as_text(call.provider);
+            return Verdict::invalid(None, vec![error], style);
+        }
+        repairs.push(Repair {
+            path: String::new(),
+            kind: Kind::DoubleEncoded,
+            from: Value::String(text.clone()),
+            to: Value::Null,
+        });
+    }
     let args = match std::mem::replace(&mut call.args, Args::Missing) {
         Args::Value(v) => v,
         Args::Text(text) => match salvage::salvage(&text, policy.enabled) {

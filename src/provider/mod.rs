@@ -151,6 +151,13 @@ impl Call {
         by_name(self.provider).unwrap_or(&generic::Generic)
     }
 
+    /// Whether the call's envelope may carry its arguments as JSON text. Where
+    /// it may not (Anthropic `input`, Gemini `args`, MCP `arguments`), text is a
+    /// double encoding: the object the provider wanted, written as a string.
+    pub fn text_args_allowed(&self) -> bool {
+        self.provider().args_as_text() || self.provider == "generic"
+    }
+
     /// Gives the call another tool name, in the envelope too (`rename-tool`).
     pub fn rename(&mut self, name: &str) {
         self.name = name.to_owned();

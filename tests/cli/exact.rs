@@ -114,3 +114,37 @@ fn a_near_miss_key_is_rejected_with_a_suggestion_not_dropped() {
         "Please rewrite the input with valid arguments. Errors: forced: unrecognized key (did you mean \"force\"?)\n"
     );
 }
+
+#[test]
+fn an_object_sent_as_a_string_where_the_provider_wants_an_object_is_a_repair() {
+    // Anthropic `input` and Gemini `args` are objects; a string holding one is a
+    // double encoding, never "valid".
+    for record in [
+        r#"{"type":"tool_use","id":"t1","name":"read","input":"{\"file_path\":\"/a\"}"}"#,
+        r#"{"functionCall":{"name":"read","args":"{\"file_path\":\"/a\"}"}}"#,
+    ] {
+        let (code, results) = crate::run_json(&[], record);
+        assert_eq!(code, 0);
+        assert_eq!(results[0]["status"], "repaired", "{record}");
+        assert_eq!(results[0]["repairs"][0]["kind"], "double-encoded");
+        assert_eq!(results[0]["args"], serde_json::json!({"file_path": "/a"}));
+    }
+    // OpenAI carries text: valid as it is.
+    let (_, results) = crate::run_json(
+        &[],
+        r#"{"id":"c","type":"function","function":{"name":"read","arguments":"{\"file_path\":\"/a\"}"}}"#,
+    );
+    assert_eq!(results[0]["status"], "valid");
+}
+
+#[test]
+fn an_embedded_json_string_with_raw_newlines_parses_to_those_characters() {
+    let arguments = serde_json::json!({
+        "todos": "[{\"content\":\"line 1\nline 2\",\"status\":\"pending\",\"priority\":\"low\"}]"
+    });
+    let record = serde_json::json!({"name": "todowrite", "arguments": arguments}).to_string();
+    let (code, results) = crate::run_json(&[], &record);
+    assert_eq!(code, 0, "{results:?}");
+    assert_eq!(results[0]["args"]["todos"][0]["content"], "line 1\nline 2");
+    assert_eq!(results[0]["repairs"][0]["kind"], "parse-json-string");
+}
