@@ -18,9 +18,10 @@ use crate::error::Error;
 use crate::filter::{self, Options, StreamError, Summary};
 use crate::output::{Position, Sink};
 use crate::provider::{Call, provider_name};
-use crate::registry::{Lookup, Registry, Tool, locate};
+use crate::registry::{Lookup, Registry, locate};
 use crate::render::{self, Syntax};
 use crate::repair::{Enabled, Policy};
+use crate::resolve::At;
 use crate::tools::description_files;
 use crate::verdict::{Status, Verdict};
 
@@ -60,7 +61,7 @@ impl Finding {
 
 /// Everything `check` finds, sorted by file and line.
 pub fn findings(args: &CheckArgs) -> Result<Vec<Finding>, Error> {
-    let registry = Registry::load(&args.schemas.schemas)?;
+    let registry = crate::load_registry(&args.schemas)?;
     let vars = crate::load_vars(&args.vars)?;
     let mut out = Vec::new();
     for w in &registry.warnings {
@@ -172,7 +173,7 @@ fn check_tool(
         ));
     }
     let mut bare = Vec::new();
-    undescribed(tool, &tool.schema, &tool.schema, "", &mut bare, 0);
+    undescribed(tool.root(), "", &mut bare, 0);
     for path in bare {
         let last = path
             .rsplit(['.', ']'])
@@ -242,42 +243,30 @@ fn required_undeclared(schema: &Value, pointer: String, out: &mut Vec<(String, S
 }
 
 /// Properties without a `description` (their own or their `$ref` target's).
-fn undescribed(
-    tool: &Tool,
-    node: &Value,
-    doc: &Value,
-    path: &str,
-    out: &mut Vec<String>,
-    depth: usize,
-) {
+fn undescribed(node: At<'_>, path: &str, out: &mut Vec<String>, depth: usize) {
     if depth > 16 {
         return;
     }
-    let (node, doc) = deref(tool, node, doc);
-    if let Some(Value::Object(props)) = node.get("properties") {
+    let node = node.deref();
+    if let Some(Value::Object(props)) = node.schema.get("properties") {
         for (k, prop) in props {
             let here = if path.is_empty() {
                 k.clone()
             } else {
                 format!("{path}.{k}")
             };
-            let (target, target_doc) = deref(tool, prop, doc);
-            if prop.get("description").is_none() && target.get("description").is_none() {
+            let prop = node.child(prop);
+            let target = prop.deref();
+            if prop.schema.get("description").is_none()
+                && target.schema.get("description").is_none()
+            {
                 out.push(here.clone());
             }
-            undescribed(tool, target, target_doc, &here, out, depth + 1);
+            undescribed(target, &here, out, depth + 1);
         }
     }
-    if let Some(items) = node.get("items").filter(|i| i.is_object()) {
-        undescribed(tool, items, doc, &format!("{path}[]"), out, depth + 1);
-    }
-}
-
-/// Follows a `$ref` (local or to a sibling file) once.
-fn deref<'a>(tool: &'a Tool, node: &'a Value, doc: &'a Value) -> (&'a Value, &'a Value) {
-    match node.get("$ref") {
-        Some(Value::String(r)) => tool.resolve_ref(doc, r).unwrap_or((node, doc)),
-        _ => (node, doc),
+    if let Some(items) = node.schema.get("items").filter(|i| i.is_object()) {
+        undescribed(node.child(items), &format!("{path}[]"), out, depth + 1);
     }
 }
 

@@ -60,6 +60,12 @@ pub struct SchemaArgs {
         default_value = "schemas"
     )]
     pub schemas: Vec<PathBuf>,
+
+    /// Serve `$ref` and `$schema` documents under URI_PREFIX from the local
+    /// directory DIR (e.g. http://localhost:1234/=remotes). Repeatable. Nothing is
+    /// ever fetched; an unmapped remote reference is a schema error.
+    #[arg(long = "ref-map", value_name = "URI_PREFIX=DIR", value_parser = crate::resolve::RefMap::parse_pair)]
+    pub ref_map: Vec<(String, PathBuf)>,
 }
 
 /// Template variables, over the built-ins.

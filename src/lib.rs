@@ -18,6 +18,7 @@ pub mod provider;
 pub mod registry;
 pub mod render;
 pub mod repair;
+pub mod resolve;
 pub mod salvage;
 pub mod spelling;
 pub mod suggest;
@@ -30,7 +31,7 @@ use std::io::{self, BufReader, BufWriter, IsTerminal, Write};
 
 use owo_colors::{OwoColorize, Stream};
 
-use crate::cli::{Cli, ColorArg, Command, FilterArgs, VarArgs};
+use crate::cli::{Cli, ColorArg, Command, FilterArgs, SchemaArgs, VarArgs};
 use crate::error::Error;
 use crate::filter::{Options, Summary};
 use crate::message::Style;
@@ -59,7 +60,7 @@ pub fn set_color(when: ColorArg) {
 /// The filter: every call in, one result per call out.
 fn filter(cli: &FilterArgs) -> Result<u8, Error> {
     set_color(cli.color);
-    let registry = Registry::load(&cli.schemas.schemas)?;
+    let registry = load_registry(&cli.schemas)?;
     for w in &registry.warnings {
         report("warning:", w);
     }
@@ -186,6 +187,24 @@ fn run_input<R: io::BufRead, W: Write>(
         },
         filter::StreamError::Write(error) => Error::Write(error),
     })
+}
+
+/// The tool registry the command line names: `--schemas` sources, `--ref-map`.
+pub fn load_registry(args: &SchemaArgs) -> Result<Registry, Error> {
+    let registry = Registry::load(&args.schemas).map_err(|e| {
+        // The default `./schemas` is missing: say how to point callfix elsewhere.
+        let default = args.schemas.len() == 1
+            && args.schemas[0] == std::path::Path::new("schemas")
+            && std::env::var_os("CALLFIX_SCHEMAS").is_none();
+        if default && !args.schemas[0].exists() {
+            Error::Usage(format!(
+                "{e} (no ./schemas here: pass --schemas PATH or set CALLFIX_SCHEMAS)"
+            ))
+        } else {
+            Error::from(e)
+        }
+    })?;
+    Ok(registry.with_ref_map(resolve::RefMap::new(args.ref_map.clone())))
 }
 
 /// The exit code contract, in one place: 2 when something could not be checked

@@ -6,8 +6,10 @@
 //! in that index: it never becomes part of a filesystem path.
 //!
 //! `$ref` may point at sibling files of the same directory (read through a
-//! retriever that refuses anything outside it, symlinks included); a remote `$ref`
-//! is a schema error. callfix never touches the network.
+//! retriever that refuses anything outside it, symlinks included) and at documents
+//! that `--ref-map` serves from local directories; any other remote `$ref` is a
+//! schema error. callfix never touches the network. How references resolve is in
+//! [`crate::resolve`], one resolver for the validator and everything else.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -15,10 +17,12 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use jsonschema::{PatternOptions, Retrieve, Uri, Validator};
+use jsonschema::{PatternOptions, Validator};
+use referencing::{Resource, Uri};
 
 use crate::error::io_reason;
 use crate::fnv::FnvBuild;
+use crate::resolve::{At, RefMap, Sandbox, file_uri, read_json};
 use serde_json::Value;
 
 /// A schema that could not be loaded or compiled.
@@ -67,8 +71,11 @@ pub struct Tool {
     pub name: String,
     /// The schema as written (for message details and repair).
     pub schema: Value,
-    /// Sibling files the schema's `$ref`s name, by the name used in the ref.
-    pub siblings: HashMap<String, Value>,
+    /// The schema and every document its references reach, as the validator
+    /// resolves them.
+    refs: referencing::Registry<'static>,
+    /// The schema's base URI (its file's `file://` URI).
+    base: Uri<String>,
     /// The tool's own description: beside the schema in a tool list, else the
     /// schema's `description`.
     pub description: Option<String>,
@@ -76,25 +83,9 @@ pub struct Tool {
 }
 
 impl Tool {
-    /// What a `$ref` found in `doc` points at (local, or in a sibling file), and
-    /// the document it lies in.
-    pub fn resolve_ref<'a>(
-        &'a self,
-        doc: &'a Value,
-        reference: &str,
-    ) -> Option<(&'a Value, &'a Value)> {
-        let (file, fragment) = reference.split_once('#').unwrap_or((reference, ""));
-        let doc = if file.is_empty() {
-            doc
-        } else {
-            self.siblings.get(file)?
-        };
-        let target = if fragment.is_empty() {
-            doc
-        } else {
-            doc.pointer(fragment)?
-        };
-        Some((target, doc))
+    /// The root of the schema, to walk it resolving `$ref` as the validator does.
+    pub fn root(&self) -> At<'_> {
+        At::root(&self.schema, self.refs.resolver(self.base.clone()))
     }
 }
 
@@ -103,10 +94,21 @@ impl Tool {
     /// A tool from an inline schema, validated as the registry would (formats
     /// asserted), for tests.
     pub(crate) fn from_schema(schema: Value) -> Tool {
+        let base = "json-schema:///t.json";
+        let refs = referencing::Registry::new()
+            .add(base, Resource::from_contents(schema.clone()))
+            .unwrap()
+            .prepare()
+            .unwrap();
         Tool {
             name: "t".into(),
-            validator: validator_options().build(&schema).unwrap(),
-            siblings: HashMap::new(),
+            validator: validator_options()
+                .with_base_uri(base)
+                .with_registry(&refs)
+                .build(&schema)
+                .unwrap(),
+            refs,
+            base: referencing::uri::from_str(base).unwrap(),
             description: None,
             schema,
         }
@@ -158,6 +160,8 @@ pub struct Registry {
     by_name: HashMap<String, usize, FnvBuild>,
     /// Problems that do not stop the run (duplicate names, skipped files).
     pub warnings: Vec<String>,
+    /// `--ref-map`: remote references served from local directories.
+    ref_map: Arc<RefMap>,
 }
 
 impl Registry {
@@ -177,6 +181,12 @@ impl Registry {
             }
         }
         Ok(reg)
+    }
+
+    /// Serves references under the map's prefixes from local directories.
+    pub fn with_ref_map(mut self, ref_map: RefMap) -> Self {
+        self.ref_map = Arc::new(ref_map);
+        self
     }
 
     /// Tool names in index order.
@@ -203,7 +213,7 @@ impl Registry {
             return Lookup::Unknown;
         };
         let entry = &self.entries[i];
-        match entry.compiled.get_or_init(|| compile(entry)) {
+        match entry.compiled.get_or_init(|| compile(entry, &self.ref_map)) {
             Ok(tool) => Lookup::Found(tool),
             Err(e) => Lookup::Broken(e),
         }
@@ -386,7 +396,7 @@ fn is_schema_like(v: &Value) -> bool {
     }
 }
 
-fn compile(entry: &Entry) -> Result<Tool, SchemaError> {
+fn compile(entry: &Entry, ref_map: &Arc<RefMap>) -> Result<Tool, SchemaError> {
     let path = entry.file();
     let (file, schema, tool, text) = match &entry.origin {
         Origin::File(_) => {
@@ -428,9 +438,20 @@ fn compile(entry: &Entry) -> Result<Tool, SchemaError> {
             canonical.display()
         )));
     }
+    let base = file_uri(&canonical);
+    let sandbox = Sandbox {
+        root,
+        ref_map: Arc::clone(ref_map),
+    };
+    let refs = referencing::Registry::new()
+        .retriever(sandbox.clone())
+        .add(&base, Resource::from_contents(schema.clone()))
+        .and_then(referencing::RegistryBuilder::prepare)
+        .map_err(|e| fail(e.to_string()))?;
     let validator = validator_options()
-        .with_base_uri(file_uri(&canonical))
-        .with_retriever(DirRetriever { root: root.clone() })
+        .with_base_uri(base.clone())
+        .with_retriever(sandbox)
+        .with_registry(&refs)
         .build(&schema)
         .map_err(|e| SchemaError {
             line: text
@@ -438,7 +459,7 @@ fn compile(entry: &Entry) -> Result<Tool, SchemaError> {
                 .map(|t| locate(t, e.instance_path().as_str())),
             ..fail(build_reason(&e))
         })?;
-    let siblings = load_siblings(&root, &schema);
+    let base = referencing::uri::from_str(&base).map_err(|e| fail(e.to_string()))?;
     let description = match &entry.origin {
         Origin::Inline {
             description: Some(d),
@@ -452,7 +473,8 @@ fn compile(entry: &Entry) -> Result<Tool, SchemaError> {
     Ok(Tool {
         name: entry.name.clone(),
         schema,
-        siblings,
+        refs,
+        base,
         description,
         validator,
     })
@@ -464,47 +486,6 @@ fn validator_options() -> jsonschema::ValidationOptions<'static> {
     jsonschema::options()
         .with_pattern_options(PatternOptions::regex())
         .should_validate_formats(true)
-}
-
-/// Reads the sibling files that `$ref`s name (transitively), for repair to look
-/// into. The validator has already checked that each lies inside `root`.
-fn load_siblings(root: &Path, schema: &Value) -> HashMap<String, Value> {
-    let mut docs: HashMap<String, Value> = HashMap::new();
-    let mut pending = Vec::new();
-    collect_file_refs(schema, &mut pending);
-    while let Some(name) = pending.pop() {
-        if docs.contains_key(&name) {
-            continue;
-        }
-        let Ok(path) = root.join(&name).canonicalize() else {
-            continue;
-        };
-        if !path.starts_with(root) {
-            continue;
-        }
-        if let Ok(doc) = read_json(&path) {
-            collect_file_refs(&doc, &mut pending);
-            docs.insert(name, doc);
-        }
-    }
-    docs
-}
-
-/// The file parts of relative `$ref`s (`_defs.json#/$defs/x` → `_defs.json`).
-fn collect_file_refs(v: &Value, out: &mut Vec<String>) {
-    match v {
-        Value::Object(m) => {
-            if let Some(Value::String(r)) = m.get("$ref") {
-                let file = r.split('#').next().unwrap_or_default();
-                if !file.is_empty() && !file.contains(':') {
-                    out.push(file.to_owned());
-                }
-            }
-            m.values().for_each(|x| collect_file_refs(x, out));
-        }
-        Value::Array(items) => items.iter().for_each(|x| collect_file_refs(x, out)),
-        _ => {}
-    }
 }
 
 /// The line of the value a JSON pointer names, found by searching the text for
@@ -533,79 +514,6 @@ fn build_reason(e: &jsonschema::ValidationError<'_>) -> String {
     } else {
         format!("{e} (at {at})")
     }
-}
-
-/// Reads `$ref` targets, but only `file:` URIs inside the schema directory.
-struct DirRetriever {
-    root: PathBuf,
-}
-
-impl Retrieve for DirRetriever {
-    fn retrieve(
-        &self,
-        uri: &Uri<String>,
-    ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
-        let scheme = uri.scheme().as_str();
-        if scheme != "file" {
-            return Err(format!(
-                "remote $ref \"{}\" refused: callfix never fetches schemas over the network",
-                uri.as_str()
-            )
-            .into());
-        }
-        let path = PathBuf::from(percent_decode(uri.path().as_str()));
-        let canonical = path
-            .canonicalize()
-            .map_err(|e| format!("$ref \"{}\": {}", uri.as_str(), io_reason(&e)))?;
-        if !canonical.starts_with(&self.root) {
-            return Err(format!(
-                "$ref \"{}\" points outside the schema directory {}",
-                uri.as_str(),
-                self.root.display()
-            )
-            .into());
-        }
-        Ok(read_json(&canonical).map_err(|e| format!("$ref \"{}\": {e}", uri.as_str()))?)
-    }
-}
-
-fn read_json(path: &Path) -> Result<Value, String> {
-    let bytes = fs::read(path).map_err(|e| io_reason(&e))?;
-    serde_json::from_slice(&bytes).map_err(|e| format!("not valid JSON: {e}"))
-}
-
-/// `file://` URI for an absolute path, percent-encoding everything but unreserved
-/// characters and `/`.
-fn file_uri(path: &Path) -> String {
-    let mut uri = String::from("file://");
-    for &b in path.to_string_lossy().as_bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
-            uri.push(b as char);
-        } else {
-            uri.push_str(&format!("%{b:02X}"));
-        }
-    }
-    uri
-}
-
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && let Some(v) = s
-                .get(i + 1..i + 3)
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-        {
-            out.push(v);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]
@@ -745,14 +653,5 @@ mod tests {
         let t = found(&reg, "d4");
         assert!(!t.validator.is_valid(&json!({"n": 0})));
         assert!(t.validator.is_valid(&json!({"n": 1})));
-    }
-
-    #[test]
-    fn file_uris_are_percent_encoded() {
-        assert_eq!(
-            file_uri(Path::new("/a b/#c%.json")),
-            "file:///a%20b/%23c%25.json"
-        );
-        assert_eq!(percent_decode("/a%20b/%23c%25.json"), "/a b/#c%.json");
     }
 }

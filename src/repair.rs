@@ -15,6 +15,7 @@ use serde_json::{Map, Value};
 
 use crate::message::pointer_segments;
 use crate::registry::Tool;
+use crate::resolve::At;
 use crate::salvage;
 use crate::suggest::{self, normalise};
 
@@ -219,13 +220,6 @@ fn sites(errors: &[ValidationError<'_>]) -> Vec<Site> {
 // ---------------------------------------------------------------------------
 // The schema at an instance path.
 
-/// A schema node and the document it belongs to (for resolving `$ref`).
-#[derive(Clone, Copy)]
-struct Node<'a> {
-    schema: &'a Value,
-    doc: &'a Value,
-}
-
 /// What the schemas that apply at one path accept.
 #[derive(Default)]
 struct Wanted<'a> {
@@ -251,53 +245,31 @@ struct Schemas<'a> {
 }
 
 impl<'a> Schemas<'a> {
-    fn root(&self) -> Node<'a> {
-        Node {
-            schema: &self.tool.schema,
-            doc: &self.tool.schema,
-        }
-    }
-
-    /// Follows `$ref` (local, or to a sibling file) and the branches of
+    /// Follows `$ref` (as the validator resolves it) and the branches of
     /// allOf/anyOf/oneOf: every schema that may apply to the same value.
-    fn expand(&self, node: Node<'a>, out: &mut Vec<Node<'a>>, depth: usize) {
+    fn expand(&self, node: At<'a>, out: &mut Vec<At<'a>>, depth: usize) {
         if depth > 32 {
             return;
         }
-        out.push(node);
-        let Value::Object(map) = node.schema else {
-            return;
-        };
-        if let Some(Value::String(r)) = map.get("$ref")
-            && let Some(target) = self.resolve(node.doc, r)
-        {
+        out.push(node.clone());
+        if let Some(target) = node.target() {
             self.expand(target, out, depth + 1);
         }
-        for key in ["allOf", "anyOf", "oneOf"] {
-            if let Some(Value::Array(branches)) = map.get(key) {
-                for b in branches {
-                    self.expand(
-                        Node {
-                            schema: b,
-                            doc: node.doc,
-                        },
-                        out,
-                        depth + 1,
-                    );
+        if let Value::Object(map) = node.schema {
+            for key in ["allOf", "anyOf", "oneOf"] {
+                if let Some(Value::Array(branches)) = map.get(key) {
+                    for b in branches {
+                        self.expand(node.child(b), out, depth + 1);
+                    }
                 }
             }
         }
     }
 
-    fn resolve(&self, doc: &'a Value, reference: &str) -> Option<Node<'a>> {
-        let (schema, doc) = self.tool.resolve_ref(doc, reference)?;
-        Some(Node { schema, doc })
-    }
-
     /// All schemas that apply at `path` of `instance`.
-    fn at(&self, instance: &Value, path: &[String]) -> Vec<Node<'a>> {
+    fn at(&self, instance: &Value, path: &[String]) -> Vec<At<'a>> {
         let mut current = Vec::new();
-        self.expand(self.root(), &mut current, 0);
+        self.expand(self.tool.root(), &mut current, 0);
         let mut value = Some(instance);
         for seg in path {
             let mut next = Vec::new();
@@ -307,14 +279,7 @@ impl<'a> Schemas<'a> {
             };
             for node in &current {
                 for child in step(node.schema, seg, index) {
-                    self.expand(
-                        Node {
-                            schema: child,
-                            doc: node.doc,
-                        },
-                        &mut next,
-                        0,
-                    );
+                    self.expand(node.child(child), &mut next, 0);
                 }
             }
             value = value.and_then(|v| match (v, index) {

@@ -10,8 +10,9 @@ use serde_json::{Map, Value};
 use crate::cli::ToolsArgs;
 use crate::error::Error;
 use crate::provider::Provider;
-use crate::registry::{Lookup, Registry, Tool};
+use crate::registry::{Lookup, Tool};
 use crate::render::{self, Syntax, Vars};
+use crate::resolve::At;
 
 /// Keys no provider accepts in a parameters schema.
 const STRIPPED: [&str; 3] = ["$schema", "$id", "$comment"];
@@ -43,7 +44,7 @@ const SCHEMA_LISTS: [&str; 4] = ["anyOf", "oneOf", "allOf", "prefixItems"];
 
 /// `callfix tools`.
 pub fn command(args: &ToolsArgs) -> Result<u8, Error> {
-    let registry = Registry::load(&args.schemas.schemas)?;
+    let registry = crate::load_registry(&args.schemas)?;
     let vars = crate::load_vars(&args.vars)?;
     let descriptions = description_files(&args.descriptions)?;
     let mut failed = false;
@@ -126,7 +127,7 @@ fn description(
 /// cannot read sibling files), `$schema`/`$id`/`$comment` removed, and the
 /// keywords the provider rejects.
 pub fn parameters(tool: &Tool, provider: &dyn Provider) -> Value {
-    let inlined = inline(&tool.schema, &tool.schema, tool, 0);
+    let inlined = inline(tool.root(), 0);
     let mut clean = strip(&inlined, provider);
     if !contains_ref(&clean)
         && let Value::Object(m) = &mut clean
@@ -137,33 +138,33 @@ pub fn parameters(tool: &Tool, provider: &dyn Provider) -> Value {
     clean
 }
 
-/// Replaces each `$ref` with what it points at, local or in a sibling file.
-fn inline(node: &Value, doc: &Value, tool: &Tool, depth: usize) -> Value {
-    match node {
+/// Replaces each `$ref` with what it points at, resolved as the validator does
+/// (local, anchors, `$id` scopes, sibling files, `--ref-map` documents).
+fn inline(node: At<'_>, depth: usize) -> Value {
+    match node.schema {
         Value::Object(m) => {
-            if let Some(Value::String(r)) = m.get("$ref")
-                && depth < 32
-                && let Some((target, target_doc)) = tool.resolve_ref(doc, r)
+            if depth < 32
+                && let Some(target) = node.target()
             {
-                let mut merged = match inline(target, target_doc, tool, depth + 1) {
+                let mut merged = match inline(target, depth + 1) {
                     Value::Object(t) => t,
                     other => return other,
                 };
                 for (k, v) in m {
                     if k != "$ref" && !merged.contains_key(k) {
-                        merged.insert(k.clone(), inline(v, doc, tool, depth + 1));
+                        merged.insert(k.clone(), inline(node.child(v), depth + 1));
                     }
                 }
                 return Value::Object(merged);
             }
             Value::Object(
                 m.iter()
-                    .map(|(k, v)| (k.clone(), inline(v, doc, tool, depth)))
+                    .map(|(k, v)| (k.clone(), inline(node.child(v), depth)))
                     .collect(),
             )
         }
         Value::Array(items) => {
-            Value::Array(items.iter().map(|v| inline(v, doc, tool, depth)).collect())
+            Value::Array(items.iter().map(|v| inline(node.child(v), depth)).collect())
         }
         other => other.clone(),
     }

@@ -9,6 +9,7 @@ mod hardening;
 mod live;
 mod providers;
 mod readme;
+mod refs;
 mod render;
 mod repairs;
 mod robustness;

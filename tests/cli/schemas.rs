@@ -203,3 +203,32 @@ fn drafts_and_sibling_refs_in_the_shipped_set() {
         "Please rewrite the input with valid arguments. Errors: file_path: must be at least 1 character"
     );
 }
+
+#[test]
+fn idn_formats_are_asserted() {
+    // Issue 9: without jsonschema's `idna` feature these accepted anything.
+    let dir = tempfile::tempdir().unwrap();
+    crate::write(
+        dir.path(),
+        "mail.json",
+        r#"{"type":"object","properties":{"host":{"type":"string","format":"idn-hostname"},"to":{"type":"string","format":"idn-email"}}}"#,
+    );
+    let run = |args: &str| {
+        let out = crate::callfix()
+            .args(["-f", "json", "-s"])
+            .arg(dir.path())
+            .write_stdin(format!(r#"{{"name":"mail","arguments":{args}}}"#))
+            .output()
+            .unwrap();
+        crate::json_lines(&out.stdout)[0]["status"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(
+        run(r#"{"host":"bücher.example","to":"jürgen@bücher.example"}"#),
+        "valid"
+    );
+    assert_eq!(run(r#"{"host":"-not a host-"}"#), "rejected");
+    assert_eq!(run(r#"{"to":"not an email"}"#), "rejected");
+}

@@ -1,0 +1,241 @@
+//! Following `$ref` exactly as the validator does.
+//!
+//! Every tool's schema is put in a [`referencing`] registry (the crate the
+//! validator itself resolves with), together with every document its references
+//! reach: sibling files of the schema directory and documents served from local
+//! directories by `--ref-map`. The validator is built from that registry, and
+//! repair, `tools` and `check` walk the schema through [`At`], which resolves
+//! `$ref` against the same registry: `$id`, `$anchor`, relative references and
+//! sibling files mean one thing everywhere.
+//!
+//! Nothing is fetched: a reference outside the schema directory and the mapped
+//! prefixes is an error, and so is any `http(s)` reference that no prefix maps.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use referencing::{Draft, Resolver, ResourceRef, Retrieve, Uri};
+use serde_json::Value;
+
+use crate::error::io_reason;
+
+/// `--ref-map URI_PREFIX=DIR`: documents under a URI prefix are read from a
+/// local directory.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RefMap(Vec<(String, PathBuf)>);
+
+impl RefMap {
+    /// A map from `(prefix, directory)` pairs, tried in order.
+    pub fn new(pairs: Vec<(String, PathBuf)>) -> Self {
+        RefMap(pairs)
+    }
+
+    /// Parses one `URI_PREFIX=DIR`.
+    pub fn parse_pair(spec: &str) -> Result<(String, PathBuf), String> {
+        match spec.split_once('=') {
+            Some((prefix, dir)) if !prefix.is_empty() && !dir.is_empty() => {
+                Ok((prefix.to_owned(), PathBuf::from(dir)))
+            }
+            _ => Err(format!("expected URI_PREFIX=DIR, got {spec:?}")),
+        }
+    }
+
+    /// The local file for `uri`, if a prefix maps it (not yet checked to stay
+    /// inside the directory).
+    fn file_for(&self, uri: &str) -> Option<(&Path, PathBuf)> {
+        self.0.iter().find_map(|(prefix, dir)| {
+            let rest = uri.strip_prefix(prefix.as_str())?;
+            let rest = rest.split('#').next().unwrap_or_default();
+            Some((
+                dir.as_path(),
+                dir.join(percent_decode(rest.trim_start_matches('/'))),
+            ))
+        })
+    }
+}
+
+/// Reads referenced documents: `file:` URIs inside the schema directory, and
+/// URIs under a `--ref-map` prefix from its directory. Nothing else.
+#[derive(Debug, Clone)]
+pub(crate) struct Sandbox {
+    /// The schema directory, canonical.
+    pub(crate) root: PathBuf,
+    pub(crate) ref_map: Arc<RefMap>,
+}
+
+impl Retrieve for Sandbox {
+    fn retrieve(
+        &self,
+        uri: &Uri<String>,
+    ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
+        let text = uri.as_str();
+        let (root, path) = if let Some((dir, file)) = self.ref_map.file_for(text) {
+            let root = dir
+                .canonicalize()
+                .map_err(|e| format!("--ref-map directory {}: {}", dir.display(), io_reason(&e)))?;
+            (root, file)
+        } else if uri.scheme().as_str() == "file" {
+            (
+                self.root.clone(),
+                PathBuf::from(percent_decode(uri.path().as_str())),
+            )
+        } else {
+            return Err(format!(
+                "remote $ref \"{text}\" refused: callfix never fetches schemas over the network \
+                 (serve it from a local directory with --ref-map PREFIX=DIR)"
+            )
+            .into());
+        };
+        let canonical = path
+            .canonicalize()
+            .map_err(|e| format!("$ref \"{text}\": {}", io_reason(&e)))?;
+        if !canonical.starts_with(&root) {
+            return Err(format!(
+                "$ref \"{text}\" points outside the schema directory {}",
+                root.display()
+            )
+            .into());
+        }
+        Ok(read_json(&canonical).map_err(|e| format!("$ref \"{text}\": {e}"))?)
+    }
+}
+
+/// A JSON file, parsed.
+pub(crate) fn read_json(path: &Path) -> Result<Value, String> {
+    let bytes = std::fs::read(path).map_err(|e| io_reason(&e))?;
+    serde_json::from_slice(&bytes).map_err(|e| format!("not valid JSON: {e}"))
+}
+
+/// A place in a tool's schema: a subschema, and the resolver that knows the base
+/// URI in force there.
+#[derive(Clone)]
+pub struct At<'a> {
+    /// The subschema.
+    pub schema: &'a Value,
+    resolver: Resolver<'a>,
+    draft: Draft,
+}
+
+impl std::fmt::Debug for At<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("At")
+            .field("schema", self.schema)
+            .field("base", &self.resolver.base_uri().as_str())
+            .finish()
+    }
+}
+
+impl<'a> At<'a> {
+    /// The root of a schema, whose base URI is `resolver`'s.
+    pub(crate) fn root(schema: &'a Value, resolver: Resolver<'a>) -> Self {
+        let draft = Draft::default().detect(schema);
+        At {
+            schema,
+            resolver,
+            draft,
+        }
+        .child(schema)
+    }
+
+    /// A subschema of this one (`properties/x`, `items`, a branch), entering its
+    /// `$id` scope if it has one.
+    pub fn child(&self, schema: &'a Value) -> Self {
+        let draft = self.draft.detect(schema);
+        let resolver = self
+            .resolver
+            .in_subresource(ResourceRef::new(schema, draft))
+            .unwrap_or_else(|_| self.resolver.clone());
+        At {
+            schema,
+            resolver,
+            draft,
+        }
+    }
+
+    /// What this schema's `$ref` points at, resolved as the validator does; `None`
+    /// without a `$ref` or when it does not resolve.
+    pub fn target(&self) -> Option<Self> {
+        let Value::String(reference) = self.schema.get("$ref")? else {
+            return None;
+        };
+        let resolved = self.resolver.lookup(reference).ok()?;
+        let (schema, resolver, draft) = resolved.into_inner();
+        Some(At {
+            schema,
+            resolver,
+            draft,
+        })
+    }
+
+    /// This schema with its `$ref` followed, if it has one that resolves.
+    pub fn deref(&self) -> Self {
+        self.target().unwrap_or_else(|| self.clone())
+    }
+}
+
+/// `file://` URI for an absolute path, percent-encoding everything but unreserved
+/// characters and `/`.
+pub(crate) fn file_uri(path: &Path) -> String {
+    let mut uri = String::from("file://");
+    for &b in path.to_string_lossy().as_bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            uri.push(b as char);
+        } else {
+            uri.push_str(&format!("%{b:02X}"));
+        }
+    }
+    uri
+}
+
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && let Some(v) = s
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        {
+            out.push(v);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_uris_are_percent_encoded() {
+        assert_eq!(
+            file_uri(Path::new("/a b/#c%.json")),
+            "file:///a%20b/%23c%25.json"
+        );
+        assert_eq!(percent_decode("/a%20b/%23c%25.json"), "/a b/#c%.json");
+    }
+
+    #[test]
+    fn ref_map_pairs() {
+        assert_eq!(
+            RefMap::parse_pair("http://localhost:1234/=remotes"),
+            Ok((
+                "http://localhost:1234/".to_owned(),
+                PathBuf::from("remotes")
+            ))
+        );
+        assert!(RefMap::parse_pair("nodir=").is_err());
+        assert!(RefMap::parse_pair("plain").is_err());
+        let map = RefMap::new(vec![("http://x/".into(), PathBuf::from("/r"))]);
+        assert_eq!(
+            map.file_for("http://x/a/b%20c.json#/d").map(|(_, f)| f),
+            Some(PathBuf::from("/r/a/b c.json"))
+        );
+        assert_eq!(map.file_for("http://y/a.json"), None);
+    }
+}
