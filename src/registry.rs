@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use jsonschema::{PatternOptions, Validator};
-use referencing::{Resource, Uri};
+use referencing::Uri;
 
 use crate::error::io_reason;
 use crate::fnv::FnvBuild;
@@ -96,7 +96,7 @@ impl Tool {
     pub(crate) fn from_schema(schema: Value) -> Tool {
         let base = "json-schema:///t.json";
         let refs = referencing::Registry::new()
-            .add(base, Resource::from_contents(schema.clone()))
+            .add(base, referencing::Resource::from_contents(schema.clone()))
             .unwrap()
             .prepare()
             .unwrap();
@@ -443,9 +443,13 @@ fn compile(entry: &Entry, ref_map: &Arc<RefMap>) -> Result<Tool, SchemaError> {
         root,
         ref_map: Arc::clone(ref_map),
     };
+    // Documents the references reach are read in the root's draft unless they
+    // name their own, as the validator reads them.
+    let draft = referencing::Draft::default().detect(&schema);
     let refs = referencing::Registry::new()
+        .draft(draft)
         .retriever(sandbox.clone())
-        .add(&base, Resource::from_contents(schema.clone()))
+        .add(&base, draft.create_resource(schema.clone()))
         .and_then(referencing::RegistryBuilder::prepare)
         .map_err(|e| fail(e.to_string()))?;
     let validator = validator_options()
