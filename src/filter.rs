@@ -1,7 +1,7 @@
 //! The filter: runs every record of an input through the stages and writes one
 //! result per call. This is the `callfix` command without a subcommand.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::io::{self, Read};
 
@@ -144,6 +144,8 @@ pub struct Summary {
     pub repairs: BTreeMap<&'static str, u64>,
     /// Calls rejected because their tool's schema is broken.
     pub schema_faults: u64,
+    /// Tools whose broken schema the operator has been told about.
+    pub broken_tools: BTreeSet<String>,
 }
 
 impl Summary {
@@ -315,6 +317,7 @@ pub fn filter_stream<R: Read, S: Sink>(
                         verdict::judge(registry, &mut call, &options.style, options.policy);
                     summary.loops.check(&call.name, &mut verdict, options);
                     summary.count(&call.name, &verdict);
+                    tell_operator(registry, &call.name, &verdict, summary, printer);
                     match &text {
                         // An assistant message is written whole (`--to`).
                         Some(_) => results.push((call, verdict)),
@@ -334,6 +337,24 @@ pub fn filter_stream<R: Read, S: Sink>(
         }
     }
     Ok(framer.next_index())
+}
+
+/// A broken schema is the operator's to fix: said on stderr (once per tool) as
+/// well as in the model's message.
+fn tell_operator<S: Sink>(
+    registry: &Registry,
+    tool: &str,
+    verdict: &Verdict,
+    summary: &mut Summary,
+    printer: &mut S,
+) {
+    if verdict.fault != Fault::Schema || summary.broken_tools.contains(tool) {
+        return;
+    }
+    if let crate::registry::Lookup::Broken(error) = registry.lookup(tool) {
+        printer.diagnostic(&format!("schema of tool \"{tool}\" is broken: {error}"));
+    }
+    summary.broken_tools.insert(tool.to_owned());
 }
 
 /// `--tool NAME`: all of `reader` is the bare arguments of one call to `name`,
@@ -370,6 +391,7 @@ pub fn filter_bare<R: Read, S: Sink>(
             let mut call = provider::bare_call(name, text);
             let mut verdict = verdict::judge(registry, &mut call, &options.style, options.policy);
             summary.loops.check(&call.name, &mut verdict, options);
+            tell_operator(registry, &call.name, &verdict, summary, printer);
             (call, verdict)
         }
         Err(text) => (

@@ -98,8 +98,11 @@ fn filter(cli: &FilterArgs) -> Result<u8, Error> {
     } else {
         cli.files.iter().map(|p| p.display().to_string()).collect()
     };
+    if let Some(hint) = stdin_hint(cli.files.is_empty(), io::stdin().is_terminal()) {
+        report("note:", hint);
+    }
     let mut next_index = 0;
-    for input in &inputs {
+    for (i, input) in inputs.iter().enumerate() {
         let name = if input == "-" {
             "stdin"
         } else {
@@ -112,11 +115,18 @@ fn filter(cli: &FilterArgs) -> Result<u8, Error> {
                 Ok(f) => Box::new(BufReader::with_capacity(1 << 16, f)),
                 Err(error) => {
                     input_failed = true;
+                    let missing = error.kind() == io::ErrorKind::NotFound;
                     let e = Error::Read {
                         input: name.to_owned(),
                         error,
                     };
-                    report("error:", &e.to_string());
+                    match subcommand_meant(name).filter(|_| i == 0 && missing) {
+                        Some(meant) => report(
+                            "error:",
+                            &format!("{e} (did you mean the `{meant}` subcommand?)"),
+                        ),
+                        None => report("error:", &e.to_string()),
+                    }
                     continue;
                 }
             }
@@ -207,6 +217,20 @@ pub fn load_registry(args: &SchemaArgs) -> Result<Registry, Error> {
     Ok(registry.with_ref_map(resolve::RefMap::new(args.ref_map.clone())))
 }
 
+/// What a bare `callfix` says when a person runs it with nothing piped in: it is
+/// waiting for tool calls on stdin, not hung.
+fn stdin_hint(no_files: bool, stdin_is_terminal: bool) -> Option<&'static str> {
+    (no_files && stdin_is_terminal).then_some(
+        "reading tool calls from stdin (end with Ctrl-D); `callfix --help` shows the usage",
+    )
+}
+
+/// The subcommand a missing first FILE was probably meant to be (`chek`).
+fn subcommand_meant(file: &str) -> Option<&'static str> {
+    const SUBCOMMANDS: [&str; 3] = ["render", "tools", "check"];
+    suggest::closest(file, SUBCOMMANDS).filter(|_| !file.contains(['/', '.']))
+}
+
 /// The exit code contract, in one place: 2 when something could not be checked
 /// at all, 1 when a call was rejected (or, with `strict`, repaired), else 0.
 pub fn exit_code(summary: &Summary, strict: bool, input_failed: bool) -> u8 {
@@ -257,7 +281,9 @@ pub fn load_vars(args: &VarArgs) -> Result<render::Vars, Error> {
 
 /// A diagnostic on stderr: `callfix: warning: …` or `callfix: error: …`.
 pub fn report(label: &str, message: &str) {
-    let label = if label == "error:" {
+    let label = if label == "note:" {
+        label.to_owned()
+    } else if label == "error:" {
         format!("{}", label.if_supports_color(Stream::Stderr, |s| s.red()))
     } else {
         format!(
@@ -266,4 +292,26 @@ pub fn report(label: &str, message: &str) {
         )
     };
     let _ = writeln!(io::stderr().lock(), "callfix: {label} {message}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_person_at_a_terminal_is_told_what_callfix_waits_for() {
+        assert!(stdin_hint(true, true).is_some());
+        assert_eq!(stdin_hint(true, false), None);
+        assert_eq!(stdin_hint(false, true), None);
+    }
+
+    #[test]
+    fn a_missing_file_near_a_subcommand_name_suggests_it() {
+        assert_eq!(subcommand_meant("chek"), Some("check"));
+        assert_eq!(subcommand_meant("tool"), Some("tools"));
+        assert_eq!(subcommand_meant("rendr"), Some("render"));
+        assert_eq!(subcommand_meant("calls.jsonl"), None);
+        assert_eq!(subcommand_meant("./check"), None);
+        assert_eq!(subcommand_meant("transcript"), None);
+    }
 }

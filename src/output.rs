@@ -44,6 +44,9 @@ pub trait Sink {
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
     }
+
+    /// Something the operator must fix (a broken schema), said once.
+    fn diagnostic(&mut self, _message: &str) {}
     fn call(&mut self, at: Position, call: &Call, verdict: &Verdict) -> io::Result<()>;
     fn record(&mut self, at: Position, verdict: &Verdict) -> io::Result<()>;
 
@@ -68,6 +71,12 @@ impl<W: Write> Sink for Printer<W> {
 
     fn flush(&mut self) -> io::Result<()> {
         Printer::flush(self)
+    }
+
+    /// On stderr, after the results so far: `callfix: error: …`.
+    fn diagnostic(&mut self, message: &str) {
+        let _ = self.out.flush();
+        crate::report("error:", message);
     }
 
     fn call(&mut self, at: Position, call: &Call, verdict: &Verdict) -> io::Result<()> {

@@ -1,6 +1,7 @@
 //! CLI tests: the binary as users and pipelines see it.
 
 mod check;
+mod diagnostics;
 mod envelopes;
 mod exact;
 mod formats;

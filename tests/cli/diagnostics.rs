@@ -1,0 +1,77 @@
+//! Diagnostics for the operator: on stderr, naming what to fix (issue 9).
+
+use crate::{callfix, write};
+
+#[test]
+fn a_broken_schema_is_reported_on_stderr_once() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "bad.json", r#"{"type":"strng"}"#);
+    let out = callfix()
+        .arg("-s")
+        .arg(dir.path())
+        .write_stdin("{\"name\":\"bad\",\"arguments\":{}}\n{\"name\":\"bad\",\"arguments\":{}}\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let file = dir.path().join("bad.json");
+    let want = format!(
+        "callfix: error: schema of tool \"bad\" is broken: {}: \"strng\" is not valid",
+        file.display()
+    );
+    assert_eq!(stderr.matches(&want).count(), 1, "{stderr}");
+    // The model is told too, once per call.
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(stdout.lines().count(), 2);
+    assert!(
+        stdout.starts_with("Tool \"bad\" cannot be checked"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_missing_default_schema_directory_says_how_to_point_elsewhere() {
+    let empty = tempfile::tempdir().unwrap();
+    let out = callfix()
+        .current_dir(empty.path())
+        .write_stdin("{}")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("pass --schemas PATH or set CALLFIX_SCHEMAS"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_missing_file_named_like_a_subcommand_suggests_it() {
+    let out = callfix().arg("chek").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "callfix: error: cannot read chek: no such file or directory (did you mean the `check` subcommand?)\n"
+    );
+}
+
+#[test]
+fn a_bare_callfix_at_a_terminal_says_it_is_reading_stdin() {
+    // `script` gives callfix a terminal for stdin; its own stdin ends at once.
+    let bin = assert_cmd::cargo::cargo_bin!("callfix");
+    let out = std::process::Command::new("script")
+        .args(["-qec", &bin.display().to_string(), "/dev/null"])
+        .current_dir(crate::root())
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("`script` (util-linux) runs a command on a terminal");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("callfix: note: reading tool calls from stdin (end with Ctrl-D)"),
+        "{text}"
+    );
+    // Piped, it says nothing.
+    let out = callfix().write_stdin("").output().unwrap();
+    assert!(out.stderr.is_empty());
+}
