@@ -90,6 +90,14 @@ fn parse_provider(s: &str) -> Result<&'static dyn crate::provider::Provider, Str
     })
 }
 
+fn parse_pointer(s: &str) -> Result<String, String> {
+    if s.is_empty() || s.starts_with('/') {
+        Ok(s.to_owned())
+    } else {
+        Err(format!("a JSON pointer starts with '/', got \"{s}\""))
+    }
+}
+
 fn parse_var(s: &str) -> Result<(String, String), String> {
     match s.split_once('=') {
         Some((name, value)) if !name.is_empty() => Ok((name.to_owned(), value.to_owned())),
@@ -251,9 +259,16 @@ pub struct FilterArgs {
           value_parser = clap::value_parser!(u16).range(1..=100))]
     pub max_rounds: u16,
 
-    /// After N identical rejections of a call, tell the model to stop retrying (0: never)
+    /// After N identical rejections of a call in one conversation, tell the model to
+    /// stop retrying (0: never)
     #[arg(long, default_value_t = 3, value_name = "N")]
     pub loop_limit: u32,
+
+    /// Count repeated rejections per conversation: the JSON pointer to a record's
+    /// conversation id (e.g. /metadata/conversation_id). Without it, each input
+    /// (stdin, each FILE) is one conversation
+    #[arg(long, value_name = "POINTER", value_parser = parse_pointer)]
+    pub session: Option<String>,
 
     /// Write calls for this provider (with --format call; ids and names in --format json):
     /// openai, openai-responses, anthropic, gemini, mistral, mcp, generic

@@ -30,8 +30,12 @@ pub struct Options {
     pub policy: Policy,
     /// Records larger than this are rejected without being parsed.
     pub max_record_bytes: usize,
-    /// The same rejected call this many times tells the model to stop (0: never).
+    /// The same rejected call this many times in one conversation tells the model
+    /// to stop (0: never).
     pub loop_limit: u32,
+    /// JSON pointer to a record's conversation id; without it, each input source
+    /// is one conversation.
+    pub session: Option<String>,
     /// Write an assistant message's calls as the whole message (`--to` with
     /// `--format call`), which needs the message's text.
     pub whole_messages: bool,
@@ -44,28 +48,31 @@ impl Default for Options {
             policy: Policy::default(),
             max_record_bytes: 64 * 1024 * 1024,
             loop_limit: 3,
+            session: None,
             whole_messages: false,
         }
     }
 }
 
-/// Counts rejections of identical calls within one run, to stop a model that
-/// keeps sending the same invalid call.
+/// Counts rejections of identical calls within one conversation, to stop a model
+/// that keeps sending the same invalid call. Each call is kept as a fixed-size
+/// digest, so memory does not grow with the size of the calls.
 #[derive(Debug, Default)]
 pub struct Loops {
-    seen: HashMap<(String, String), u32>,
+    seen: HashMap<u128, u32>,
 }
 
 impl Loops {
     /// Distinct rejected calls remembered before the memory is reset.
     const CAPACITY: usize = 100_000;
 
-    /// Counts a rejection; past `limit`, rewrites the message to say stop.
-    fn check(&mut self, tool: &str, verdict: &mut Verdict, options: &Options) {
+    /// Counts a rejection in `conversation`; past `limit`, rewrites the message to
+    /// say stop.
+    fn check(&mut self, conversation: &str, tool: &str, verdict: &mut Verdict, options: &Options) {
         if options.loop_limit == 0 || verdict.status != Status::Rejected {
             return;
         }
-        let key = match (&verdict.args, &verdict.raw) {
+        let call = match (&verdict.args, &verdict.raw) {
             (Some(args), _) => canonical(args),
             (None, Some(raw)) => raw.trim().to_owned(),
             (None, None) => verdict.message.clone().unwrap_or_default(),
@@ -73,7 +80,10 @@ impl Loops {
         if self.seen.len() >= Self::CAPACITY {
             self.seen.clear();
         }
-        let n = self.seen.entry((tool.to_owned(), key)).or_insert(0);
+        let n = self
+            .seen
+            .entry(digest(&[conversation, tool, &call]))
+            .or_insert(0);
         *n += 1;
         if *n >= options.loop_limit {
             verdict.looped = true;
@@ -84,6 +94,28 @@ impl Loops {
                 &verdict.errors,
             ));
         }
+    }
+}
+
+/// A 128-bit digest of the parts (two SipHash runs with different keys).
+fn digest(parts: &[&str]) -> u128 {
+    use std::hash::{Hash, Hasher};
+    let half = |salt: u8| {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        salt.hash(&mut h);
+        parts.hash(&mut h);
+        h.finish()
+    };
+    (u128::from(half(1)) << 64) | u128::from(half(2))
+}
+
+/// The conversation a record belongs to: the value at `--session`'s pointer
+/// (`source` when it has none), else the input source.
+fn conversation(record: &Value, options: &Options, source: &str) -> String {
+    match options.session.as_deref().map(|p| record.pointer(p)) {
+        Some(Some(Value::String(id))) => format!("session:{id}"),
+        Some(Some(other)) => format!("session:{other}"),
+        _ => format!("input:{source}"),
     }
 }
 
@@ -283,7 +315,9 @@ pub fn filter_stream<R: Read, S: Sink>(
         };
         let from_text = options.policy.enabled.has(Kind::ExtractFromText);
         let mut text = None;
+        let mut conversation_id = String::new();
         let calls = parsed.and_then(|value| {
+            conversation_id = conversation(&value, options, source);
             if options.whole_messages {
                 text = provider::assistant_text(&value);
             }
@@ -315,7 +349,9 @@ pub fn filter_stream<R: Read, S: Sink>(
                 for (i, mut call) in calls.into_iter().enumerate() {
                     let mut verdict =
                         verdict::judge(registry, &mut call, &options.style, options.policy);
-                    summary.loops.check(&call.name, &mut verdict, options);
+                    summary
+                        .loops
+                        .check(&conversation_id, &call.name, &mut verdict, options);
                     summary.count(&call.name, &verdict);
                     tell_operator(registry, &call.name, &verdict, summary, printer);
                     match &text {
@@ -390,7 +426,10 @@ pub fn filter_bare<R: Read, S: Sink>(
             printer.begin_record(Spellings::scan(text.as_bytes()));
             let mut call = provider::bare_call(name, text);
             let mut verdict = verdict::judge(registry, &mut call, &options.style, options.policy);
-            summary.loops.check(&call.name, &mut verdict, options);
+            let conversation_id = format!("input:{source}");
+            summary
+                .loops
+                .check(&conversation_id, &call.name, &mut verdict, options);
             tell_operator(registry, &call.name, &verdict, summary, printer);
             (call, verdict)
         }

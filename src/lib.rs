@@ -87,6 +87,7 @@ fn filter(cli: &FilterArgs) -> Result<u8, Error> {
         },
         max_record_bytes: cli.max_record_bytes,
         loop_limit: cli.loop_limit,
+        session: cli.session.clone(),
         whole_messages: cli.to.is_some() && format == Format::Call,
     };
     let mut printer =

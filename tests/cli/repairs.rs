@@ -266,3 +266,46 @@ fn human_format_lists_each_repair() {
              ~ offset: coerce-number \"3\" → 3\n  ~ file_path: rename-key \"filePath\" → \"file_path\"\n",
         );
 }
+
+#[test]
+fn repeated_failures_are_counted_per_conversation() {
+    // Issue 9: three sessions sending the same bad call in one multiplexed stream
+    // were told to stop.
+    let record = |session: &str| {
+        format!(
+            r#"{{"metadata":{{"conversation_id":"{session}"}},"name":"read","arguments":{{}}}}"#
+        )
+    };
+    let input: String = ["a", "b", "c", "a", "a"]
+        .iter()
+        .map(|s| record(s) + "\n")
+        .collect();
+    let (_, out) = run_json(&["--session", "/metadata/conversation_id"], &input);
+    let loops: Vec<bool> = out.iter().map(|r| r["loop"].as_bool().unwrap()).collect();
+    assert_eq!(loops, [false, false, false, false, true]);
+    // Without --session, one input is one conversation.
+    let (_, out) = run_json(&[], &input);
+    let loops: Vec<bool> = out.iter().map(|r| r["loop"].as_bool().unwrap()).collect();
+    assert_eq!(loops, [false, false, true, true, true]);
+    // A pointer that is no JSON pointer is a usage error.
+    let (code, _) = run_json(&["--session", "metadata"], &input);
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn each_input_file_is_its_own_conversation() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = "{\"name\":\"read\",\"arguments\":{}}\n";
+    for name in ["a.jsonl", "b.jsonl"] {
+        crate::write(dir.path(), name, &bad.repeat(2));
+    }
+    let out = crate::callfix()
+        .args(["-f", "json"])
+        .arg(dir.path().join("a.jsonl"))
+        .arg(dir.path().join("b.jsonl"))
+        .output()
+        .unwrap();
+    let results = crate::json_lines(&out.stdout);
+    assert_eq!(results.len(), 4);
+    assert!(results.iter().all(|r| r["loop"] == false), "{results:?}");
+}
