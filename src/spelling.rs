@@ -34,6 +34,13 @@ impl Spellings {
 
     /// Adds the spellings found in `text`.
     pub fn add(&mut self, text: &[u8]) {
+        // Most text has no exponent at all: one cheap pass says so.
+        if !text
+            .windows(2)
+            .any(|w| w[0].is_ascii_digit() && (w[1] | 0x20) == b'e')
+        {
+            return;
+        }
         let mut i = 0;
         let mut prev = b' ';
         while i < text.len() {
