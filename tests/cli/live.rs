@@ -3,11 +3,11 @@
 //! writes the next, without closing stdin.
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{ChildStdout, Stdio};
+use std::process::ChildStdout;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use crate::callfix;
+use crate::spawn;
 
 const VALID: &str = r#"{"id":"c1","type":"function","function":{"name":"read","arguments":"{\"file_path\":\"/a\"}"}}"#;
 const REJECTED: &str =
@@ -36,16 +36,7 @@ fn next(rx: &mpsc::Receiver<String>, what: &str) -> String {
 
 fn co_process(args: &[&str], check: impl Fn(&str, &str)) {
     let human = args.contains(&"human");
-    let mut child = std::process::Command::new(callfix().get_program())
-        .current_dir(crate::root())
-        .env("NO_COLOR", "1")
-        .env_remove("CALLFIX_SCHEMAS")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn(args);
     let mut stdin = child.stdin.take().unwrap();
     let rx = lines(child.stdout.take().unwrap());
     for (record, what) in [(VALID, "valid"), (REJECTED, "rejected"), (VALID, "valid")] {
@@ -95,15 +86,7 @@ fn each_result_is_written_before_waiting_for_input_in_every_format() {
 #[test]
 fn an_assistant_message_converted_whole_is_written_before_waiting() {
     let message = r#"{"role":"assistant","content":"Reading.","tool_calls":[{"id":"c1","type":"function","function":{"name":"read","arguments":"{\"file_path\":\"/a\"}"}}]}"#;
-    let mut child = std::process::Command::new(callfix().get_program())
-        .current_dir(crate::root())
-        .env_remove("CALLFIX_SCHEMAS")
-        .args(["-f", "call", "--to", "gemini"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn(&["-f", "call", "--to", "gemini"]);
     let mut stdin = child.stdin.take().unwrap();
     let rx = lines(child.stdout.take().unwrap());
     writeln!(stdin, "{message}").unwrap();

@@ -32,6 +32,22 @@ pub fn callfix() -> Command {
     cmd
 }
 
+/// `callfix ARGS` as a running co-process, its stdin, stdout and stderr piped
+/// (from the repository root, no colour, no inherited configuration).
+pub fn spawn(args: &[&str]) -> std::process::Child {
+    use std::process::Stdio;
+    std::process::Command::new(assert_cmd::cargo::cargo_bin!("callfix"))
+        .current_dir(root())
+        .env_remove("CALLFIX_SCHEMAS")
+        .env("NO_COLOR", "1")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }

@@ -1,7 +1,6 @@
 //! Bad input never crashes and never loses the rest of the stream.
 
 use std::io::{Read, Write};
-use std::process::{Command, Stdio};
 
 use crate::{callfix, run_args};
 
@@ -137,13 +136,7 @@ fn arguments_text_that_is_not_json() {
 
 #[test]
 fn a_closed_pipe_ends_quietly() {
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin!("callfix"))
-        .current_dir(crate::root())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = crate::spawn(&[]);
     let mut stdout = child.stdout.take().unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let writer = std::thread::spawn(move || {
