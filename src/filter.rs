@@ -109,8 +109,8 @@ fn digest(parts: &[&str]) -> u128 {
     (u128::from(half(1)) << 64) | u128::from(half(2))
 }
 
-/// The conversation a record belongs to: the value at `--session`'s pointer
-/// (`source` when it has none), else the input source.
+/// The conversation a record belongs to: the value at `--session`'s pointer; the
+/// input source without `--session`, or when the record has no value there.
 fn conversation(record: &Value, options: &Options, source: &str) -> String {
     match options.session.as_deref().map(|p| record.pointer(p)) {
         Some(Some(Value::String(id))) => format!("session:{id}"),

@@ -27,7 +27,7 @@ pub mod tools;
 pub mod verdict;
 
 use std::fs::File;
-use std::io::{self, BufReader, BufWriter, IsTerminal, Write};
+use std::io::{self, BufWriter, IsTerminal, Write};
 
 use owo_colors::{OwoColorize, Stream};
 
@@ -109,11 +109,12 @@ fn filter(cli: &FilterArgs) -> Result<u8, Error> {
         } else {
             input.as_str()
         };
-        let reader: Box<dyn io::BufRead> = if input == "-" {
+        // The framer buffers its reads itself.
+        let reader: Box<dyn io::Read> = if input == "-" {
             Box::new(io::stdin().lock())
         } else {
             match File::open(input) {
-                Ok(f) => Box::new(BufReader::with_capacity(1 << 16, f)),
+                Ok(f) => Box::new(f),
                 Err(error) => {
                     input_failed = true;
                     let missing = error.kind() == io::ErrorKind::NotFound;
@@ -159,7 +160,7 @@ fn filter(cli: &FilterArgs) -> Result<u8, Error> {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn run_input<R: io::BufRead, W: Write>(
+fn run_input<R: io::Read, W: Write>(
     reader: R,
     name: &str,
     cli: &FilterArgs,
