@@ -90,7 +90,7 @@ pub fn loop_instruction(style: &Style, tool: &str, times: u32, errors: &[ArgErro
 fn push_errors(text: &mut String, style: &Style, errors: &[ArgError]) {
     for (i, e) in errors.iter().take(style.max_errors.max(1)).enumerate() {
         text.push_str(if i == 0 { " " } else { "; " });
-        text.push_str(&cut(&e.line(), style.max_chars));
+        text.push_str(&cut(&one_line(&e.line()), style.max_chars));
     }
     let more = errors.len().saturating_sub(style.max_errors.max(1));
     if more > 0 {
@@ -512,12 +512,47 @@ pub fn plural(n: u64, word: &str) -> String {
     }
 }
 
+/// `path.key`; a key holding a control or line-separator character is written as
+/// a JSON string, so a model cannot put a line break into a message.
 fn join(path: &str, key: &str) -> String {
+    let key: std::borrow::Cow<'_, str> = if key.chars().any(breaks_lines) {
+        quote(key).into()
+    } else {
+        key.into()
+    };
     if path.is_empty() {
-        key.to_owned()
+        key.into_owned()
     } else {
         format!("{path}.{key}")
     }
+}
+
+/// Characters that can end or redraw a line: controls (newline, carriage return,
+/// escape sequences) and Unicode's line and paragraph separators.
+fn breaks_lines(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{85}')
+}
+
+/// `s` with every character that could break or redraw a line written as a
+/// visible JSON-style escape (`\n`, `\u001b`): a message and a human-readable
+/// result are always exactly one line, whatever the model put in its call.
+pub fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(breaks_lines) {
+        return s.into();
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if breaks_lines(c) => {
+                let _ = write!(out, "\\u{:04x}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out.into()
 }
 
 fn dedup(v: &mut Vec<String>) {

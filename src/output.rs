@@ -7,6 +7,7 @@ use std::io::{self, Write};
 use owo_colors::{OwoColorize, Stream};
 use serde_json::{Map, Value};
 
+use crate::message::one_line;
 use crate::provider::{self, Call, Provider};
 use crate::spelling::Spellings;
 use crate::verdict::{Status, Verdict};
@@ -287,14 +288,15 @@ impl<W: Write> Printer<W> {
         )?;
         match call {
             Some(c) => {
+                let name = one_line(&c.name);
                 write!(
                     out,
                     "{} {status}",
-                    c.name.if_supports_color(Stream::Stdout, |s| s.bold())
+                    name.if_supports_color(Stream::Stdout, |s| s.bold())
                 )?;
                 if !c.id.is_null() {
                     let id = match &c.id {
-                        Value::String(s) => s.clone(),
+                        Value::String(s) => one_line(s).into_owned(),
                         other => other.to_string(),
                     };
                     write!(
@@ -311,7 +313,7 @@ impl<W: Write> Printer<W> {
             let mut pretty = Vec::new();
             self.spellings.write_pretty(&mut pretty, args)?;
             for line in String::from_utf8_lossy(&pretty).lines() {
-                writeln!(out, "    {line}")?;
+                writeln!(out, "    {}", one_line(line))?;
             }
         }
         for r in &verdict.repairs {
@@ -320,7 +322,7 @@ impl<W: Write> Printer<W> {
             } else {
                 format!("{}: ", r.path)
             };
-            let line = format!("~ {at}{} {} → {}", r.kind, r.from, r.to);
+            let line = format!("~ {}{} {} → {}", one_line(&at), r.kind, r.from, r.to);
             writeln!(
                 out,
                 "  {}",
@@ -328,7 +330,7 @@ impl<W: Write> Printer<W> {
             )?;
         }
         for e in &verdict.errors {
-            let line = format!("✗ {}", e.line());
+            let line = format!("✗ {}", one_line(&e.line()));
             writeln!(
                 out,
                 "  {}",
@@ -337,7 +339,7 @@ impl<W: Write> Printer<W> {
         }
         let said = |m: &String| verdict.errors.len() == 1 && verdict.errors[0].line() == *m;
         if let Some(m) = verdict.message.as_ref().filter(|m| !said(m)) {
-            let line = format!("→ {m}");
+            let line = format!("→ {}", one_line(m));
             writeln!(
                 out,
                 "  {}",

@@ -146,8 +146,16 @@ fn skip_string(text: &[u8], mut i: usize) -> usize {
     text.len()
 }
 
-/// A formatter that writes numbers in their source spelling.
+/// A formatter that writes numbers in their source spelling, and escapes the
+/// characters serde_json leaves raw that can still end or redraw a line (DEL, C1
+/// controls, U+2028, U+2029): every result is one line for any reader. The string
+/// is the same; only its escaping differs.
 struct Spelled<'a, F>(F, &'a Spellings);
+
+/// Characters serde_json writes raw that can end or redraw a line.
+fn risky(c: char) -> bool {
+    c == '\u{7f}' || ('\u{80}'..='\u{9f}').contains(&c) || matches!(c, '\u{2028}' | '\u{2029}')
+}
 
 impl<F: Formatter> Formatter for Spelled<'_, F> {
     fn write_number_str<W: ?Sized + io::Write>(
@@ -156,6 +164,25 @@ impl<F: Formatter> Formatter for Spelled<'_, F> {
         value: &str,
     ) -> io::Result<()> {
         w.write_all(self.1.source(value).as_bytes())
+    }
+    fn write_string_fragment<W: ?Sized + io::Write>(
+        &mut self,
+        w: &mut W,
+        fragment: &str,
+    ) -> io::Result<()> {
+        // Fast path: only bytes 0x7f, 0xc2 (C1) and 0xe2 (U+2028/9) can start one.
+        if !fragment.bytes().any(|b| matches!(b, 0x7f | 0xc2 | 0xe2)) || !fragment.contains(risky) {
+            return w.write_all(fragment.as_bytes());
+        }
+        let mut start = 0;
+        for (i, c) in fragment.char_indices() {
+            if risky(c) {
+                w.write_all(&fragment.as_bytes()[start..i])?;
+                write!(w, "\\u{:04x}", u32::from(c))?;
+                start = i + c.len_utf8();
+            }
+        }
+        w.write_all(&fragment.as_bytes()[start..])
     }
     fn begin_array<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
         self.0.begin_array(w)
@@ -222,6 +249,14 @@ mod tests {
     fn one_value_spelled_two_ways_is_written_in_the_parsed_form() {
         let text = r#"[1e2,1E2,1e+2]"#;
         assert_eq!(round_trip(text), "[1e+2,1e+2,1e+2]");
+    }
+
+    #[test]
+    fn characters_that_break_lines_are_escaped_and_the_string_is_the_same() {
+        let v = serde_json::json!({"k\u{2028}": "a\u{85}b\u{7f}c\u{2029}é\u{9b}"});
+        let text = Spellings::default().to_text(&v);
+        assert_eq!(text, r#"{"k\u2028":"a\u0085b\u007fc\u2029é\u009b"}"#);
+        assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), v);
     }
 
     #[test]

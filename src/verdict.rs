@@ -96,6 +96,8 @@ impl Verdict {
 
     /// A rejection with a message of its own (unknown tool, broken record).
     pub fn rejected(message: String, fault: Fault) -> Self {
+        // Whatever of the input the message quotes, it stays one line.
+        let message = message::one_line(&message).into_owned();
         Verdict {
             status: Status::Rejected,
             args: None,
