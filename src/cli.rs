@@ -286,6 +286,11 @@ pub struct FilterArgs {
     /// Reject records larger than this many bytes without parsing them
     #[arg(long, default_value_t = 64 * 1024 * 1024, value_name = "BYTES")]
     pub max_record_bytes: usize,
+
+    /// Reject records holding more than this many JSON values without parsing them
+    /// (a value takes far more memory than its bytes)
+    #[arg(long, default_value_t = 1_000_000, value_name = "N")]
+    pub max_record_values: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -30,6 +30,9 @@ pub struct Options {
     pub policy: Policy,
     /// Records larger than this are rejected without being parsed.
     pub max_record_bytes: usize,
+    /// Records holding more JSON values than this are rejected without being
+    /// parsed (memory per value is far above its bytes).
+    pub max_record_values: u64,
     /// The same rejected call this many times in one conversation tells the model
     /// to stop (0: never).
     pub loop_limit: u32,
@@ -47,6 +50,7 @@ impl Default for Options {
             style: Style::default(),
             policy: Policy::default(),
             max_record_bytes: 64 * 1024 * 1024,
+            max_record_values: 1_000_000,
             loop_limit: 3,
             session: None,
             whole_messages: false,
@@ -298,6 +302,13 @@ pub fn filter_stream<R: Read, S: Sink>(
                 meta.line,
                 size,
                 options.max_record_bytes,
+            ))
+        } else if meta.values > options.max_record_values {
+            Err(message::record_too_many_values(
+                source,
+                meta.line,
+                meta.values,
+                options.max_record_values,
             ))
         } else {
             match serde_json::from_slice::<Value>(&buf) {

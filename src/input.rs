@@ -43,6 +43,9 @@ pub struct RecordMeta {
     /// The record's full size when it was larger than the limit (its bytes were
     /// discarded).
     pub oversized: Option<usize>,
+    /// How many JSON values (objects, arrays, strings, numbers, literals) the
+    /// record holds, counted as it was framed.
+    pub values: u64,
 }
 
 /// How the framer ended a record.
@@ -145,6 +148,8 @@ struct Scan {
     token: Option<Token>,
     /// Set once the record can no longer be valid JSON.
     broken: Option<Loose>,
+    /// Values begun so far.
+    values: u64,
 }
 
 /// A broken record is followed loosely: brackets and strings only.
@@ -171,6 +176,7 @@ impl Scan {
             string: None,
             token: None,
             broken: None,
+            values: 0,
         }
     }
 
@@ -289,20 +295,25 @@ impl Scan {
         match (self.expect, b) {
             (_, b' ' | b'\t' | b'\r' | b'\n') => {}
             (Expect::Value | Expect::ValueOrEnd, b'{') => {
+                self.values += 1;
                 self.stack.push(b'{');
                 self.expect = Expect::KeyOrEnd;
             }
             (Expect::Value | Expect::ValueOrEnd, b'[') => {
+                self.values += 1;
                 self.stack.push(b'[');
                 self.expect = Expect::ValueOrEnd;
             }
             (Expect::Value | Expect::ValueOrEnd | Expect::KeyOrEnd | Expect::Key, b'"') => {
                 if matches!(self.expect, Expect::KeyOrEnd | Expect::Key) {
                     self.expect = Expect::Colon;
+                } else {
+                    self.values += 1;
                 }
                 self.string = Some((false, 0));
             }
             (Expect::Value | Expect::ValueOrEnd, _) if Token::start(b).is_some() => {
+                self.values += 1;
                 self.token = Token::start(b);
             }
             (Expect::Colon, b':') => self.expect = Expect::Value,
@@ -530,6 +541,7 @@ impl<R: Read> Framer<R> {
             line: meta_line,
             ending,
             oversized: (size > self.limit).then_some(size),
+            values: scan.values,
         }))
     }
 

@@ -86,6 +86,7 @@ fn filter(cli: &FilterArgs) -> Result<u8, Error> {
             max_rounds: usize::from(cli.max_rounds),
         },
         max_record_bytes: cli.max_record_bytes,
+        max_record_values: cli.max_record_values,
         loop_limit: cli.loop_limit,
         session: cli.session.clone(),
         whole_messages: cli.to.is_some() && format == Format::Call,

@@ -7,19 +7,20 @@
 //! then the rest, each group in document order; anyOf/oneOf failures are reduced to
 //! the closest branch instead of a dump of every branch.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io;
 
 use jsonschema::ValidationError;
 use jsonschema::error::{TypeKind, ValidationErrorKind};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::provider::json_type;
 use crate::registry::{SchemaError, Tool};
 use crate::suggest;
 
 /// One problem with a call's arguments, as the model reads it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ArgError {
     /// Dotted path (`todos.0.status`); empty at the root.
     pub path: String,
@@ -32,6 +33,23 @@ impl ArgError {
             path: String::new(),
             message: message.into(),
         }
+    }
+
+    /// The last entry of a capped list: how many errors were left out.
+    fn more(n: usize) -> Self {
+        Self::root(format!("(+{n} more)"))
+    }
+
+    /// For the entry made by [`ArgError::more`], its count.
+    fn more_count(&self) -> Option<usize> {
+        if !self.path.is_empty() {
+            return None;
+        }
+        self.message
+            .strip_prefix("(+")?
+            .strip_suffix(" more)")?
+            .parse()
+            .ok()
     }
 
     /// `path: message`, or just the message at the root.
@@ -88,11 +106,19 @@ pub fn loop_instruction(style: &Style, tool: &str, times: u32, errors: &[ArgErro
 
 /// ` e1; e2; …; (+N more)`, each cut to `max_chars`.
 fn push_errors(text: &mut String, style: &Style, errors: &[ArgError]) {
+    // A capped list ends with the count of what it left out.
+    let (errors, left_out) = match errors.split_last() {
+        Some((last, rest)) if !rest.is_empty() => match last.more_count() {
+            Some(n) => (rest, n),
+            None => (errors, 0),
+        },
+        _ => (errors, 0),
+    };
     for (i, e) in errors.iter().take(style.max_errors.max(1)).enumerate() {
         text.push_str(if i == 0 { " " } else { "; " });
         text.push_str(&cut(&one_line(&e.line()), style.max_chars));
     }
-    let more = errors.len().saturating_sub(style.max_errors.max(1));
+    let more = errors.len().saturating_sub(style.max_errors.max(1)) + left_out;
     if more > 0 {
         let _ = write!(text, "; (+{more} more)");
     }
@@ -227,6 +253,13 @@ pub fn record_too_large(source: &str, line: u64, size: usize, limit: usize) -> S
     )
 }
 
+pub fn record_too_many_values(source: &str, line: u64, values: u64, limit: u64) -> String {
+    format!(
+        "record at {source}:{line} holds {values} JSON values, over the limit of {limit} \
+         (--max-record-values)"
+    )
+}
+
 pub fn record_unrecognised(source: &str, line: u64, reason: &str) -> String {
     format!("record at {source}:{line} has no recognisable tool call: {reason}")
 }
@@ -234,11 +267,65 @@ pub fn record_unrecognised(source: &str, line: u64, reason: &str) -> String {
 // ---------------------------------------------------------------------------
 // Validation errors → ArgError
 
-/// Every schema error of `args`, converted, deduplicated and ordered.
+/// At most this many errors are kept per call (the model reads `--max-errors` of
+/// them); the rest are counted in a last `(+N more)` entry.
+pub const MAX_ERRORS: usize = 100;
+
+/// Arguments with more values than this get only their first error reported.
+pub const ALL_ERRORS_UP_TO: usize = 100_000;
+
+/// Whether `v` holds more than `limit` values (counted without recursion, stopping
+/// at the limit).
+pub fn more_values_than(v: &Value, limit: usize) -> bool {
+    let mut stack = vec![v];
+    let mut seen = 0usize;
+    while let Some(v) = stack.pop() {
+        seen += 1;
+        if seen > limit {
+            return true;
+        }
+        match v {
+            Value::Array(items) => stack.extend(items),
+            Value::Object(m) => stack.extend(m.values()),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Errors read from the validator per call before the rest are only counted.
+const MAX_ERRORS_READ: usize = 10_000;
+
+/// Each kept error's message is cut to this many characters (a million-value
+/// enum is not listed whole).
+pub const MAX_ERROR_CHARS: usize = 1000;
+
+/// Every schema error of `args`, converted, deduplicated and ordered; at most
+/// [`MAX_ERRORS`] of them.
 pub fn validation_errors(tool: &Tool, args: &Value) -> Vec<ArgError> {
     let mut items = Vec::new();
+    let doc = Doc::new(args);
+    // The validator collects every error before handing out the first, so for
+    // very large arguments only the first error is asked for (it stops there).
+    if more_values_than(args, ALL_ERRORS_UP_TO) {
+        if let Err(err) = tool.validator.validate(args) {
+            convert(&err, &tool.schema, &doc, &mut items);
+        }
+        let mut out: Vec<ArgError> = items.into_iter().map(|i| i.error).take(1).collect();
+        out.push(ArgError::root(format!(
+            "(further errors not listed: the arguments hold more than {ALL_ERRORS_UP_TO} values)"
+        )));
+        return out;
+    }
+    // A call with very many errors is described by the first ones the validator
+    // reports (in schema and document order), so time and memory stay bounded.
+    let mut unread = 0usize;
     for err in tool.validator.iter_errors(args) {
-        convert(&err, &tool.schema, args, &mut items);
+        if items.len() >= MAX_ERRORS_READ {
+            unread += 1;
+            continue;
+        }
+        convert(&err, &tool.schema, &doc, &mut items);
     }
     // Missing first, then type errors, then the rest; each in document order.
     items.sort_by(|a, b| {
@@ -246,11 +333,23 @@ pub fn validation_errors(tool: &Tool, args: &Value) -> Vec<ArgError> {
             .cmp(&b.rank)
             .then_with(|| a.position.cmp(&b.position))
     });
-    let mut out: Vec<ArgError> = Vec::with_capacity(items.len());
-    for item in items {
-        if !out.contains(&item.error) {
-            out.push(item.error);
+    let mut seen = std::collections::HashSet::with_capacity(items.len());
+    let mut out: Vec<ArgError> = Vec::with_capacity(items.len().min(MAX_ERRORS + 1));
+    let mut more = unread;
+    for mut item in items {
+        if seen.contains(&item.error) {
+            continue;
         }
+        if out.len() == MAX_ERRORS {
+            more += 1;
+            continue;
+        }
+        seen.insert(item.error.clone());
+        item.error.message = cut(&item.error.message, MAX_ERROR_CHARS);
+        out.push(item.error);
+    }
+    if more > 0 {
+        out.push(ArgError::more(more));
     }
     out
 }
@@ -263,7 +362,7 @@ struct Item {
     error: ArgError,
 }
 
-fn convert(err: &ValidationError<'_>, schema: &Value, doc: &Value, out: &mut Vec<Item>) {
+fn convert(err: &ValidationError<'_>, schema: &Value, doc: &Doc<'_>, out: &mut Vec<Item>) {
     let pointer = err.instance_path().as_str();
     let segments = pointer_segments(pointer);
     let position = document_position(doc, &segments);
@@ -310,8 +409,9 @@ fn convert(err: &ValidationError<'_>, schema: &Value, doc: &Value, out: &mut Vec
         ValidationErrorKind::AdditionalProperties { unexpected }
         | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
             let allowed = allowed_keys(schema, err.schema_path().as_str());
+            let declared: Vec<&str> = allowed.iter().flatten().map(String::as_str).collect();
+            // Where each key sits in its object, found in one pass (not per key).
             for key in unexpected {
-                let declared: Vec<&str> = allowed.iter().flatten().map(String::as_str).collect();
                 let message = match (suggest::near_miss_of(key, &declared), &allowed) {
                     (Some(meant), _) => {
                         format!("unrecognized key (did you mean {}?)", quote(meant))
@@ -324,9 +424,10 @@ fn convert(err: &ValidationError<'_>, schema: &Value, doc: &Value, out: &mut Vec
                 // Positioned where the key itself sits, not at its parent.
                 let mut key_segments = segments.clone();
                 key_segments.push(key.clone());
+                let key_position = document_position(doc, &key_segments);
                 out.push(Item {
                     rank: 2,
-                    position: document_position(doc, &key_segments),
+                    position: key_position,
                     error: ArgError {
                         path: join(&path, key),
                         message,
@@ -352,7 +453,7 @@ fn reduce_branches(
     at: &[String],
     instance: &Value,
     schema: &Value,
-    doc: &Value,
+    doc: &Doc<'_>,
     out: &mut Vec<Item>,
     position: &[usize],
     path: &str,
@@ -583,15 +684,49 @@ pub fn pointer_segments(pointer: &str) -> Vec<String> {
         .collect()
 }
 
+/// The position of each key of one object.
+type KeyIndex<'a> = HashMap<&'a str, usize>;
+
+/// The arguments, with the position of each key in its object found once per
+/// object (so that thousands of errors in one large object stay linear).
+struct Doc<'a> {
+    value: &'a Value,
+    keys: std::cell::RefCell<HashMap<*const Map<String, Value>, KeyIndex<'a>>>,
+}
+
+impl<'a> Doc<'a> {
+    fn new(value: &'a Value) -> Self {
+        Doc {
+            value,
+            keys: Default::default(),
+        }
+    }
+
+    /// The position of `key` in `map`, a map inside this document.
+    fn key_position(&self, map: &'a Map<String, Value>, key: &str) -> Option<usize> {
+        if map.len() <= 16 {
+            return map.keys().position(|k| k == key);
+        }
+        let mut cache = self.keys.borrow_mut();
+        let index = cache.entry(std::ptr::from_ref(map)).or_insert_with(|| {
+            map.keys()
+                .enumerate()
+                .map(|(i, k)| (k.as_str(), i))
+                .collect()
+        });
+        index.get(key).copied()
+    }
+}
+
 /// The position of a path in document order: the key or element index at each
 /// level. Missing levels sort last.
-fn document_position(doc: &Value, segments: &[String]) -> Vec<usize> {
-    let mut cur = Some(doc);
+fn document_position(doc: &Doc<'_>, segments: &[String]) -> Vec<usize> {
+    let mut cur = Some(doc.value);
     segments
         .iter()
         .map(|seg| match cur {
             Some(Value::Object(map)) => {
-                let pos = map.keys().position(|k| k == seg);
+                let pos = doc.key_position(map, seg);
                 cur = map.get(seg.as_str());
                 pos.unwrap_or(usize::MAX)
             }
@@ -661,6 +796,10 @@ mod tests {
 
     fn tool(schema: Value) -> Tool {
         Tool::from_schema(schema)
+    }
+
+    fn lines_raw(schema: Value, args: Value) -> Vec<ArgError> {
+        validation_errors(&tool(schema), &args)
     }
 
     fn lines(schema: Value, args: Value) -> Vec<String> {
@@ -820,6 +959,34 @@ mod tests {
             assert_eq!(part.chars().count(), 100, "{part}");
             assert!(part.ends_with('…'));
         }
+    }
+
+    #[test]
+    fn errors_are_capped_and_the_rest_counted_in_json_and_in_the_instruction() {
+        let schema = json!({"type": "object", "properties": {"a": {"type": "array", "items": {"type": "string"}}}});
+        let args = json!({"a": vec![1; 20_000]});
+        let errors = lines_raw(schema, args);
+        assert_eq!(errors.len(), MAX_ERRORS + 1);
+        assert_eq!(errors[0].line(), "a.0: expected string, got number");
+        // The first 10,000 are read and ordered; all 20,000 are counted.
+        assert_eq!(errors[MAX_ERRORS].line(), "(+19900 more)");
+        let text = instruction(&Style::default(), &errors);
+        assert!(
+            text.ends_with("a.4: expected string, got number; (+19995 more)"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_huge_enum_is_not_listed_whole() {
+        let options: Vec<String> = (0..100_000).map(|i| format!("v{i}")).collect();
+        let schema = json!({"type": "object", "properties": {"e": {"enum": options}}});
+        let errors = lines_raw(schema, json!({"e": "x"}));
+        assert!(
+            errors[0].message.chars().count() <= MAX_ERROR_CHARS,
+            "{}",
+            errors[0].message.len()
+        );
     }
 
     #[test]

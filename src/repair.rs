@@ -7,6 +7,7 @@
 //! so a repair is exact or absent. The loop validate → repair → validate runs at
 //! most `max_rounds` rounds; the result is used only if it validates.
 
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use jsonschema::ValidationError;
@@ -168,7 +169,7 @@ impl Default for Policy {
 // ---------------------------------------------------------------------------
 // Sites: where the validator says something is wrong.
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum Site {
     /// The value at this path is rejected.
     Value(Vec<String>),
@@ -179,23 +180,33 @@ enum Site {
 }
 
 impl Site {
-    /// The path this site changes, for keeping one change per region per round.
-    fn region(&self) -> &[String] {
+    /// The path this site changes, for keeping one change per region per round: a
+    /// value, or one key of an object (so the keys of one object are fixed
+    /// together).
+    fn region(&self) -> Vec<String> {
         match self {
-            Site::Value(p) | Site::UnknownKey(p, _) | Site::Missing(p, _) => p,
+            Site::Value(p) => p.clone(),
+            Site::UnknownKey(p, key) | Site::Missing(p, key) => {
+                let mut region = p.clone();
+                region.push(key.clone());
+                region
+            }
         }
     }
 }
 
-fn sites(errors: &[ValidationError<'_>]) -> Vec<Site> {
+/// The distinct sites of the errors, in error order.
+fn sites(errors: &Errors<'_>) -> Vec<Site> {
     let mut out: Vec<Site> = Vec::new();
+    let mut seen: HashSet<Site> = HashSet::new();
     let mut push = |s: Site| {
-        if !out.contains(&s) {
+        if !seen.contains(&s) {
+            seen.insert(s.clone());
             out.push(s);
         }
     };
-    for e in errors {
-        let path = pointer_segments(e.instance_path().as_str());
+    for (path, e) in &errors.list {
+        let path = path.clone();
         match e.kind() {
             ValidationErrorKind::Required { property } => {
                 if let Some(p) = property.as_str() {
@@ -624,6 +635,17 @@ fn enum_case(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fix> {
     let (v, path) = value_site(doc, site)?;
     let text = v.as_str()?;
     let w = s.wanted(doc, path);
+    // Normalising only drops characters: a text far longer than every enum value
+    // cannot match one (and is not normalised at all).
+    let longest = w
+        .enums
+        .iter()
+        .filter_map(|e| e.as_str())
+        .map(str::len)
+        .max()?;
+    if text.len() > longest.saturating_mul(4).saturating_add(16) {
+        return None;
+    }
     let norm = normalise(text);
     let mut matches: Vec<&str> = w
         .enums
@@ -699,118 +721,264 @@ fn get_mut<'v>(doc: &'v mut Value, path: &[String]) -> Option<&'v mut Value> {
     })
 }
 
-fn apply(doc: &Value, change: &Change) -> Option<Value> {
-    let mut out = doc.clone();
-    match change {
-        Change::Set(path, v) => *get_mut(&mut out, path)? = v.clone(),
-        Change::Remove(path) => {
-            let (key, parent) = path.split_last()?;
-            get_mut(&mut out, parent)?
-                .as_object_mut()?
-                .shift_remove(key.as_str())?;
+/// Applies disjoint changes to `doc` in place. Removals and renames in one object
+/// are done in one pass over it, so a call with many of them stays linear.
+fn apply_all(doc: &mut Value, changes: &[&Change]) {
+    let mut removals: HashMap<&[String], HashSet<&str>> = HashMap::new();
+    let mut renames: HashMap<&[String], HashMap<&str, &str>> = HashMap::new();
+    for change in changes {
+        match change {
+            Change::Set(path, v) => {
+                if let Some(slot) = get_mut(doc, path) {
+                    *slot = v.clone();
+                }
+            }
+            Change::Remove(path) => {
+                if let Some((key, parent)) = path.split_last() {
+                    removals.entry(parent).or_default().insert(key);
+                }
+            }
+            Change::Rename(path, from, to) => {
+                renames.entry(path).or_default().insert(from, to);
+            }
         }
-        Change::Rename(path, from, to) => {
-            let object = get_mut(&mut out, path)?.as_object_mut()?;
-            // Keep the key where it stood.
+    }
+    for (parent, keys) in removals {
+        if let Some(object) = get_mut(doc, parent).and_then(Value::as_object_mut) {
+            object.retain(|k, _| !keys.contains(k.as_str()));
+        }
+    }
+    for (path, names) in renames {
+        if let Some(object) = get_mut(doc, path).and_then(Value::as_object_mut) {
+            // Keep each key where it stood.
             let renamed: Map<String, Value> = std::mem::take(object)
                 .into_iter()
-                .map(|(k, v)| if k == *from { (to.clone(), v) } else { (k, v) })
+                .map(|(k, v)| match names.get(k.as_str()) {
+                    Some(to) => ((*to).to_owned(), v),
+                    None => (k, v),
+                })
                 .collect();
             *object = renamed;
         }
     }
-    Some(out)
 }
 
-fn starts_with(path: &[String], prefix: &[String]) -> bool {
-    path.len() >= prefix.len() && path[..prefix.len()] == *prefix
+/// The validator's errors for one document, indexed by instance path.
+struct Errors<'i> {
+    list: Vec<(Vec<String>, ValidationError<'i>)>,
+    /// Error positions in `list`, by instance path.
+    at: HashMap<Vec<String>, Vec<usize>>,
+    /// Every path that has an error at it or below it (built when first asked).
+    under: std::cell::OnceCell<HashSet<Vec<String>>>,
 }
 
-/// Whether the candidate resolved `site` (and, for wrap-array, everything under it).
-fn resolved(tool: &Tool, candidate: &Value, site: &Site, fix: &Fix, kind: Kind) -> bool {
-    let errors: Vec<ValidationError<'_>> = tool.validator.iter_errors(candidate).collect();
-    let here =
-        |e: &ValidationError<'_>, p: &[String]| pointer_segments(e.instance_path().as_str()) == p;
+impl<'i> Errors<'i> {
+    fn of(tool: &'i Tool, doc: &'i Value) -> Self {
+        let mut errors = Errors {
+            list: Vec::new(),
+            at: HashMap::new(),
+            under: std::cell::OnceCell::new(),
+        };
+        for e in tool.validator.iter_errors(doc) {
+            if errors.list.len() > MAX_SITES {
+                break;
+            }
+            let path = pointer_segments(e.instance_path().as_str());
+            errors
+                .at
+                .entry(path.clone())
+                .or_default()
+                .push(errors.list.len());
+            errors.list.push((path, e));
+        }
+        errors
+    }
+
+    fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// Whether any error is at `path` or below it.
+    fn under(&self, path: &[String]) -> bool {
+        self.under
+            .get_or_init(|| {
+                let mut under = HashSet::new();
+                for (p, _) in &self.list {
+                    for n in 0..=p.len() {
+                        if !under.contains(&p[..n]) {
+                            under.insert(p[..n].to_vec());
+                        }
+                    }
+                }
+                under
+            })
+            .contains(path)
+    }
+
+    /// The errors at exactly `path`.
+    fn at(&self, path: &[String]) -> impl Iterator<Item = &ValidationError<'i>> {
+        self.at
+            .get(path)
+            .into_iter()
+            .flatten()
+            .map(|&i| &self.list[i].1)
+    }
+}
+
+/// Whether the candidate's errors show `site` resolved (and, for wrap-array,
+/// everything under it).
+fn resolved(errors: &Errors<'_>, site: &Site, fix: &Fix, kind: Kind) -> bool {
+    let unexpected = |e: &ValidationError<'_>, key: &String| {
+        matches!(e.kind(),
+            ValidationErrorKind::AdditionalProperties { unexpected }
+            | ValidationErrorKind::UnevaluatedProperties { unexpected }
+            if unexpected.contains(key))
+    };
     match (site, kind) {
-        (Site::Value(p), Kind::WrapArray) => !errors
-            .iter()
-            .any(|e| starts_with(&pointer_segments(e.instance_path().as_str()), p)),
-        (Site::Value(p), _) => !errors.iter().any(|e| here(e, p)),
-        (Site::UnknownKey(p, key), Kind::DropUnknown) => !errors.iter().any(|e| {
-            here(e, p)
-                && matches!(e.kind(),
-                    ValidationErrorKind::AdditionalProperties { unexpected }
-                    | ValidationErrorKind::UnevaluatedProperties { unexpected }
-                    if unexpected.contains(key))
-        }),
+        (Site::Value(p), Kind::WrapArray) => !errors.under(p),
+        (Site::Value(p), _) => errors.at(p).next().is_none(),
+        (Site::UnknownKey(p, key), Kind::DropUnknown) => !errors.at(p).any(|e| unexpected(e, key)),
         (Site::UnknownKey(p, _) | Site::Missing(p, _), Kind::RenameKey) => {
             let (Value::String(from), Value::String(to)) = (&fix.from, &fix.to) else {
                 return false;
             };
-            !errors.iter().any(|e| {
-                (here(e, p)
-                    && match e.kind() {
-                        ValidationErrorKind::Required { property } => property.as_str() == Some(to),
-                        ValidationErrorKind::AdditionalProperties { unexpected }
-                        | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
-                            unexpected.contains(from) || unexpected.contains(to)
-                        }
-                        _ => false,
-                    })
-                    || here(e, &fix.path)
-            })
+            !errors.at(p).any(|e| match e.kind() {
+                ValidationErrorKind::Required { property } => property.as_str() == Some(to),
+                _ => unexpected(e, from) || unexpected(e, to),
+            }) && errors.at(&fix.path).next().is_none()
         }
         _ => false,
     }
 }
 
+/// Paths changed so far in a round: a site whose region overlaps one of them
+/// (is above, below or equal) waits for the next round.
+#[derive(Default)]
+struct Touched {
+    exact: HashSet<Vec<String>>,
+    prefixes: HashSet<Vec<String>>,
+}
+
+impl Touched {
+    fn overlaps(&self, region: &[String]) -> bool {
+        self.prefixes.contains(region)
+            || (0..=region.len()).any(|n| self.exact.contains(&region[..n]))
+    }
+
+    fn add(&mut self, region: &[String]) {
+        for n in 0..=region.len() {
+            if !self.prefixes.contains(&region[..n]) {
+                self.prefixes.insert(region[..n].to_vec());
+            }
+        }
+        self.exact.insert(region.to_vec());
+    }
+}
+
+/// A call with more validation errors (or sites) than this is rejected without
+/// repair.
+const MAX_SITES: usize = 10_000;
+
 /// Repairs `args` against `tool`'s schema. Returns the repaired arguments (which
 /// validate) and what was done, or `None` when they cannot be repaired.
+///
+/// Each round takes the sites of the current errors whose regions do not
+/// overlap, and proposes one fix per site: the first rule, in `RULES` order, that
+/// has one. All proposed fixes are applied together and the result is validated
+/// once; a fix is kept only if the error at its site is gone. A site whose fix did
+/// not resolve it tries its next rule, again in one batch. So a round costs a few
+/// validations of the document, however many sites it has: linear in its size.
 pub fn repair(tool: &Tool, args: &Value, policy: Policy) -> Option<(Value, Vec<Repair>)> {
+    // Arguments this large are no near miss, and listing their errors is costly.
+    if crate::message::more_values_than(args, crate::message::ALL_ERRORS_UP_TO) {
+        return None;
+    }
     let schemas = Schemas { tool };
     let mut doc = args.clone();
     let mut repairs = Vec::new();
     for _ in 0..policy.max_rounds {
         let found = {
-            let errors: Vec<ValidationError<'_>> = tool.validator.iter_errors(&doc).collect();
+            let errors = Errors::of(tool, &doc);
             if errors.is_empty() {
                 return Some((doc, repairs));
             }
-            sites(&errors)
+            // Past this many problems a call is not a near miss: no repair.
+            let sites = sites(&errors);
+            if errors.list.len() > MAX_SITES || sites.len() > MAX_SITES {
+                return None;
+            }
+            sites
         };
-        let mut touched: Vec<Vec<String>> = Vec::new();
+        let mut touched = Touched::default();
+        let mut pending: Vec<(&Site, usize)> = Vec::new();
         for site in &found {
             let region = site.region();
-            if touched
-                .iter()
-                .any(|t| starts_with(region, t) || starts_with(t, region))
-            {
-                continue;
-            }
-            for (kind, rule) in RULES {
-                if !policy.enabled.has(kind) {
-                    continue;
-                }
-                let Some(fix) = rule(&schemas, &doc, site) else {
-                    continue;
-                };
-                let Some(candidate) = apply(&doc, &fix.change) else {
-                    continue;
-                };
-                if resolved(tool, &candidate, site, &fix, kind) {
-                    doc = candidate;
-                    touched.push(region.to_vec());
-                    repairs.push(Repair {
-                        path: fix.path.join("."),
-                        kind,
-                        from: fix.from,
-                        to: fix.to,
-                    });
-                    break;
-                }
+            if !touched.overlaps(&region) {
+                touched.add(&region);
+                pending.push((site, 0));
             }
         }
-        if touched.is_empty() {
+        let mut kept = 0;
+        while !pending.is_empty() {
+            // The next fix each pending site proposes, from its next rule on.
+            let mut batch: Vec<(&Site, usize, Fix)> = Vec::new();
+            let mut renamed: HashSet<(Vec<String>, String)> = HashSet::new();
+            for &(site, from) in &pending {
+                let proposal = RULES
+                    .iter()
+                    .enumerate()
+                    .skip(from)
+                    .find_map(|(i, (kind, rule))| {
+                        if !policy.enabled.has(*kind) {
+                            return None;
+                        }
+                        rule(&schemas, &doc, site).map(|fix| (i, fix))
+                    });
+                // Two sites may propose the same change (a rename seen from the
+                // unknown key and from the missing property): made once.
+                if let Some((i, fix)) = proposal {
+                    if let Change::Rename(path, from, _) = &fix.change
+                        && !renamed.insert((path.clone(), from.clone()))
+                    {
+                        continue;
+                    }
+                    batch.push((site, i, fix));
+                }
+            }
+            if batch.is_empty() {
+                break;
+            }
+            let mut candidate = doc.clone();
+            apply_all(
+                &mut candidate,
+                &batch.iter().map(|(_, _, f)| &f.change).collect::<Vec<_>>(),
+            );
+            let (good, bad): (Vec<_>, Vec<_>) = {
+                let errors = Errors::of(tool, &candidate);
+                batch
+                    .into_iter()
+                    .partition(|(site, i, fix)| resolved(&errors, site, fix, RULES[*i].0))
+            };
+            if bad.is_empty() {
+                doc = candidate;
+            } else if !good.is_empty() {
+                apply_all(
+                    &mut doc,
+                    &good.iter().map(|(_, _, f)| &f.change).collect::<Vec<_>>(),
+                );
+            }
+            kept += good.len();
+            for (_, i, fix) in good {
+                repairs.push(Repair {
+                    path: fix.path.join("."),
+                    kind: RULES[i].0,
+                    from: fix.from,
+                    to: fix.to,
+                });
+            }
+            pending = bad.into_iter().map(|(site, i, _)| (site, i + 1)).collect();
+        }
+        if kept == 0 {
             return None;
         }
     }
@@ -1219,6 +1387,39 @@ mod tests {
         )
         .unwrap();
         assert_eq!(got.0, json!({"filePath": "/a", "offset": 10}));
+    }
+
+    #[test]
+    fn thousands_of_sites_are_repaired_in_a_few_validations() {
+        let item = json!({"content": "a", "status": "Pending", "priority": "high"});
+        let (fixed, kinds) = fix(todos(), json!({"todos": vec![item; 8_000]})).unwrap();
+        assert_eq!(kinds.len(), 8_000);
+        assert!(kinds.iter().all(|k| *k == "enum-case"));
+        assert!(
+            fixed["todos"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|t| t["status"] == "pending")
+        );
+        // Many unknown keys in one closed object: dropped in one pass.
+        let mut args = serde_json::Map::new();
+        args.insert("filePath".into(), json!("/a"));
+        for i in 0..5_000 {
+            args.insert(format!("extra{i}"), json!(i));
+        }
+        let (fixed, kinds) = fix(read(), Value::Object(args)).unwrap();
+        assert_eq!(fixed, json!({"filePath": "/a"}));
+        assert_eq!(kinds.len(), 5_000);
+    }
+
+    #[test]
+    fn past_the_site_limit_a_call_is_not_repaired() {
+        let item = json!({"content": "a", "status": "Pending", "priority": "high"});
+        assert_eq!(
+            fix(todos(), json!({"todos": vec![item; MAX_SITES + 1]})),
+            None
+        );
     }
 
     #[test]

@@ -33,7 +33,9 @@ pub fn find(text: &str) -> (Vec<Leaked>, String) {
     let mut calls = Vec::new();
     let mut clean = String::with_capacity(text.len());
     let mut rest = text;
-    while let Some((start, kind)) = next_opening(rest) {
+    let mut openings = Openings::default();
+    while let Some((start, kind)) = openings.next(text, text.len() - rest.len()) {
+        let start = start - (text.len() - rest.len());
         clean.push_str(&rest[..start]);
         let tail = &rest[start..];
         let (leaked, used) = match kind {
@@ -65,19 +67,43 @@ enum Kind {
     Wrapper,
 }
 
-fn next_opening(text: &str) -> Option<(usize, Kind)> {
-    let candidates = [
-        ("<｜DSML｜invoke ", Kind::Invoke),
-        ("<invoke ", Kind::Invoke),
-        ("<function=", Kind::Function),
-        ("<tool_call>", Kind::ToolCall),
-        ("<｜DSML｜function_calls>", Kind::Wrapper),
-        ("<function_calls>", Kind::Wrapper),
-    ];
-    candidates
-        .iter()
-        .filter_map(|(pat, kind)| text.find(pat).map(|i| (i, *kind)))
-        .min_by_key(|(i, _)| *i)
+const OPENINGS: [(&str, Kind); 6] = [
+    ("<｜DSML｜invoke ", Kind::Invoke),
+    ("<invoke ", Kind::Invoke),
+    ("<function=", Kind::Function),
+    ("<tool_call>", Kind::ToolCall),
+    ("<｜DSML｜function_calls>", Kind::Wrapper),
+    ("<function_calls>", Kind::Wrapper),
+];
+
+/// Where each opening next occurs, remembered between calls so that the text is
+/// searched once per opening, not once per call found (which was quadratic).
+#[derive(Default)]
+struct Openings {
+    /// Per opening: `None` not searched yet; `Some(None)` no more in the text;
+    /// `Some(Some(i))` the next one at byte `i`.
+    next: [Option<Option<usize>>; OPENINGS.len()],
+}
+
+impl Openings {
+    /// The first opening at or after byte `from` of `text`.
+    fn next(&mut self, text: &str, from: usize) -> Option<(usize, Kind)> {
+        let mut best: Option<(usize, Kind)> = None;
+        for (slot, (pat, kind)) in self.next.iter_mut().zip(OPENINGS) {
+            let at = match *slot {
+                Some(Some(i)) if i >= from => Some(i),
+                Some(None) => None,
+                _ => text[from..].find(pat).map(|i| i + from),
+            };
+            *slot = Some(at);
+            if let Some(i) = at
+                && best.is_none_or(|(b, _)| i < b)
+            {
+                best = Some((i, kind));
+            }
+        }
+        best
+    }
 }
 
 fn malformed(markup: &str, name: &str, why: String) -> (Leaked, usize) {
