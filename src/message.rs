@@ -139,20 +139,18 @@ pub fn cut(s: &str, max: usize) -> String {
 
 /// The message for a call to a tool the registry does not have.
 pub fn unknown_tool<'a>(
+    style: &Style,
     name: &str,
-    available: impl Iterator<Item = &'a str>,
+    available: impl ExactSizeIterator<Item = &'a str>,
     suggestion: Option<&str>,
 ) -> String {
     const LISTED: usize = 20;
-    let mut names: Vec<&str> = Vec::new();
-    let mut total = 0usize;
-    for n in available {
-        if names.len() < LISTED {
-            names.push(n);
-        }
-        total += 1;
-    }
-    let mut text = format!("Unknown tool {}.", quote(name));
+    let total = available.len();
+    // Every name is cut to `--max-chars`: the model's (which may be anything) and
+    // the operator's.
+    let short = |n: &str| cut(n, style.max_chars);
+    let names: Vec<String> = available.take(LISTED).map(short).collect();
+    let mut text = format!("Unknown tool {}.", quote(&short(name)));
     if total == 0 {
         text.push_str(" No tools are available.");
     } else {
@@ -162,7 +160,7 @@ pub fn unknown_tool<'a>(
         }
     }
     if let Some(s) = suggestion {
-        let _ = write!(text, " (did you mean {}?)", quote(s));
+        let _ = write!(text, " (did you mean {}?)", quote(&short(s)));
     }
     text
 }
@@ -1001,6 +999,7 @@ mod tests {
     fn unknown_tool_lists_and_suggests() {
         assert_eq!(
             unknown_tool(
+                &Style::default(),
                 "todo_write",
                 ["read", "write", "todowrite"].into_iter(),
                 Some("todowrite")
@@ -1008,7 +1007,12 @@ mod tests {
             "Unknown tool \"todo_write\". Available tools: read, write, todowrite (did you mean \"todowrite\"?)"
         );
         let many: Vec<String> = (0..25).map(|i| format!("t{i}")).collect();
-        let text = unknown_tool("x", many.iter().map(String::as_str), None);
+        let text = unknown_tool(
+            &Style::default(),
+            "x",
+            many.iter().map(String::as_str),
+            None,
+        );
         assert!(text.ends_with("t19 (+5 more)"), "{text}");
     }
 

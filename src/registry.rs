@@ -153,6 +153,22 @@ impl Entry {
     }
 }
 
+/// Up to this many tools, a misspelt tool name gets a suggestion within a small
+/// edit distance; above it, only case and separators are forgiven.
+pub const FUZZY_TOOLS: usize = 2_000;
+
+/// The other names a tool is called by: lower case without separators (for
+/// `rename-tool` and suggestions) and sanitised for a provider's API (mapped
+/// back). Built on first need, once per run, so an unknown name costs a lookup,
+/// not a pass over every tool.
+#[derive(Debug, Default)]
+struct Aliases {
+    /// Each tool's normalised name, in index order.
+    normalised: Vec<String>,
+    by_normalised: HashMap<String, Vec<usize>>,
+    by_sanitised: HashMap<String, Vec<usize>>,
+}
+
 /// All tools from all `--schemas` sources, in source order.
 #[derive(Debug, Default)]
 pub struct Registry {
@@ -162,6 +178,7 @@ pub struct Registry {
     pub warnings: Vec<String>,
     /// `--ref-map`: remote references served from local directories.
     ref_map: Arc<RefMap>,
+    aliases: OnceLock<Aliases>,
 }
 
 impl Registry {
@@ -190,7 +207,7 @@ impl Registry {
     }
 
     /// Tool names in index order.
-    pub fn names(&self) -> impl Iterator<Item = &str> {
+    pub fn names(&self) -> impl ExactSizeIterator<Item = &str> {
         self.entries.iter().map(|e| e.name.as_str())
     }
 
@@ -205,6 +222,57 @@ impl Registry {
     /// The file a tool's schema comes from.
     pub fn source(&self, name: &str) -> Option<PathBuf> {
         Some(self.entries[*self.by_name.get(name)?].file())
+    }
+
+    fn aliases(&self) -> &Aliases {
+        self.aliases.get_or_init(|| {
+            let mut a = Aliases::default();
+            for (i, e) in self.entries.iter().enumerate() {
+                let norm = crate::suggest::normalise(&e.name);
+                a.by_normalised.entry(norm.clone()).or_default().push(i);
+                a.normalised.push(norm);
+                let sanitised = crate::provider::provider_name(&e.name);
+                if sanitised != e.name {
+                    a.by_sanitised.entry(sanitised).or_default().push(i);
+                }
+            }
+            a
+        })
+    }
+
+    /// The tools whose name normalises (case and separators dropped) to the
+    /// same as `name`.
+    pub fn same_normalised(&self, name: &str) -> Vec<&str> {
+        let a = self.aliases();
+        let hits = a.by_normalised.get(&crate::suggest::normalise(name));
+        hits.into_iter()
+            .flatten()
+            .map(|&i| self.entries[i].name.as_str())
+            .collect()
+    }
+
+    /// The tools whose provider-sanitised name is `name` (but not their own).
+    pub fn sanitised_to(&self, name: &str) -> Vec<&str> {
+        let hits = self.aliases().by_sanitised.get(name);
+        hits.into_iter()
+            .flatten()
+            .map(|&i| self.entries[i].name.as_str())
+            .collect()
+    }
+
+    /// The tool `name` most likely meant ([`crate::suggest::closest`]). Past
+    /// [`FUZZY_TOOLS`] tools only a unique normalised match is suggested, so an
+    /// unknown name costs a lookup, not a pass over every tool.
+    pub fn closest(&self, name: &str) -> Option<&str> {
+        if self.entries.len() > FUZZY_TOOLS {
+            return match self.same_normalised(name)[..] {
+                [only] => Some(only),
+                _ => None,
+            };
+        }
+        let a = self.aliases();
+        let pairs = self.entries.iter().zip(&a.normalised);
+        crate::suggest::closest_normalised(name, pairs.map(|(e, n)| (e.name.as_str(), n.as_str())))
     }
 
     /// Looks a tool up, compiling its schema on first use.

@@ -12,14 +12,31 @@ pub fn normalise(name: &str) -> String {
 /// The candidate that `name` most likely meant: the only one equal after
 /// normalising, else the only closest one within a small edit distance.
 pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let candidates: Vec<(&str, String)> =
+        candidates.into_iter().map(|c| (c, normalise(c))).collect();
+    closest_normalised(name, candidates.iter().map(|(c, n)| (*c, n.as_str())))
+}
+
+/// Names longer than this (normalised) are only matched exactly: edit distances
+/// over them cost too much and mean little.
+const MAX_FUZZY_CHARS: usize = 64;
+
+/// [`closest`] over candidates given with their normalised forms (which a caller
+/// with many candidates computes once). Linear in the candidates: an edit
+/// distance is computed only where the lengths allow a match.
+pub fn closest_normalised<'a, 'n>(
+    name: &str,
+    candidates: impl IntoIterator<Item = (&'a str, &'n str)>,
+) -> Option<&'a str> {
     let wanted = normalise(name);
+    let len = wanted.chars().count();
+    let fuzzy = len <= MAX_FUZZY_CHARS;
     let mut same = None;
     let mut best: Option<(usize, &str)> = None;
     let mut tie = false;
     // One edit per three characters, at least one and at most three.
-    let budget = (wanted.chars().count() / 3).clamp(1, 3);
-    for candidate in candidates {
-        let norm = normalise(candidate);
+    let budget = (len / 3).clamp(1, 3);
+    for (candidate, norm) in candidates {
         if norm == wanted {
             if same.is_some() {
                 return None;
@@ -27,7 +44,11 @@ pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) ->
             same = Some(candidate);
             continue;
         }
-        let d = edit_distance(&wanted, &norm);
+        // An edit distance is at least the difference in length.
+        if !fuzzy || norm.len().abs_diff(wanted.len()) > budget * 4 {
+            continue;
+        }
+        let d = edit_distance(&wanted, norm);
         if d > budget {
             continue;
         }
@@ -58,9 +79,11 @@ pub fn near_miss(key: &str, declared: &str) -> bool {
     if k == d {
         return true;
     }
-    let shorter = k.chars().count().min(d.chars().count());
+    let (kn, dn) = (k.chars().count(), d.chars().count());
+    let shorter = kn.min(dn);
     let budget = (shorter / 3).clamp(1, 3);
-    edit_distance(&k, &d) <= budget
+    let near_edit = kn.abs_diff(dn) <= budget && kn.max(dn) <= MAX_FUZZY_CHARS;
+    (near_edit && edit_distance(&k, &d) <= budget)
         || (shorter >= 3
             && (k.starts_with(&d) || d.starts_with(&k) || k.ends_with(&d) || d.ends_with(&k)))
 }

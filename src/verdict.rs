@@ -9,11 +9,10 @@
 use serde_json::Value;
 
 use crate::message::{self, ArgError, Style};
-use crate::provider::{self, Args, Call};
+use crate::provider::{Args, Call};
 use crate::registry::{Lookup, Registry, Tool};
 use crate::repair::{self, Kind, Policy, Repair};
 use crate::salvage::{self, Salvaged};
-use crate::suggest;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Status {
@@ -126,7 +125,7 @@ pub fn judge(registry: &Registry, call: &mut Call, style: &Style, policy: Policy
             to: Value::Null,
         });
     }
-    let tool = match find_tool(registry, call, policy, &mut repairs) {
+    let tool = match find_tool(registry, call, style, policy, &mut repairs) {
         Ok(tool) => tool,
         Err((text, fault)) => return Verdict::rejected(text, fault),
     };
@@ -204,6 +203,7 @@ pub fn judge(registry: &Registry, call: &mut Call, style: &Style, policy: Policy
 fn find_tool<'r>(
     registry: &'r Registry,
     call: &mut Call,
+    style: &Style,
     policy: Policy,
     repairs: &mut Vec<Repair>,
 ) -> Result<&'r Tool, (String, Fault)> {
@@ -213,10 +213,7 @@ fn find_tool<'r>(
         Lookup::Unknown => {
             // A name sanitised for a provider (`uber_ride` for `uber.ride`) means
             // its tool when that is unique: the mapping back, not a repair.
-            let mut sanitised = registry
-                .names()
-                .filter(|n| *n != call.name && provider::provider_name(n) == call.name);
-            if let (Some(only), None) = (sanitised.next(), sanitised.next()) {
+            if let [only] = registry.sanitised_to(&call.name)[..] {
                 // Results name the real tool; the envelope keeps the provider's name.
                 call.name = only.to_owned();
                 return match registry.lookup(only) {
@@ -225,17 +222,15 @@ fn find_tool<'r>(
                     Lookup::Unknown => unreachable!("the name came from the registry"),
                 };
             }
-            let wanted = suggest::normalise(&call.name);
-            let mut same = registry.names().filter(|n| suggest::normalise(n) == wanted);
-            match (same.next(), same.next()) {
-                (Some(only), None) if policy.enabled.has(Kind::RenameTool) => Some(only.to_owned()),
+            match registry.same_normalised(&call.name)[..] {
+                [only] if policy.enabled.has(Kind::RenameTool) => Some(only.to_owned()),
                 _ => None,
             }
         }
     };
     let Some(new) = renamed else {
-        let suggestion = suggest::closest(&call.name, registry.names());
-        let text = message::unknown_tool(&call.name, registry.names(), suggestion);
+        let suggestion = registry.closest(&call.name);
+        let text = message::unknown_tool(style, &call.name, registry.names(), suggestion);
         return Err((text, Fault::Call));
     };
     repairs.push(Repair {

@@ -189,3 +189,17 @@ fn one_garbage_line_in_an_open_array_is_one_result() {
     );
     assert_eq!(lines[1], "{\"pattern\":\"*\"}");
 }
+
+#[test]
+fn an_unknown_tool_name_is_cut_to_max_chars() {
+    // Issue 10: a 100 KB name came back whole.
+    let call = serde_json::json!({"name": "x".repeat(100_000), "arguments": {}});
+    let (code, lines) = run_args(&["--max-chars", "40"], call.to_string());
+    assert_eq!(code, 1);
+    assert!(lines[0].len() < 400, "{} bytes", lines[0].len());
+    assert!(
+        lines[0].starts_with(&format!("Unknown tool \"{}…\".", "x".repeat(39))),
+        "{}",
+        lines[0]
+    );
+}
