@@ -101,7 +101,7 @@ pub fn findings(args: &CheckArgs) -> Result<Vec<Finding>, Error> {
                 format!("description of \"{tool}\", which has no schema"),
             ));
         }
-        let text = std::fs::read_to_string(path).map_err(|error| Error::Read {
+        let text = crate::source::read_text(path).map_err(|error| Error::Read {
             input: path.display().to_string(),
             error,
         })?;
@@ -132,7 +132,7 @@ fn check_tool(
     dir: &Path,
     out: &mut Vec<Finding>,
 ) {
-    let text = std::fs::read_to_string(file).unwrap_or_default();
+    let text = crate::source::read_text(file).unwrap_or_default();
     let exposed = provider_name(name);
     if exposed != name {
         out.push(Finding::new(

@@ -20,6 +20,7 @@ pub mod render;
 pub mod repair;
 pub mod resolve;
 pub mod salvage;
+pub mod source;
 pub mod spelling;
 pub mod suggest;
 pub mod tolerant;

@@ -466,25 +466,9 @@ fn is_schema_like(v: &Value) -> bool {
 
 fn compile(entry: &Entry, ref_map: &Arc<RefMap>) -> Result<Tool, SchemaError> {
     let path = entry.file();
-    let (file, schema, tool, text) = match &entry.origin {
-        Origin::File(_) => {
-            let text = fs::read_to_string(&path).map_err(|e| SchemaError {
-                file: path.clone(),
-                line: None,
-                tool: None,
-                reason: io_reason(&e),
-            })?;
-            let schema = serde_json::from_str(&text).map_err(|e| SchemaError {
-                file: path.clone(),
-                line: Some(e.line()),
-                tool: None,
-                reason: format!("not valid JSON: {e}"),
-            })?;
-            (&path, schema, None, Some(text))
-        }
-        Origin::Inline { file, schema, .. } => {
-            (file, schema.clone(), Some(entry.name.clone()), None)
-        }
+    let (file, tool) = match &entry.origin {
+        Origin::File(_) => (&path, None),
+        Origin::Inline { file, .. } => (file, Some(entry.name.clone())),
     };
     let fail = |reason: String| SchemaError {
         file: file.clone(),
@@ -492,6 +476,8 @@ fn compile(entry: &Entry, ref_map: &Arc<RefMap>) -> Result<Tool, SchemaError> {
         tool: tool.clone(),
         reason,
     };
+    // Where the file really is, checked against the directory before anything
+    // is opened: a symlink out of it (to /dev/zero, say) is never read.
     let dir = file
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -506,6 +492,17 @@ fn compile(entry: &Entry, ref_map: &Arc<RefMap>) -> Result<Tool, SchemaError> {
             canonical.display()
         )));
     }
+    let (schema, text) = match &entry.origin {
+        Origin::File(_) => {
+            let text = crate::source::read_text(&canonical).map_err(|e| fail(io_reason(&e)))?;
+            let schema = serde_json::from_str(&text).map_err(|e| SchemaError {
+                line: Some(e.line()),
+                ..fail(format!("not valid JSON: {e}"))
+            })?;
+            (schema, Some(text))
+        }
+        Origin::Inline { schema, .. } => (schema.clone(), None),
+    };
     let base = file_uri(&canonical);
     let sandbox = Sandbox {
         root,
@@ -520,6 +517,22 @@ fn compile(entry: &Entry, ref_map: &Arc<RefMap>) -> Result<Tool, SchemaError> {
         .add(&base, draft.create_resource(schema.clone()))
         .and_then(referencing::RegistryBuilder::prepare)
         .map_err(|e| fail(e.to_string()))?;
+    // References that multiply (each level naming the next twice) would make the
+    // validator's work exponential: such a schema is broken, said at once.
+    let expanded = crate::resolve::expansion(
+        At::root(
+            &schema,
+            refs.resolver(referencing::uri::from_str(&base).map_err(|e| fail(e.to_string()))?),
+        ),
+        MAX_EXPANSION,
+    );
+    if expanded > MAX_EXPANSION {
+        return Err(fail(format!(
+            "its $refs expand to more than {MAX_EXPANSION} subschemas (references that multiply \
+             at each level, or nest deeper than {} levels)",
+            crate::resolve::MAX_REF_DEPTH
+        )));
+    }
     let validator = validator_options()
         .with_base_uri(base.clone())
         .with_retriever(sandbox)
@@ -551,6 +564,9 @@ fn compile(entry: &Entry, ref_map: &Arc<RefMap>) -> Result<Tool, SchemaError> {
         validator,
     })
 }
+
+/// The most subschemas a schema may stand for once its `$ref`s are followed.
+const MAX_EXPANSION: u64 = 100_000;
 
 /// How every schema is compiled: the linear-time regex engine (no pattern can
 /// backtrack catastrophically) and formats asserted in every draft.

@@ -428,7 +428,7 @@ fn stem(path: &Path) -> String {
 }
 
 fn read(path: &Path) -> Result<String, Error> {
-    std::fs::read_to_string(path).map_err(|error| Error::Read {
+    crate::source::read_text(path).map_err(|error| Error::Read {
         input: path.display().to_string(),
         error,
     })

@@ -11,6 +11,7 @@
 //! Nothing is fetched: a reference outside the schema directory and the mapped
 //! prefixes is an error, and so is any `http(s)` reference that no prefix maps.
 
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -102,7 +103,8 @@ impl Retrieve for Sandbox {
 
 /// A JSON file, parsed.
 pub(crate) fn read_json(path: &Path) -> Result<Value, String> {
-    let bytes = std::fs::read(path).map_err(|e| io_reason(&e))?;
+    let bytes =
+        crate::source::read_file(path, crate::source::MAX_FILE_BYTES).map_err(|e| io_reason(&e))?;
     serde_json::from_slice(&bytes).map_err(|e| format!("not valid JSON: {e}"))
 }
 
@@ -171,6 +173,75 @@ impl<'a> At<'a> {
     pub fn deref(&self) -> Self {
         self.target().unwrap_or_else(|| self.clone())
     }
+}
+
+/// How deep a chain of `$ref`s is followed when measuring a schema.
+pub const MAX_REF_DEPTH: usize = 256;
+
+/// How many subschemas `root` stands for once every `$ref` is followed (a
+/// recursive reference counts once: the validator follows it per value, not in
+/// advance), counting up to just past `limit`. A chain deeper than
+/// [`MAX_REF_DEPTH`] counts as past the limit. Linear in the schema: each
+/// subschema's count is computed once.
+pub fn expansion(root: At<'_>, limit: u64) -> u64 {
+    fn walk(
+        node: &At<'_>,
+        depth: usize,
+        limit: u64,
+        done: &mut HashMap<*const Value, u64>,
+        open: &mut HashSet<*const Value>,
+    ) -> u64 {
+        let key = std::ptr::from_ref(node.schema);
+        if let Some(&n) = done.get(&key) {
+            return n;
+        }
+        if open.contains(&key) {
+            return 1;
+        }
+        if depth > MAX_REF_DEPTH {
+            return limit + 1;
+        }
+        open.insert(key);
+        let mut total: u64 = 1;
+        if let Some(target) = node.target() {
+            total = total.saturating_add(walk(&target, depth + 1, limit, done, open));
+        }
+        if let Value::Object(m) = node.schema {
+            for (k, v) in m {
+                // Values, not subschemas.
+                if matches!(
+                    k.as_str(),
+                    "enum" | "const" | "default" | "examples" | "$ref"
+                ) {
+                    continue;
+                }
+                let children: Vec<&Value> = match v {
+                    Value::Object(_) => vec![v],
+                    Value::Array(items) => items.iter().collect(),
+                    _ => Vec::new(),
+                };
+                for child in children {
+                    total = total.saturating_add(walk(
+                        &node.child(child),
+                        depth + 1,
+                        limit,
+                        done,
+                        open,
+                    ));
+                    if total > limit {
+                        break;
+                    }
+                }
+                if total > limit {
+                    break;
+                }
+            }
+        }
+        open.remove(&key);
+        done.insert(key, total);
+        total
+    }
+    walk(&root, 0, limit, &mut HashMap::new(), &mut HashSet::new())
 }
 
 /// `file://` URI for an absolute path, percent-encoding everything but unreserved

@@ -116,7 +116,7 @@ fn description(
     let Some(path) = files.get(&tool.name) else {
         return Ok(tool.description.clone().unwrap_or_default());
     };
-    let text = std::fs::read_to_string(path)
+    let text = crate::source::read_text(path)
         .map_err(|e| vec![format!("cannot read {}: {e}", path.display())])?;
     render::render(&text, &path.display().to_string(), vars, Syntax::Angle)
         .map(|r| r.text.trim_end().to_owned())

@@ -226,3 +226,97 @@ fn templates_are_text_not_code() {
     );
     assert!(!dir.path().join("pwned").exists());
 }
+
+/// Runs the filter over `stdin` with `dir` as the schemas; (exit code, results).
+fn filter_in(dir: &std::path::Path, stdin: &str) -> (i32, Vec<serde_json::Value>) {
+    let out = callfix()
+        .args(["-f", "json", "-s"])
+        .arg(dir)
+        .timeout(HANG)
+        .write_stdin(stdin.to_owned())
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        crate::json_lines(&out.stdout),
+    )
+}
+
+#[cfg(unix)]
+#[test]
+fn devices_fifos_and_multiplying_refs_are_broken_schemas_and_the_stream_goes_on() {
+    // Issue 10: a symlink to /dev/zero was read until memory ran out, a FIFO hung
+    // the filter, and references that double at each level hung the validator.
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink("/dev/zero", dir.path().join("zero.json")).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(dir.path().join("fifo.json"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    write(
+        dir.path(),
+        "viafifo.json",
+        r#"{"type":"object","properties":{"p":{"$ref":"fifo.json"}}}"#,
+    );
+    let mut defs = serde_json::Map::new();
+    for i in 0..40 {
+        let next = format!("#/$defs/a{}", i + 1);
+        defs.insert(
+            format!("a{i}"),
+            json!({"allOf": [{"$ref": next}, {"$ref": next}]}),
+        );
+    }
+    defs.insert("a40".into(), json!({"type": "string"}));
+    let exp = json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/a0"}}, "$defs": defs});
+    write(dir.path(), "exp.json", &exp.to_string());
+    write(dir.path(), "ok.json", r#"{"type":"object"}"#);
+    let input: String = ["zero", "fifo", "viafifo", "exp", "ok"]
+        .iter()
+        .map(|t| format!("{{\"name\":\"{t}\",\"arguments\":{{\"p\":1,\"x\":1}}}}\n"))
+        .collect();
+    let (code, results) = filter_in(dir.path(), &input);
+    assert_eq!(code, 2);
+    let messages: Vec<&str> = results
+        .iter()
+        .map(|r| r["message"].as_str().unwrap_or(""))
+        .collect();
+    assert!(
+        messages[0].contains("outside the schema directory"),
+        "{}",
+        messages[0]
+    );
+    assert!(
+        messages[1].contains("not a regular file"),
+        "{}",
+        messages[1]
+    );
+    assert!(
+        messages[2].contains("not a regular file"),
+        "{}",
+        messages[2]
+    );
+    assert!(
+        messages[3].contains("expand to more than"),
+        "{}",
+        messages[3]
+    );
+    assert_eq!(results[4]["status"], "valid");
+}
+
+#[test]
+fn a_schema_file_over_the_size_cap_is_refused_unread() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = format!(
+        r#"{{"type":"object","description":"{}"}}"#,
+        "x".repeat(17 << 20)
+    );
+    write(dir.path(), "big.json", &big);
+    let (code, results) = filter_in(dir.path(), r#"{"name":"big","arguments":{}}"#);
+    assert_eq!(code, 2);
+    let message = results[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("over the limit of 16777216 bytes"),
+        "{message}"
+    );
+}
