@@ -113,8 +113,9 @@ impl Spellings {
     }
 }
 
-/// How serde_json's parser writes a number with an exponent, when that differs
-/// from `token`: `e` in lower case, and a `+` where the source had no sign.
+/// How serde_json's parser writes a number with an exponent: `e` in lower case,
+/// and a `+` where the source had no sign. (A token already in that form is
+/// recorded too, so that `1e+2` beside `1e2` is seen as two spellings.)
 fn parsed_form(token: &[u8]) -> Option<String> {
     let at = token.iter().position(|&b| b == b'e' || b == b'E')?;
     let (mantissa, rest) = (&token[..at], &token[at + 1..]);
@@ -131,7 +132,7 @@ fn parsed_form(token: &[u8]) -> Option<String> {
     parsed.push(b'e');
     parsed.push(sign);
     parsed.extend_from_slice(digits);
-    (parsed != token).then(|| String::from_utf8_lossy(&parsed).into_owned())
+    Some(String::from_utf8_lossy(&parsed).into_owned())
 }
 
 /// The index just past the string whose body starts at `i`.
