@@ -254,10 +254,17 @@ impl<W: Write> Printer<W> {
             verdict.message.clone().map_or(Value::Null, Value::String),
         );
         obj.insert("loop".into(), Value::Bool(verdict.looped));
-        // With --to: the id and name the target provider sees, to map results back.
-        if let (Some(to), Some(c)) = (self.to, call) {
-            obj.insert("provider_id".into(), to.call_id(&c.id));
-            obj.insert("provider_name".into(), to.tool_name(&c.name).into());
+        // With --to: the id and name the target provider sees, to map results back
+        // (null for a record that held no call, so every line has the same fields).
+        if let Some(to) = self.to {
+            obj.insert(
+                "provider_id".into(),
+                call.map_or(Value::Null, |c| to.call_id(&c.id)),
+            );
+            obj.insert(
+                "provider_name".into(),
+                call.map_or(Value::Null, |c| to.tool_name(&c.name).into()),
+            );
         }
         self.value_line(&Value::Object(obj))
     }

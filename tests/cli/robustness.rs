@@ -203,3 +203,30 @@ fn an_unknown_tool_name_is_cut_to_max_chars() {
         lines[0]
     );
 }
+
+#[test]
+fn a_closed_or_full_stdout_is_an_error() {
+    // Issue 10: `callfix >&-` exited 0 with no message.
+    let bin = assert_cmd::cargo::cargo_bin!("callfix");
+    let run = |redirect: &str| {
+        std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("echo '{GOOD}' | '{}' {redirect}", bin.display()))
+            .current_dir(crate::root())
+            .output()
+            .unwrap()
+    };
+    if cfg!(target_os = "linux") {
+        let out = run(">&-");
+        assert_eq!(out.status.code(), Some(2));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "callfix: cannot write results: stdout is closed\n"
+        );
+        let out = run(">/dev/full");
+        assert_eq!(out.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("no space left on device"));
+    }
+    // Writing to /dev/null is fine.
+    assert_eq!(run(">/dev/null").status.code(), Some(0));
+}
