@@ -14,6 +14,7 @@ use crate::provider::{self, Extracted};
 use crate::registry::Registry;
 use crate::repair::{Kind, Policy};
 use crate::spelling::Spellings;
+use crate::surrogates;
 use crate::verdict::{self, Fault, Status, Verdict};
 
 /// Why a stream stopped early.
@@ -296,6 +297,7 @@ pub fn filter_stream<R: Read, S: Sink>(
         };
         summary.records += 1;
         let record_error = |text: String| Verdict::rejected(text, Fault::Call);
+        let mut masked = false;
         let parsed = if let Some(size) = meta.oversized {
             Err(message::record_too_large(
                 source,
@@ -316,7 +318,16 @@ pub fn filter_stream<R: Read, S: Sink>(
                 Err(_) if meta.ending != Ending::Complete => {
                     Err(message::record_cut_off(source, meta.line))
                 }
-                Err(e) => Err(message::record_not_json(source, meta.line, &e)),
+                // Valid JSON that serde_json refuses: a lone surrogate escape.
+                Err(e) => match surrogates::mask(&buf)
+                    .and_then(|m| serde_json::from_slice::<Value>(&m).ok())
+                {
+                    Some(v) => {
+                        masked = true;
+                        Ok(v)
+                    }
+                    None => Err(message::record_not_json(source, meta.line, &e)),
+                },
             }
         };
         let at = Position {
@@ -350,6 +361,7 @@ pub fn filter_stream<R: Read, S: Sink>(
                     summary.records_without_calls += 1;
                 }
                 let mut spellings = Spellings::scan(&buf);
+                spellings.masked = masked;
                 for call in &calls {
                     if let provider::Args::Text(text) = &call.args {
                         spellings.add(text.as_bytes());
@@ -358,8 +370,14 @@ pub fn filter_stream<R: Read, S: Sink>(
                 printer.begin_record(spellings);
                 let mut results = Vec::with_capacity(calls.len());
                 for (i, mut call) in calls.into_iter().enumerate() {
-                    let mut verdict =
-                        verdict::judge(registry, &mut call, &options.style, options.policy);
+                    let mut verdict = match masked.then(|| lone_surrogate(&call)).flatten() {
+                        Some(path) => Verdict::invalid(
+                            None,
+                            vec![message::lone_surrogate(&path)],
+                            &options.style,
+                        ),
+                        None => verdict::judge(registry, &mut call, &options.style, options.policy),
+                    };
                     summary
                         .loops
                         .check(&conversation_id, &call.name, &mut verdict, options);
@@ -384,6 +402,23 @@ pub fn filter_stream<R: Read, S: Sink>(
         }
     }
     Ok(framer.next_index())
+}
+
+/// Where a call's arguments hold a masked lone surrogate escape, if they do.
+fn lone_surrogate(call: &provider::Call) -> Option<String> {
+    match &call.args {
+        provider::Args::Value(v) => surrogates::find(v),
+        provider::Args::Text(t) if t.contains(surrogates::MARK) => {
+            let parsed = serde_json::from_str::<Value>(t).ok();
+            Some(
+                parsed
+                    .as_ref()
+                    .and_then(surrogates::find)
+                    .unwrap_or_default(),
+            )
+        }
+        _ => None,
+    }
 }
 
 /// A broken schema is the operator's to fix: said on stderr (once per tool) as

@@ -23,6 +23,7 @@ pub mod salvage;
 pub mod source;
 pub mod spelling;
 pub mod suggest;
+pub mod surrogates;
 pub mod tolerant;
 pub mod tools;
 pub mod verdict;

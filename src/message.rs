@@ -208,6 +208,14 @@ pub fn arguments_as_text(provider: &str) -> ArgError {
     ))
 }
 
+/// A string of the arguments holds a lone surrogate escape (`\ud83d`).
+pub fn lone_surrogate(path: &str) -> ArgError {
+    ArgError {
+        path: path.to_owned(),
+        message: "holds a lone surrogate escape, which is no character".to_owned(),
+    }
+}
+
 pub fn two_values() -> ArgError {
     ArgError::root("arguments hold two different JSON values; send exactly one object")
 }

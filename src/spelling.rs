@@ -20,6 +20,9 @@ use serde_json::{Serializer, Value};
 pub struct Spellings {
     /// Parsed text → source text; `None` where the source spelled it two ways.
     map: HashMap<String, Option<String>>,
+    /// The record was read with its lone surrogate escapes masked
+    /// ([`crate::surrogates`]): strings write them back as sent.
+    pub masked: bool,
 }
 
 impl Spellings {
@@ -171,6 +174,16 @@ impl<F: Formatter> Formatter for Spelled<'_, F> {
         w: &mut W,
         fragment: &str,
     ) -> io::Result<()> {
+        let unmasked;
+        let fragment = if self.1.masked && fragment.contains(crate::surrogates::MARK) {
+            // Back to the escapes they were (valid JSON, as sent).
+            let mut plain = Vec::with_capacity(fragment.len());
+            crate::surrogates::unmask(fragment, &mut plain)?;
+            unmasked = String::from_utf8(plain).unwrap_or_default();
+            unmasked.as_str()
+        } else {
+            fragment
+        };
         // Fast path: only bytes 0x7f, 0xc2 (C1) and 0xe2 (U+2028/9) can start one.
         if !fragment.bytes().any(|b| matches!(b, 0x7f | 0xc2 | 0xe2)) || !fragment.contains(risky) {
             return w.write_all(fragment.as_bytes());

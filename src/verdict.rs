@@ -79,7 +79,7 @@ impl Verdict {
     }
 
     /// A rejection whose message is the instruction built from `errors`.
-    fn invalid(args: Option<Value>, errors: Vec<ArgError>, style: &Style) -> Self {
+    pub fn invalid(args: Option<Value>, errors: Vec<ArgError>, style: &Style) -> Self {
         let message = message::instruction(style, &errors);
         Verdict {
             status: Status::Rejected,

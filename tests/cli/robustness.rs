@@ -230,3 +230,26 @@ fn a_closed_or_full_stdout_is_an_error() {
     // Writing to /dev/null is fine.
     assert_eq!(run(">/dev/null").status.code(), Some(0));
 }
+
+#[test]
+fn standard_json_never_costs_the_calls_of_its_record() {
+    // Issue 10: a lone surrogate in a text block, or 1e400 anywhere, turned the
+    // whole record into one "not valid JSON" result.
+    let record = r#"{"role":"assistant","content":[{"type":"text","text":"Done \ud83d"},{"type":"tool_use","id":"t","name":"read","input":{"file_path":"/a","offset":1e400}},{"type":"tool_use","id":"u","name":"read","input":{"file_path":"/b\udc00"}}]}"#;
+    let (code, lines) = run_args(&[], record);
+    assert_eq!(code, 1);
+    assert_eq!(
+        lines,
+        [
+            r#"{"file_path":"/a","offset":1e400}"#,
+            "Please rewrite the input with valid arguments. Errors: file_path: holds a lone surrogate escape, which is no character"
+        ]
+    );
+    // What is passed through keeps the escape as sent.
+    let out = callfix()
+        .args(["-f", "call", "--to", "anthropic"])
+        .write_stdin(record)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains(r#""text":"Done \ud83d""#));
+}
