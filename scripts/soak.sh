@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The long mode of the randomised tests: runs the property tests (arbitrary bytes,
-# arbitrary JSON, near-miss arguments through the whole pipeline) again and again
+# arbitrary JSON, near-miss arguments through the whole pipeline) and the fuzz
+# target (tests/fuzz.rs: mutated streams of real records) again and again
 # with fresh random seeds and many more cases, until MINUTES have passed.
 # A failure stops the soak; proptest prints the minimal failing input.
 #
@@ -9,13 +10,16 @@ set -euo pipefail
 minutes=${1:-60}
 cases=${2:-20000}
 cd "$(dirname "$0")/.."
-cargo test --release --lib --no-run --quiet
+cargo test --release --lib --test fuzz --no-run --quiet
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 end=$(( $(date +%s) + minutes * 60 ))
 round=0
 while [ "$(date +%s)" -lt "$end" ]; do
   round=$((round + 1))
-  if ! PROPTEST_CASES=$cases cargo test --release --quiet --lib properties > /tmp/callfix-soak.log 2>&1; then
-    cat /tmp/callfix-soak.log
+  if ! { PROPTEST_CASES=$cases cargo test --release --quiet --lib properties \
+         && PROPTEST_CASES=$cases cargo test --release --quiet --test fuzz; } > "$log" 2>&1; then
+    cat "$log"
     echo "soak: round $round failed" >&2
     exit 1
   fi
