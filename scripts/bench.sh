@@ -4,7 +4,8 @@
 #     parse-and-print floor (examples/parse_print.rs), ajv (Node) and
 #     python-jsonschema doing the same work (scripts/peers/), all valid and 30% broken;
 #   - one call through a fresh process with a 2,000-file schema directory;
-#   - peak memory for a 10,000-call and a 1,000,000-call stream.
+#   - peak memory for a 10,000-call and a 1,000,000-call stream;
+#   - hostile inputs, one record each (scripts/hostile.py).
 # ajv and jsonschema are installed from their registries into a cache directory
 # when missing, and skipped with a note when they cannot be installed.
 #
@@ -96,3 +97,7 @@ rss() { /usr/bin/time -f %M "$bin" -s "$work/schemas" "$1" 2>&1 >/dev/null | tai
 small=$(rss "$work/small.jsonl")
 big=$(rss "$work/million.jsonl")
 printf 'peak memory:               %d KB for 10,000 calls, %d KB for 1,000,000 (target: within a few MB)\n' "$small" "$big"
+
+# Hostile inputs: time and memory per record against docs/limits.md's targets.
+echo
+python3 scripts/hostile.py --callfix "$bin"
