@@ -6,6 +6,13 @@ use clap::Parser;
 use callfix::cli::Cli;
 
 fn main() -> ExitCode {
+    if closed_stdout::at_start() {
+        let _ = writeln!(
+            std::io::stderr(),
+            "callfix: cannot write results: stdout is closed"
+        );
+        return ExitCode::from(2);
+    }
     match try_main() {
         Ok(code) => ExitCode::from(code),
         Err(err) => {
@@ -25,4 +32,37 @@ fn main() -> ExitCode {
 fn try_main() -> anyhow::Result<u8> {
     let cli = Cli::parse();
     Ok(callfix::run(&cli)?)
+}
+
+/// Whether stdout was closed when the process started (`callfix >&-`). Rust's
+/// runtime reopens a closed standard descriptor on `/dev/null` before `main`,
+/// where it can no longer be told from `>/dev/null`; so on Linux descriptor 1 is
+/// looked at earlier, from the ELF init array. This is callfix's only `unsafe`.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+mod closed_stdout {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    static CLOSED: AtomicBool = AtomicBool::new(false);
+
+    extern "C" fn check() {
+        // SAFETY: F_GETFD only reads the descriptor's flags; it touches no memory.
+        let flags = unsafe { libc::fcntl(1, libc::F_GETFD) };
+        CLOSED.store(flags == -1, Ordering::Relaxed);
+    }
+
+    #[used]
+    #[unsafe(link_section = ".init_array")]
+    static CHECK: extern "C" fn() = check;
+
+    pub(crate) fn at_start() -> bool {
+        CLOSED.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod closed_stdout {
+    pub(crate) fn at_start() -> bool {
+        false
+    }
 }

@@ -205,10 +205,9 @@ fn an_unknown_tool_name_is_cut_to_max_chars() {
 }
 
 #[test]
-fn a_full_stdout_is_an_error() {
-    // A failing stdout (no space left) ends the run with exit 2 and a message.
-    // (A closed one, `>&-`, cannot be told from `/dev/null`: Rust's runtime
-    // reopens a closed standard descriptor on /dev/null before `main`.)
+fn a_closed_or_full_stdout_is_an_error() {
+    // Issue 10: `callfix >&-` exited 0 with no message. A failing stdout (no
+    // space left) ends the run with exit 2 and a message too.
     let bin = assert_cmd::cargo::cargo_bin!("callfix");
     let run = |redirect: &str| {
         std::process::Command::new("sh")
@@ -218,6 +217,14 @@ fn a_full_stdout_is_an_error() {
             .output()
             .unwrap()
     };
+    if cfg!(target_os = "linux") {
+        let out = run(">&-");
+        assert_eq!(out.status.code(), Some(2));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "callfix: cannot write results: stdout is closed\n"
+        );
+    }
     if std::path::Path::new("/dev/full").exists() {
         let out = run(">/dev/full");
         assert_eq!(out.status.code(), Some(2));
