@@ -723,6 +723,7 @@ mod properties {
         prop::sample::select(vec![
             "file_path",
             "filePath",
+            "FILE_PATH",
             "offset",
             "limit",
             "todos",

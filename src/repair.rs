@@ -923,6 +923,7 @@ pub fn repair(tool: &Tool, args: &Value, policy: Policy) -> Option<(Value, Vec<R
             // The next fix each pending site proposes, from its next rule on.
             let mut batch: Vec<(&Site, usize, Fix)> = Vec::new();
             let mut renamed: HashSet<(Vec<String>, String)> = HashSet::new();
+            let mut renamed_to: HashSet<(Vec<String>, String)> = HashSet::new();
             for &(site, from) in &pending {
                 let proposal = RULES
                     .iter()
@@ -937,8 +938,11 @@ pub fn repair(tool: &Tool, args: &Value, policy: Policy) -> Option<(Value, Vec<R
                 // Two sites may propose the same change (a rename seen from the
                 // unknown key and from the missing property): made once.
                 if let Some((i, fix)) = proposal {
-                    if let Change::Rename(path, from, _) = &fix.change
-                        && !renamed.insert((path.clone(), from.clone()))
+                    // One rename per key and per target in a batch: two keys
+                    // renamed to the same name would lose one value.
+                    if let Change::Rename(path, from, to) = &fix.change
+                        && !(renamed.insert((path.clone(), from.clone()))
+                            & renamed_to.insert((path.clone(), to.clone())))
                     {
                         continue;
                     }
@@ -1411,6 +1415,18 @@ mod tests {
         let (fixed, kinds) = fix(read(), Value::Object(args)).unwrap();
         assert_eq!(fixed, json!({"filePath": "/a"}));
         assert_eq!(kinds.len(), 5_000);
+    }
+
+    #[test]
+    fn two_spellings_of_one_key_are_never_both_renamed() {
+        // Both normalise to `filePath`: renaming both would keep one value and
+        // silently lose the other.
+        assert_eq!(
+            fix(read(), json!({"file_path": "/a", "FILEPATH": "/b"})),
+            None
+        );
+        let got = fix(read(), json!({"file_path": "/a"}));
+        assert_eq!(got, Some((json!({"filePath": "/a"}), vec!["rename-key"])));
     }
 
     #[test]
