@@ -10,7 +10,9 @@ use std::fs::File;
 use std::io::{self, BufReader, Write};
 use std::path::{Path, PathBuf};
 
-use owo_colors::{OwoColorize, Stream};
+use owo_colors::OwoColorize;
+
+use crate::colour::{Stream, paint};
 use serde_json::{Value, json};
 
 use crate::cli::{CheckArgs, CheckFormat};
@@ -360,8 +362,8 @@ pub fn command(args: &CheckArgs) -> Result<u8, Error> {
             CheckFormat::Human => {
                 let severity = f.severity.to_string();
                 let severity = match f.severity {
-                    Severity::Error => format!("{}", severity.if_supports_color(Stream::Stdout, |s| s.red())),
-                    Severity::Warning => format!("{}", severity.if_supports_color(Stream::Stdout, |s| s.yellow())),
+                    Severity::Error => paint(Stream::Stdout, &severity, |s| s.red().to_string()),
+                    Severity::Warning => paint(Stream::Stdout, &severity, |s| s.yellow().to_string()),
                 };
                 format!("{}:{}: {severity}: {}", f.file, f.line, f.message)
             }

@@ -318,7 +318,8 @@ impl From<FormatArg> for Format {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorArg {
-    /// Colour when writing to a terminal and NO_COLOR is not set
+    /// Colour on a terminal, unless NO_COLOR is set and not empty; CLICOLOR_FORCE
+    /// (not empty, not 0) colours a pipe too
     Auto,
     Always,
     Never,

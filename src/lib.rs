@@ -8,6 +8,7 @@
 
 pub mod check;
 pub mod cli;
+pub mod colour;
 pub mod error;
 pub mod filter;
 pub mod fnv;
@@ -31,7 +32,7 @@ pub mod verdict;
 use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Write};
 
-use owo_colors::{OwoColorize, Stream};
+use owo_colors::OwoColorize;
 
 use crate::cli::{Cli, ColorArg, Command, FilterArgs, SchemaArgs, VarArgs};
 use crate::error::Error;
@@ -45,18 +46,21 @@ use crate::repair::Policy;
 pub fn run(cli: &Cli) -> Result<u8, Error> {
     match &cli.command {
         None => filter(&cli.filter),
-        Some(Command::Render(args)) => render::command(args),
-        Some(Command::Tools(args)) => tools::command(args),
+        Some(Command::Render(args)) => {
+            set_color(ColorArg::Auto);
+            render::command(args)
+        }
+        Some(Command::Tools(args)) => {
+            set_color(ColorArg::Auto);
+            tools::command(args)
+        }
         Some(Command::Check(args)) => check::command(args),
     }
 }
 
+/// Decides colour for stdout and stderr ([`colour`]).
 pub fn set_color(when: ColorArg) {
-    match when {
-        ColorArg::Always => owo_colors::set_override(true),
-        ColorArg::Never => owo_colors::set_override(false),
-        ColorArg::Auto => {}
-    }
+    colour::decide(when);
 }
 
 /// The filter: every call in, one result per call out.
@@ -289,12 +293,9 @@ pub fn report(label: &str, message: &str) {
     let label = if label == "note:" {
         label.to_owned()
     } else if label == "error:" {
-        format!("{}", label.if_supports_color(Stream::Stderr, |s| s.red()))
+        colour::paint(colour::Stream::Stderr, label, |s| s.red().to_string())
     } else {
-        format!(
-            "{}",
-            label.if_supports_color(Stream::Stderr, |s| s.yellow())
-        )
+        colour::paint(colour::Stream::Stderr, label, |s| s.yellow().to_string())
     };
     let _ = writeln!(io::stderr().lock(), "callfix: {label} {message}");
 }

@@ -4,7 +4,9 @@
 
 use std::io::{self, Write};
 
-use owo_colors::{OwoColorize, Stream};
+use owo_colors::OwoColorize;
+
+use crate::colour::{Stream, paint};
 use serde_json::{Map, Value};
 
 use crate::message::one_line;
@@ -273,25 +275,15 @@ impl<W: Write> Printer<W> {
         let out = &mut self.out;
         let status = verdict.status.as_str();
         let status = match verdict.status {
-            Status::Valid => format!(
-                "{}",
-                status.if_supports_color(Stream::Stdout, |s| s.green())
-            ),
-            Status::Repaired => {
-                format!(
-                    "{}",
-                    status.if_supports_color(Stream::Stdout, |s| s.yellow())
-                )
-            }
-            Status::Rejected => {
-                format!("{}", status.if_supports_color(Stream::Stdout, |s| s.red()))
-            }
+            Status::Valid => paint(Stream::Stdout, &status, |s| s.green().to_string()),
+            Status::Repaired => paint(Stream::Stdout, &status, |s| s.yellow().to_string()),
+            Status::Rejected => paint(Stream::Stdout, &status, |s| s.red().to_string()),
         };
         let where_ = format!("#{}.{}", at.index, at.call);
         write!(
             out,
             "{} ",
-            where_.if_supports_color(Stream::Stdout, |s| s.dimmed())
+            paint(Stream::Stdout, &where_, |s| s.dimmed().to_string())
         )?;
         match call {
             Some(c) => {
@@ -299,7 +291,7 @@ impl<W: Write> Printer<W> {
                 write!(
                     out,
                     "{} {status}",
-                    name.if_supports_color(Stream::Stdout, |s| s.bold())
+                    paint(Stream::Stdout, &name, |s| s.bold().to_string())
                 )?;
                 if !c.id.is_null() {
                     let id = match &c.id {
@@ -309,7 +301,9 @@ impl<W: Write> Printer<W> {
                     write!(
                         out,
                         " {}",
-                        format!("id={id}").if_supports_color(Stream::Stdout, |s| s.dimmed())
+                        paint(Stream::Stdout, &format!("id={id}"), |s| s
+                            .dimmed()
+                            .to_string())
                     )?;
                 }
                 writeln!(out)?;
@@ -333,7 +327,7 @@ impl<W: Write> Printer<W> {
             writeln!(
                 out,
                 "  {}",
-                line.if_supports_color(Stream::Stdout, |s| s.yellow())
+                paint(Stream::Stdout, &line, |s| s.yellow().to_string())
             )?;
         }
         for e in &verdict.errors {
@@ -341,7 +335,7 @@ impl<W: Write> Printer<W> {
             writeln!(
                 out,
                 "  {}",
-                line.if_supports_color(Stream::Stdout, |s| s.red())
+                paint(Stream::Stdout, &line, |s| s.red().to_string())
             )?;
         }
         let said = |m: &String| verdict.errors.len() == 1 && verdict.errors[0].line() == *m;
@@ -350,7 +344,7 @@ impl<W: Write> Printer<W> {
             writeln!(
                 out,
                 "  {}",
-                line.if_supports_color(Stream::Stdout, |s| s.dimmed())
+                paint(Stream::Stdout, &line, |s| s.dimmed().to_string())
             )?;
         }
         Ok(())

@@ -243,3 +243,30 @@ fn schemas_from_the_environment() {
         .assert()
         .code(0);
 }
+
+#[test]
+fn colour_follows_no_color_and_clicolor_force() {
+    let run = |env: &[(&str, &str)]| {
+        let mut cmd = assert_cmd::cargo::cargo_bin_cmd!("callfix");
+        cmd.current_dir(crate::root())
+            .env_remove("NO_COLOR")
+            .env_remove("CLICOLOR_FORCE")
+            .env_remove("CALLFIX_SCHEMAS")
+            .args(["-f", "human"])
+            .write_stdin(r#"{"name":"glob","arguments":{"pattern":"*"}}"#);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        String::from_utf8(cmd.output().unwrap().stdout)
+            .unwrap()
+            .contains('\u{1b}')
+    };
+    // Piped: no colour, unless forced.
+    assert!(!run(&[]));
+    assert!(run(&[("CLICOLOR_FORCE", "1")]));
+    assert!(!run(&[("CLICOLOR_FORCE", "0")]));
+    // NO_COLOR set and not empty wins, "0" too; set but empty it is ignored.
+    assert!(!run(&[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")]));
+    assert!(!run(&[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "0")]));
+    assert!(run(&[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "")]));
+}

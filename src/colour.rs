@@ -1,0 +1,106 @@
+//! Whether to colour, decided once per stream, in one place: `--color`, then
+//! `NO_COLOR` (set and not empty: never; see no-color.org), then `CLICOLOR_FORCE`
+//! (set, not empty and not `0`: always), then whether the stream is a terminal
+//! (and `TERM` is not `dumb`). Nothing is coloured until [`decide`] has run.
+
+use std::fmt::Display;
+use std::io::IsTerminal;
+use std::sync::OnceLock;
+
+use crate::cli::ColorArg;
+
+/// The two streams callfix writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
+static CHOICE: OnceLock<(bool, bool)> = OnceLock::new();
+
+/// Decides, once, for stdout and stderr from the flag and the environment.
+pub fn decide(arg: ColorArg) {
+    let var = |name: &str| std::env::var(name).ok();
+    let (no_color, force, term) = (var("NO_COLOR"), var("CLICOLOR_FORCE"), var("TERM"));
+    let on = |terminal: bool| {
+        choose(
+            arg,
+            no_color.as_deref(),
+            force.as_deref(),
+            term.as_deref(),
+            terminal,
+        )
+    };
+    let _ = CHOICE.set((
+        on(std::io::stdout().is_terminal()),
+        on(std::io::stderr().is_terminal()),
+    ));
+}
+
+/// The rule, as a function of its inputs.
+fn choose(
+    arg: ColorArg,
+    no_color: Option<&str>,
+    force: Option<&str>,
+    term: Option<&str>,
+    terminal: bool,
+) -> bool {
+    match arg {
+        ColorArg::Always => true,
+        ColorArg::Never => false,
+        ColorArg::Auto => {
+            if no_color.is_some_and(|v| !v.is_empty()) {
+                false
+            } else if force.is_some_and(|v| !v.is_empty() && v != "0") {
+                true
+            } else {
+                terminal && term != Some("dumb")
+            }
+        }
+    }
+}
+
+/// Whether `stream` is coloured.
+pub fn on(stream: Stream) -> bool {
+    CHOICE.get().is_some_and(|&(out, err)| match stream {
+        Stream::Stdout => out,
+        Stream::Stderr => err,
+    })
+}
+
+/// `text`, styled by `style` (an owo-colors style) when `stream` is coloured.
+pub fn paint<T: Display + ?Sized>(
+    stream: Stream,
+    text: &T,
+    style: impl FnOnce(&T) -> String,
+) -> String {
+    if on(stream) {
+        style(text)
+    } else {
+        text.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_color_and_clicolor_force_follow_their_specs() {
+        use ColorArg::*;
+        // NO_COLOR set and not empty disables, "0" included; empty does not.
+        assert!(!choose(Auto, Some("1"), None, None, true));
+        assert!(!choose(Auto, Some("0"), None, None, true));
+        assert!(choose(Auto, Some(""), None, None, true));
+        // CLICOLOR_FORCE colours a pipe, unless empty or "0"; NO_COLOR wins.
+        assert!(choose(Auto, None, Some("1"), None, false));
+        assert!(!choose(Auto, None, Some("0"), None, false));
+        assert!(!choose(Auto, None, Some(""), None, false));
+        assert!(!choose(Auto, Some("1"), Some("1"), None, true));
+        // A terminal, unless TERM=dumb; the flag overrides everything.
+        assert!(choose(Auto, None, None, Some("xterm"), true));
+        assert!(!choose(Auto, None, None, Some("dumb"), true));
+        assert!(choose(Always, Some("1"), None, None, false));
+        assert!(!choose(Never, None, Some("1"), None, true));
+    }
+}
