@@ -90,6 +90,15 @@ fn parse_provider(s: &str) -> Result<&'static dyn crate::provider::Provider, Str
     })
 }
 
+/// `--repair`'s help, listing every kind from the one list of kinds.
+fn repair_help() -> String {
+    let kinds: Vec<&str> = crate::repair::Kind::ALL.iter().map(|k| k.name()).collect();
+    format!(
+        "Repairs to make: all, none, or a comma-separated list of kinds ({})",
+        kinds.join(", ")
+    )
+}
+
 fn parse_pointer(s: &str) -> Result<String, String> {
     if s.is_empty() || s.starts_with('/') {
         Ok(s.to_owned())
@@ -245,12 +254,7 @@ pub struct FilterArgs {
           value_parser = clap::value_parser!(u16).range(10..))]
     pub max_chars: u16,
 
-    /// Repairs to make: all, none, or a comma-separated list of kinds
-    /// (strip-fence, strip-leaked-tag, tolerant-parse, double-encoded, empty-arguments,
-    /// duplicate-object, parse-json-string, coerce-number, coerce-boolean, coerce-string,
-    /// wrap-array, drop-placeholder, rename-key, drop-unknown, enum-case, unwrap-autolink,
-    /// rename-tool)
-    #[arg(long, default_value = "all", value_name = "KINDS",
+    #[arg(long, default_value = "all", value_name = "KINDS", help = repair_help(),
           value_parser = |s: &str| Enabled::parse(s))]
     pub repair: Enabled,
 
@@ -333,5 +337,14 @@ mod tests {
     #[test]
     fn definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn help_lists_every_repair_kind() {
+        let help = Cli::command().render_long_help().to_string();
+        let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
+        for kind in crate::repair::Kind::ALL {
+            assert!(flat.contains(kind.name()), "--help lacks {}", kind.name());
+        }
     }
 }
