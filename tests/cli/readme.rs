@@ -1,4 +1,5 @@
-//! The README's examples are run: every `$ command` in a ```console block is
+//! The README's and the manual's (`docs/*.md`) examples are run: every
+//! `$ command` in a ```console block is
 //! executed with `sh` in a fresh temporary directory holding copies of the shipped
 //! `schemas/`, `descriptions/` and `examples/` (with the built `callfix` first on
 //! PATH and `TMPDIR` inside that directory), and its output compared with the
@@ -95,37 +96,48 @@ fn run(command: &str) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn readme_examples_are_true() {
-    let path = root().join("README.md");
-    let readme = std::fs::read_to_string(&path).unwrap();
-    let examples = examples(&readme);
-    assert!(examples.len() >= 5, "the README has too few examples");
+/// The README and every page of `docs/`.
+fn pages() -> Vec<std::path::PathBuf> {
+    let mut pages = vec![root().join("README.md")];
+    let mut docs: Vec<_> = std::fs::read_dir(root().join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    docs.sort();
+    pages.extend(docs);
+    pages
+}
+
+/// Checks (or with `CALLFIX_BLESS`, rewrites) the examples of one page.
+fn check_page(path: &std::path::Path, failures: &mut Vec<String>) -> usize {
+    let name = path.strip_prefix(root()).unwrap().display().to_string();
+    let text = std::fs::read_to_string(path).unwrap();
+    let examples = examples(&text);
     // Examples run in their own temporary directory: none may name a fixed path
     // outside it, which a reader's machine (or a parallel test) may be using.
     for ex in &examples {
         assert!(
             !ex.command.contains("/tmp") && !ex.command.contains("rm -rf"),
-            "README.md:{}: an example writes or deletes outside its own directory: {}",
+            "{name}:{}: an example writes or deletes outside its own directory: {}",
             ex.line + 1,
             ex.command
         );
     }
     if std::env::var_os("CALLFIX_BLESS").is_some() {
-        let mut lines: Vec<String> = readme.lines().map(str::to_owned).collect();
+        let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
         for ex in examples.iter().rev() {
             let start = ex.line + 1;
             lines.splice(start..start + ex.expected.len(), run(&ex.command));
         }
-        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
-        return;
+        std::fs::write(path, lines.join("\n") + "\n").unwrap();
+        return examples.len();
     }
-    let mut failures = Vec::new();
     for ex in &examples {
         let got = run(&ex.command);
         if got != ex.expected {
             failures.push(format!(
-                "README.md:{}: $ {}\n--- got\n{}\n--- README\n{}",
+                "{name}:{}: $ {}\n--- got\n{}\n--- {name}\n{}",
                 ex.line + 1,
                 ex.command,
                 got.join("\n"),
@@ -133,9 +145,31 @@ fn readme_examples_are_true() {
             ));
         }
     }
+    examples.len()
+}
+
+#[test]
+fn readme_and_docs_examples_are_true() {
+    let mut failures = Vec::new();
+    let readme = check_page(&root().join("README.md"), &mut failures);
+    assert!(readme >= 5, "the README has too few examples");
+    let mut total = readme;
+    for page in pages().iter().skip(1) {
+        total += check_page(page, &mut failures);
+    }
+    assert!(total >= 20, "the manual has too few examples ({total})");
     assert!(
         failures.is_empty(),
         "{}\n(CALLFIX_BLESS=1 to update)",
         failures.join("\n\n")
+    );
+}
+
+#[test]
+fn readme_is_a_front_page() {
+    let size = std::fs::metadata(root().join("README.md")).unwrap().len();
+    assert!(
+        size <= 15 * 1024,
+        "README.md is {size} bytes (at most 15 KB)"
     );
 }
