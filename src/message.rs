@@ -20,7 +20,7 @@ use crate::registry::{SchemaError, Tool};
 use crate::suggest;
 
 /// One problem with a call's arguments, as the model reads it.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct ArgError {
     /// Dotted path (`todos.0.status`); empty at the root.
     pub path: String,

@@ -7,9 +7,10 @@ use std::io::{self, Write};
 use owo_colors::OwoColorize;
 
 use crate::colour::{Stream, paint};
-use serde_json::{Map, Value};
+use serde::Serialize;
+use serde_json::Value;
 
-use crate::message::one_line;
+use crate::message::{ArgError, one_line};
 use crate::provider::{self, Call, Provider};
 use crate::spelling::Spellings;
 use crate::verdict::{Status, Verdict};
@@ -117,6 +118,44 @@ impl<W: Write> Sink for Printer<W> {
     }
 }
 
+/// One `--format json` result. Its JSON Schema is `docs/result.schema.json`, which
+/// a test checks real output against.
+#[derive(Serialize)]
+struct JsonResult<'a> {
+    /// Record number, from 0.
+    index: u64,
+    /// Call number within the record, from 0.
+    call: usize,
+    /// The call's id as sent (null when it had none).
+    id: &'a Value,
+    /// The tool (null for a broken record).
+    tool: Option<&'a str>,
+    /// `valid`, `repaired` or `rejected`.
+    status: &'static str,
+    /// The arguments passed on (null when rejected).
+    args: Option<&'a Value>,
+    repairs: Vec<RepairOut<'a>>,
+    errors: &'a [ArgError],
+    /// The instruction for the model (null unless rejected).
+    message: Option<&'a str>,
+    /// The same rejected call came back `--loop-limit` times.
+    #[serde(rename = "loop")]
+    looped: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    provider_id: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    provider_name: Option<Value>,
+}
+
+/// One repair in a `--format json` result.
+#[derive(Serialize)]
+struct RepairOut<'a> {
+    path: &'a str,
+    kind: &'static str,
+    from: &'a Value,
+    to: &'a Value,
+}
+
 /// Writes results in one format.
 pub struct Printer<W: Write> {
     out: W,
@@ -213,62 +252,40 @@ impl<W: Write> Printer<W> {
         call: Option<&Call>,
         verdict: &Verdict,
     ) -> io::Result<()> {
-        let mut obj = Map::with_capacity(10);
-        obj.insert("index".into(), at.index.into());
-        obj.insert("call".into(), at.call.into());
-        obj.insert("id".into(), call.map_or(Value::Null, |c| c.id.clone()));
-        obj.insert(
-            "tool".into(),
-            call.map_or(Value::Null, |c| Value::String(c.name.clone())),
-        );
-        obj.insert("status".into(), verdict.status.as_str().into());
-        let args = match verdict.status {
-            Status::Rejected => Value::Null,
-            _ => verdict.args.clone().unwrap_or(Value::Null),
+        let result = JsonResult {
+            index: at.index,
+            call: at.call,
+            id: call.map_or(&Value::Null, |c| &c.id),
+            tool: call.map(|c| c.name.as_str()),
+            status: verdict.status.as_str(),
+            args: match verdict.status {
+                Status::Rejected => None,
+                _ => verdict.args.as_ref(),
+            },
+            repairs: verdict
+                .repairs
+                .iter()
+                .map(|r| RepairOut {
+                    path: &r.path,
+                    kind: r.kind.name(),
+                    from: &r.from,
+                    to: &r.to,
+                })
+                .collect(),
+            errors: &verdict.errors,
+            message: verdict.message.as_deref(),
+            looped: verdict.looped,
+            // With --to: the id and name the target provider sees, to map results
+            // back (null for a record that held no call).
+            provider_id: self
+                .to
+                .map(|to| call.map_or(Value::Null, |c| to.call_id(&c.id))),
+            provider_name: self
+                .to
+                .map(|to| call.map_or(Value::Null, |c| to.tool_name(&c.name).into())),
         };
-        obj.insert("args".into(), args);
-        let repairs = verdict
-            .repairs
-            .iter()
-            .map(|r| {
-                let mut m = Map::with_capacity(4);
-                m.insert("path".into(), r.path.clone().into());
-                m.insert("kind".into(), r.kind.name().into());
-                m.insert("from".into(), r.from.clone());
-                m.insert("to".into(), r.to.clone());
-                Value::Object(m)
-            })
-            .collect();
-        obj.insert("repairs".into(), Value::Array(repairs));
-        let errors = verdict
-            .errors
-            .iter()
-            .map(|e| {
-                let mut m = Map::with_capacity(2);
-                m.insert("path".into(), e.path.clone().into());
-                m.insert("message".into(), e.message.clone().into());
-                Value::Object(m)
-            })
-            .collect();
-        obj.insert("errors".into(), Value::Array(errors));
-        obj.insert(
-            "message".into(),
-            verdict.message.clone().map_or(Value::Null, Value::String),
-        );
-        obj.insert("loop".into(), Value::Bool(verdict.looped));
-        // With --to: the id and name the target provider sees, to map results back
-        // (null for a record that held no call, so every line has the same fields).
-        if let Some(to) = self.to {
-            obj.insert(
-                "provider_id".into(),
-                call.map_or(Value::Null, |c| to.call_id(&c.id)),
-            );
-            obj.insert(
-                "provider_name".into(),
-                call.map_or(Value::Null, |c| to.tool_name(&c.name).into()),
-            );
-        }
-        self.value_line(&Value::Object(obj))
+        self.spellings.write(&mut self.out, &result)?;
+        self.out.write_all(b"\n")
     }
 
     fn human(&mut self, at: Position, call: Option<&Call>, verdict: &Verdict) -> io::Result<()> {

@@ -96,7 +96,7 @@ impl Spellings {
     }
 
     /// `value` as compact JSON with the source spellings.
-    pub fn write<W: io::Write>(&self, out: W, value: &Value) -> io::Result<()> {
+    pub fn write<W: io::Write, T: Serialize + ?Sized>(&self, out: W, value: &T) -> io::Result<()> {
         let mut ser = Serializer::with_formatter(out, Spelled(CompactFormatter, self));
         value.serialize(&mut ser).map_err(io::Error::from)
     }

@@ -1,7 +1,7 @@
 //! Output formats, options and exit codes.
 
 use predicates::prelude::*;
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::{callfix, json_lines, run_args, run_json};
 
@@ -269,4 +269,23 @@ fn colour_follows_no_color_and_clicolor_force() {
     assert!(!run(&[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")]));
     assert!(!run(&[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "0")]));
     assert!(run(&[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "")]));
+}
+
+#[test]
+fn json_results_validate_against_the_published_schema() {
+    let text = std::fs::read_to_string(crate::root().join("docs/result.schema.json")).unwrap();
+    let schema: Value = serde_json::from_str(&text).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let mut input = std::fs::read_to_string(crate::root().join("examples/calls.jsonl")).unwrap();
+    input.push_str("garbage\n{\"name\":\"nope\",\"arguments\":{}}\n");
+    let mut checked = 0;
+    for extra in [&[][..], &["--to", "mistral"], &["--repair", "none"]] {
+        let (_, results) = crate::run_json(extra, &input);
+        for r in &results {
+            let errors: Vec<String> = validator.iter_errors(r).map(|e| e.to_string()).collect();
+            assert!(errors.is_empty(), "{r}\n{errors:?}");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 60, "{checked}");
 }
