@@ -27,6 +27,7 @@ pub mod suggest;
 pub mod surrogates;
 pub mod tolerant;
 pub mod tools;
+pub mod toolset;
 pub mod verdict;
 
 use std::fs::File;

@@ -125,6 +125,8 @@ enum Origin {
         schema: Value,
         description: Option<String>,
     },
+    /// A schema given in memory: no file, and no file reference allowed.
+    Memory { schema: Value },
 }
 
 #[derive(Debug)]
@@ -149,6 +151,7 @@ impl Entry {
         match &self.origin {
             Origin::File(dir) => dir.join(format!("{}.json", self.name)),
             Origin::Inline { file, .. } => file.clone(),
+            Origin::Memory { .. } => PathBuf::from(format!("<memory>/{}", self.name)),
         }
     }
 }
@@ -198,6 +201,17 @@ impl Registry {
             }
         }
         Ok(reg)
+    }
+
+    /// A registry of schemas given in memory, by tool name: nothing is read from
+    /// the filesystem, and a schema's `$ref` may point only inside itself (or,
+    /// with [`Registry::with_ref_map`], under a mapped prefix).
+    pub fn from_schemas(schemas: impl IntoIterator<Item = (String, Value)>) -> Self {
+        let mut reg = Registry::default();
+        for (name, schema) in schemas {
+            reg.add(name, Origin::Memory { schema });
+        }
+        reg
     }
 
     /// Serves references under the map's prefixes from local directories.
@@ -467,7 +481,7 @@ fn is_schema_like(v: &Value) -> bool {
 fn compile(entry: &Entry, ref_map: &Arc<RefMap>) -> Result<Tool, SchemaError> {
     let path = entry.file();
     let (file, tool) = match &entry.origin {
-        Origin::File(_) => (&path, None),
+        Origin::File(_) | Origin::Memory { .. } => (&path, None),
         Origin::Inline { file, .. } => (file, Some(entry.name.clone())),
     };
     let fail = |reason: String| SchemaError {
@@ -476,34 +490,47 @@ fn compile(entry: &Entry, ref_map: &Arc<RefMap>) -> Result<Tool, SchemaError> {
         tool: tool.clone(),
         reason,
     };
-    // Where the file really is, checked against the directory before anything
-    // is opened: a symlink out of it (to /dev/zero, say) is never read.
-    let dir = file
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let root = dir
-        .canonicalize()
-        .map_err(|e| fail(format!("cannot resolve its directory: {}", io_reason(&e))))?;
-    let canonical = file.canonicalize().map_err(|e| fail(io_reason(&e)))?;
-    if !canonical.starts_with(&root) {
-        return Err(fail(format!(
-            "resolves to {}, outside the schema directory",
-            canonical.display()
-        )));
-    }
-    let (schema, text) = match &entry.origin {
-        Origin::File(_) => {
-            let text = crate::source::read_text(&canonical).map_err(|e| fail(io_reason(&e)))?;
-            let schema = serde_json::from_str(&text).map_err(|e| SchemaError {
-                line: Some(e.line()),
-                ..fail(format!("not valid JSON: {e}"))
-            })?;
-            (schema, Some(text))
+    let (root, base, schema, text) = match &entry.origin {
+        Origin::Memory { schema } => {
+            let base = format!(
+                "json-schema:///{}.json",
+                file_uri(Path::new(&entry.name)).trim_start_matches("file://")
+            );
+            (None, base, schema.clone(), None)
         }
-        Origin::Inline { schema, .. } => (schema.clone(), None),
+        Origin::File(_) | Origin::Inline { .. } => {
+            // Where the file really is, checked against the directory before
+            // anything is opened: a symlink out of it (to /dev/zero, say) is
+            // never read.
+            let dir = file
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            let root = dir
+                .canonicalize()
+                .map_err(|e| fail(format!("cannot resolve its directory: {}", io_reason(&e))))?;
+            let canonical = file.canonicalize().map_err(|e| fail(io_reason(&e)))?;
+            if !canonical.starts_with(&root) {
+                return Err(fail(format!(
+                    "resolves to {}, outside the schema directory",
+                    canonical.display()
+                )));
+            }
+            let (schema, text) = match &entry.origin {
+                Origin::File(_) => {
+                    let text =
+                        crate::source::read_text(&canonical).map_err(|e| fail(io_reason(&e)))?;
+                    let schema = serde_json::from_str(&text).map_err(|e| SchemaError {
+                        line: Some(e.line()),
+                        ..fail(format!("not valid JSON: {e}"))
+                    })?;
+                    (schema, Some(text))
+                }
+                Origin::Inline { schema, .. } | Origin::Memory { schema } => (schema.clone(), None),
+            };
+            (Some(root), file_uri(&canonical), schema, text)
+        }
     };
-    let base = file_uri(&canonical);
     let sandbox = Sandbox {
         root,
         ref_map: Arc::clone(ref_map),

@@ -59,8 +59,9 @@ impl RefMap {
 /// URIs under a `--ref-map` prefix from its directory. Nothing else.
 #[derive(Debug, Clone)]
 pub(crate) struct Sandbox {
-    /// The schema directory, canonical.
-    pub(crate) root: PathBuf,
+    /// The schema directory, canonical; `None` for schemas given in memory,
+    /// which may refer to no file.
+    pub(crate) root: Option<PathBuf>,
     pub(crate) ref_map: Arc<RefMap>,
 }
 
@@ -75,9 +76,9 @@ impl Retrieve for Sandbox {
                 .canonicalize()
                 .map_err(|e| format!("--ref-map directory {}: {}", dir.display(), io_reason(&e)))?;
             (root, file)
-        } else if uri.scheme().as_str() == "file" {
+        } else if let (Some(root), "file") = (&self.root, uri.scheme().as_str()) {
             (
-                self.root.clone(),
+                root.clone(),
                 PathBuf::from(percent_decode(uri.path().as_str())),
             )
         } else {
