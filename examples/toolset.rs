@@ -4,6 +4,8 @@
 //!
 //!     cargo run --example toolset
 
+#![allow(clippy::print_stdout)] // a program whose job is to print
+
 use callfix::toolset::{Outcome, Toolset};
 use serde_json::json;
 
