@@ -1,7 +1,7 @@
 //! callfix: a filter between an LLM and its tools.
 //!
 //! A call goes through the stages in this order, one module each:
-//! [`input`] (records from a byte stream) → [`envelope`] (provider shapes) →
+//! [`input`] (records from a byte stream) → [`provider`] (provider shapes) →
 //! [`registry`] (the tool's compiled schema) → [`salvage`] (argument text) →
 //! [`verdict`] (validate; repair comes here) → [`message`] (the instruction text)
 //! → [`output`] (the chosen format). [`filter`] drives them over a stream.

@@ -1,0 +1,150 @@
+//! The kinds of repair, which are on, and a repair as it is reported.
+
+#[allow(unused_imports)]
+use super::*;
+
+/// Every kind of repair, salvage of argument text first, then the schema-guided
+/// rules in the order they are tried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    StripFence,
+    StripLeakedTag,
+    TolerantParse,
+    DoubleEncoded,
+    EmptyArguments,
+    DuplicateObject,
+    ParseJsonString,
+    CoerceNumber,
+    CoerceBoolean,
+    CoerceString,
+    WrapArray,
+    DropPlaceholder,
+    RenameKey,
+    DropUnknown,
+    EnumCase,
+    UnwrapAutolink,
+    RenameTool,
+    ExtractFromText,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 18] = [
+        Kind::StripFence,
+        Kind::StripLeakedTag,
+        Kind::TolerantParse,
+        Kind::DoubleEncoded,
+        Kind::EmptyArguments,
+        Kind::DuplicateObject,
+        Kind::ParseJsonString,
+        Kind::CoerceNumber,
+        Kind::CoerceBoolean,
+        Kind::CoerceString,
+        Kind::WrapArray,
+        Kind::DropPlaceholder,
+        Kind::RenameKey,
+        Kind::DropUnknown,
+        Kind::EnumCase,
+        Kind::UnwrapAutolink,
+        Kind::RenameTool,
+        Kind::ExtractFromText,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::StripFence => "strip-fence",
+            Kind::StripLeakedTag => "strip-leaked-tag",
+            Kind::TolerantParse => "tolerant-parse",
+            Kind::DoubleEncoded => "double-encoded",
+            Kind::EmptyArguments => "empty-arguments",
+            Kind::DuplicateObject => "duplicate-object",
+            Kind::ParseJsonString => "parse-json-string",
+            Kind::CoerceNumber => "coerce-number",
+            Kind::CoerceBoolean => "coerce-boolean",
+            Kind::CoerceString => "coerce-string",
+            Kind::WrapArray => "wrap-array",
+            Kind::DropPlaceholder => "drop-placeholder",
+            Kind::RenameKey => "rename-key",
+            Kind::DropUnknown => "drop-unknown",
+            Kind::EnumCase => "enum-case",
+            Kind::UnwrapAutolink => "unwrap-autolink",
+            Kind::RenameTool => "rename-tool",
+            Kind::ExtractFromText => "extract-from-text",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    fn bit(self) -> u32 {
+        1 << (self as u32)
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One change made to a call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Repair {
+    /// Dotted path of the value changed (empty for the arguments as a whole).
+    pub path: String,
+    pub kind: Kind,
+    pub from: Value,
+    pub to: Value,
+}
+
+/// Which kinds of repair may run (`--repair all|none|LIST`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Enabled(u32);
+
+impl Enabled {
+    pub const ALL: Enabled = Enabled(u32::MAX);
+    pub const NONE: Enabled = Enabled(0);
+
+    pub fn has(self, kind: Kind) -> bool {
+        self.0 & kind.bit() != 0
+    }
+
+    /// `all`, `none`, or a comma-separated list of kinds.
+    pub fn parse(spec: &str) -> Result<Enabled, String> {
+        match spec.trim() {
+            "all" => return Ok(Enabled::ALL),
+            "none" | "" => return Ok(Enabled::NONE),
+            _ => {}
+        }
+        let mut bits = 0;
+        for name in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            match Kind::from_name(name) {
+                Some(k) => bits |= k.bit(),
+                None => {
+                    let known: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
+                    return Err(format!(
+                        "unknown repair kind \"{name}\" (known: all, none, {})",
+                        known.join(", ")
+                    ));
+                }
+            }
+        }
+        Ok(Enabled(bits))
+    }
+}
+
+/// How far repair may go.
+#[derive(Debug, Clone, Copy)]
+pub struct Policy {
+    pub enabled: Enabled,
+    pub max_rounds: usize,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Self {
+            enabled: Enabled::ALL,
+            max_rounds: 6,
+        }
+    }
+}

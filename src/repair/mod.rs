@@ -1,0 +1,43 @@
+//! Stage 5: schema-guided repair.
+//!
+//! Runs only when validation fails, only at the instance paths the validator named,
+//! with rules tried in one fixed order (`rules::RULES`; the order is load-bearing:
+//! a stringified array must be parsed before anything wraps a scalar). A rule's
+//! change is kept only when re-validation shows it resolved the error at its path,
+//! so a repair is exact or absent. The loop validate → repair → validate runs at
+//! most `max_rounds` rounds; the result is used only if it validates.
+//!
+//! - `kinds`: the kinds of repair, which are on, and a repair as reported;
+//! - `site`: where the validator says something is wrong;
+//! - `schemas`: what the schemas that apply at a path accept;
+//! - `rules`: the rules, in the order they are tried (`RULES`);
+//! - `engine`: applying fixes in batches and keeping the ones that resolve.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+
+use jsonschema::ValidationError;
+use jsonschema::error::ValidationErrorKind;
+use serde_json::{Map, Value};
+
+use crate::message::pointer_segments;
+use crate::registry::Tool;
+use crate::resolve::At;
+use crate::salvage;
+use crate::suggest::{self, normalise};
+
+mod engine;
+mod kinds;
+mod rules;
+mod schemas;
+mod site;
+#[cfg(test)]
+mod tests;
+
+use self::engine::*;
+use self::rules::*;
+use self::schemas::*;
+use self::site::*;
+
+pub use self::engine::repair;
+pub use self::kinds::{Enabled, Kind, Policy, Repair};

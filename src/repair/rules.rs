@@ -1,0 +1,329 @@
+//! The schema-guided rules, in the order they are tried.
+
+#[allow(unused_imports)]
+use super::*;
+
+/// A change to the arguments.
+#[derive(Debug, Clone)]
+pub(super) enum Change {
+    Set(Vec<String>, Value),
+    Remove(Vec<String>),
+    Rename(Vec<String>, String, String),
+}
+
+pub(super) struct Fix {
+    pub(super) change: Change,
+    pub(super) path: Vec<String>,
+    pub(super) from: Value,
+    pub(super) to: Value,
+}
+
+pub(super) type Rule = fn(&Schemas<'_>, &Value, &Site) -> Option<Fix>;
+
+/// The schema-guided rules, in the order they are tried. The order is
+/// load-bearing: a stringified array is parsed before anything could wrap it.
+pub(super) const RULES: [(Kind, Rule); 10] = [
+    (Kind::ParseJsonString, parse_json_string),
+    (Kind::CoerceNumber, coerce_number),
+    (Kind::CoerceBoolean, coerce_boolean),
+    (Kind::CoerceString, coerce_string),
+    (Kind::WrapArray, wrap_array),
+    (Kind::DropPlaceholder, drop_placeholder),
+    (Kind::RenameKey, rename_key),
+    (Kind::DropUnknown, drop_unknown),
+    (Kind::EnumCase, enum_case),
+    (Kind::UnwrapAutolink, unwrap_autolink),
+];
+
+pub(super) fn value_site<'v>(doc: &'v Value, site: &'v Site) -> Option<(&'v Value, &'v [String])> {
+    let Site::Value(path) = site else {
+        return None;
+    };
+    Some((get(doc, path)?, path.as_slice()))
+}
+
+pub(super) fn set(path: &[String], from: &Value, to: Value) -> Fix {
+    Fix {
+        change: Change::Set(path.to_vec(), to.clone()),
+        path: path.to_vec(),
+        from: from.clone(),
+        to,
+    }
+}
+
+/// 1. A string holding the object or array the schema wants.
+pub(super) fn parse_json_string(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fix> {
+    let (v, path) = value_site(doc, site)?;
+    let Value::String(text) = v else { return None };
+    let w = s.wanted(doc, path);
+    if w.has("string") || !(w.has("object") || w.has("array")) {
+        return None;
+    }
+    let parsed = salvage::parse_embedded(text)?;
+    let fits = (parsed.is_object() && w.has("object")) || (parsed.is_array() && w.has("array"));
+    fits.then(|| set(path, v, parsed))
+}
+
+/// 2. A decimal string where the schema wants a number.
+pub(super) fn coerce_number(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fix> {
+    let (v, path) = value_site(doc, site)?;
+    let Value::String(text) = v else { return None };
+    let w = s.wanted(doc, path);
+    if w.has("string") || !w.has("number") {
+        return None;
+    }
+    let n = decimal(text, w.wants_exactly_integer())?;
+    Some(set(path, v, Value::Number(n)))
+}
+
+/// `^-?\d+(\.\d+)?$` as an exact JSON number; `integer` keeps only integral values.
+pub(super) fn decimal(text: &str, integer: bool) -> Option<serde_json::Number> {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
+    let all_digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !all_digits(int) || (digits.contains('.') && !all_digits(frac)) {
+        return None;
+    }
+    let integral = frac.bytes().all(|b| b == b'0');
+    if integer && !integral {
+        return None;
+    }
+    // The number as written, digit for digit (`arbitrary_precision`); only leading
+    // zeros go, as JSON has none.
+    let int = match int.trim_start_matches('0') {
+        "" => "0",
+        digits => digits,
+    };
+    let sign = if text.starts_with('-') { "-" } else { "" };
+    let exact = if digits.contains('.') {
+        format!("{sign}{int}.{frac}")
+    } else {
+        format!("{sign}{int}")
+    };
+    exact.parse().ok()
+}
+
+/// 3. Exactly `"true"` or `"false"` where the schema wants a boolean.
+pub(super) fn coerce_boolean(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fix> {
+    let (v, path) = value_site(doc, site)?;
+    let b = match v.as_str()? {
+        "true" => true,
+        "false" => false,
+        _ => return None,
+    };
+    let w = s.wanted(doc, path);
+    (w.has("boolean") && !w.has("string")).then(|| set(path, v, Value::Bool(b)))
+}
+
+/// 4. A number or boolean where the schema wants a string.
+pub(super) fn coerce_string(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fix> {
+    let (v, path) = value_site(doc, site)?;
+    let text = match v {
+        // The number's text as sent, digit for digit; an exponent may have been
+        // respelled by the parser (`1E2` is read as `1e+2`), so it is left alone.
+        Value::Number(n) => Some(n.to_string()).filter(|t| !t.contains(['e', 'E']))?,
+        Value::Bool(b) => b.to_string(),
+        _ => return None,
+    };
+    let w = s.wanted(doc, path);
+    let own = if v.is_boolean() { "boolean" } else { "number" };
+    (w.has("string") && !w.has(own)).then(|| set(path, v, Value::String(text)))
+}
+
+/// 5. A single value where the schema wants an array of such values.
+///
+/// A placeholder means "no value" and is never wrapped.
+pub(super) fn wrap_array(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fix> {
+    let (v, path) = value_site(doc, site)?;
+    if v.is_array() || is_placeholder(v) {
+        return None;
+    }
+    let w = s.wanted(doc, path);
+    let own = json_type_name(v);
+    if !w.has("array") || w.has(own) {
+        return None;
+    }
+    Some(set(path, v, Value::Array(vec![v.clone()])))
+}
+
+/// 6. A placeholder at an optional property whose schema rejects it.
+pub(super) fn drop_placeholder(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fix> {
+    let (v, path) = value_site(doc, site)?;
+    let (key, parent) = path.split_last()?;
+    if !get(doc, parent)?.is_object() {
+        return None;
+    }
+    if !is_placeholder(v) || s.wanted(doc, parent).required.contains(&key.as_str()) {
+        return None;
+    }
+    Some(Fix {
+        change: Change::Remove(path.to_vec()),
+        path: path.to_vec(),
+        from: v.clone(),
+        to: Value::Null,
+    })
+}
+
+/// What models send for "no value": `null`, `{}`, `[]`, `""`, `"null"`, `"undefined"`.
+pub(super) fn is_placeholder(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Object(m) => m.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::String(t) => matches!(t.as_str(), "" | "null" | "undefined"),
+        _ => false,
+    }
+}
+
+/// 7. An unknown key that is a spelling of exactly one missing declared property.
+pub(super) fn rename_key(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fix> {
+    let (path, object) = match site {
+        Site::UnknownKey(p, _) | Site::Missing(p, _) => (p, get(doc, p)?.as_object()?),
+        Site::Value(_) => return None,
+    };
+    let w = s.wanted(doc, path);
+    let undeclared = |k: &str| !w.properties.contains(&k);
+    let missing = |p: &&&str| !object.contains_key(**p);
+    let (from, to) = match site {
+        Site::UnknownKey(_, key) => {
+            if !undeclared(key) {
+                return None;
+            }
+            let norm = normalise(key);
+            let mut targets = w
+                .properties
+                .iter()
+                .filter(missing)
+                .filter(|p| normalise(p) == norm);
+            let target = *targets.next()?;
+            if targets.next().is_some() {
+                return None;
+            }
+            (key.clone(), target.to_owned())
+        }
+        Site::Missing(_, prop) => {
+            let norm = normalise(prop);
+            let mut keys = object
+                .keys()
+                .filter(|k| undeclared(k) && normalise(k) == norm);
+            let key = keys.next()?;
+            if keys.next().is_some() {
+                return None;
+            }
+            // The same key must not fit another missing property as well.
+            let rivals = w
+                .properties
+                .iter()
+                .filter(missing)
+                .filter(|p| normalise(p) == norm)
+                .count();
+            if rivals != 1 {
+                return None;
+            }
+            (key.clone(), prop.clone())
+        }
+        Site::Value(_) => return None,
+    };
+    let mut new_path = path.clone();
+    new_path.push(to.clone());
+    Some(Fix {
+        change: Change::Rename(path.clone(), from.clone(), to.clone()),
+        path: new_path,
+        from: Value::String(from),
+        to: Value::String(to),
+    })
+}
+
+/// 8. An unknown key in a closed object, when no rename applies and it is no near
+///    miss of a declared property: `forced` for `force` may carry what `force`
+///    means, and dropping it would change the call's meaning.
+pub(super) fn drop_unknown(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fix> {
+    let Site::UnknownKey(path, key) = site else {
+        return None;
+    };
+    let w = s.wanted(doc, path);
+    if w.properties.iter().any(|p| suggest::near_miss(key, p)) {
+        return None;
+    }
+    let value = get(doc, path)?.as_object()?.get(key)?;
+    let mut key_path = path.clone();
+    key_path.push(key.clone());
+    Some(Fix {
+        change: Change::Remove(key_path.clone()),
+        path: key_path,
+        from: value.clone(),
+        to: Value::Null,
+    })
+}
+
+/// 9. A string that is exactly one enum value but for case and separators.
+pub(super) fn enum_case(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fix> {
+    let (v, path) = value_site(doc, site)?;
+    let text = v.as_str()?;
+    let w = s.wanted(doc, path);
+    // Normalising only drops characters: a text far longer than every enum value
+    // cannot match one (and is not normalised at all).
+    let longest = w
+        .enums
+        .iter()
+        .filter_map(|e| e.as_str())
+        .map(str::len)
+        .max()?;
+    if text.len() > longest.saturating_mul(4).saturating_add(16) {
+        return None;
+    }
+    let norm = normalise(text);
+    let mut matches: Vec<&str> = w
+        .enums
+        .iter()
+        .filter_map(|e| e.as_str())
+        .filter(|e| normalise(e) == norm)
+        .collect();
+    matches.dedup();
+    match matches.as_slice() {
+        [one] if *one != text => Some(set(path, v, Value::String((*one).to_owned()))),
+        _ => None,
+    }
+}
+
+/// 10. `[notes.md](http://notes.md)` in a path-like property → `notes.md`.
+pub(super) fn unwrap_autolink(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fix> {
+    let (v, path) = value_site(doc, site)?;
+    let text = v.as_str()?;
+    let key = path.last()?;
+    let w = s.wanted(doc, path);
+    let norm = normalise(key);
+    let path_like = ["path", "file", "dir", "filename"]
+        .iter()
+        .any(|suffix| norm.ends_with(suffix))
+        || w.formats
+            .iter()
+            .any(|f| matches!(*f, "uri-reference" | "path"));
+    if !path_like {
+        return None;
+    }
+    let inner = text.strip_prefix('[')?.strip_suffix(')')?;
+    let (label, url) = inner.split_once("](")?;
+    let (scheme, rest) = url.split_once("://")?;
+    let scheme_ok = scheme
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    (scheme_ok && !label.is_empty() && label == rest && !label.contains(['[', ']', '(', ')']))
+        .then(|| set(path, v, Value::String(label.to_owned())))
+}
+
+pub(super) fn json_type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}

@@ -1,0 +1,148 @@
+//! The schema at an instance path: every subschema that applies there, and what
+//! they accept.
+
+#[allow(unused_imports)]
+use super::*;
+
+/// What the schemas that apply at one path accept.
+#[derive(Default)]
+pub(super) struct Wanted<'a> {
+    pub(super) types: Vec<&'a str>,
+    pub(super) enums: Vec<&'a Value>,
+    pub(super) required: Vec<&'a str>,
+    pub(super) properties: Vec<&'a str>,
+    pub(super) formats: Vec<&'a str>,
+}
+
+impl Wanted<'_> {
+    pub(super) fn has(&self, t: &str) -> bool {
+        self.types.contains(&t) || (t == "number" && self.types.contains(&"integer"))
+    }
+
+    pub(super) fn wants_exactly_integer(&self) -> bool {
+        self.types.contains(&"integer") && !self.types.contains(&"number")
+    }
+}
+
+pub(super) struct Schemas<'a> {
+    pub(super) tool: &'a Tool,
+}
+
+impl<'a> Schemas<'a> {
+    /// Follows `$ref` (as the validator resolves it) and the branches of
+    /// allOf/anyOf/oneOf: every schema that may apply to the same value.
+    pub(super) fn expand(&self, node: At<'a>, out: &mut Vec<At<'a>>, depth: usize) {
+        if depth > 32 {
+            return;
+        }
+        out.push(node.clone());
+        if let Some(target) = node.target() {
+            self.expand(target, out, depth + 1);
+        }
+        if let Value::Object(map) = node.schema {
+            for key in ["allOf", "anyOf", "oneOf"] {
+                if let Some(Value::Array(branches)) = map.get(key) {
+                    for b in branches {
+                        self.expand(node.child(b), out, depth + 1);
+                    }
+                }
+            }
+        }
+    }
+
+    /// All schemas that apply at `path` of `instance`.
+    pub(super) fn at(&self, instance: &Value, path: &[String]) -> Vec<At<'a>> {
+        let mut current = Vec::new();
+        self.expand(self.tool.root(), &mut current, 0);
+        let mut value = Some(instance);
+        for seg in path {
+            let mut next = Vec::new();
+            let index = match value {
+                Some(Value::Array(_)) => seg.parse::<usize>().ok(),
+                _ => None,
+            };
+            for node in &current {
+                for child in step(node.schema, seg, index) {
+                    self.expand(node.child(child), &mut next, 0);
+                }
+            }
+            value = value.and_then(|v| match (v, index) {
+                (Value::Array(items), Some(i)) => items.get(i),
+                (Value::Object(m), _) => m.get(seg.as_str()),
+                _ => None,
+            });
+            current = next;
+        }
+        current
+    }
+
+    pub(super) fn wanted(&self, instance: &Value, path: &[String]) -> Wanted<'a> {
+        let mut w = Wanted::default();
+        for node in self.at(instance, path) {
+            let Value::Object(m) = node.schema else {
+                continue;
+            };
+            match m.get("type") {
+                Some(Value::String(t)) => w.types.push(t),
+                Some(Value::Array(ts)) => w.types.extend(ts.iter().filter_map(Value::as_str)),
+                _ => {
+                    if m.contains_key("properties") {
+                        w.types.push("object");
+                    }
+                    if m.contains_key("items") || m.contains_key("prefixItems") {
+                        w.types.push("array");
+                    }
+                }
+            }
+            if let Some(Value::Array(opts)) = m.get("enum") {
+                w.enums.extend(opts.iter());
+            }
+            if let Some(c) = m.get("const") {
+                w.enums.push(c);
+            }
+            if let Some(Value::Array(req)) = m.get("required") {
+                w.required.extend(req.iter().filter_map(Value::as_str));
+            }
+            if let Some(Value::Object(props)) = m.get("properties") {
+                w.properties.extend(props.keys().map(String::as_str));
+            }
+            if let Some(Value::String(f)) = m.get("format") {
+                w.formats.push(f);
+            }
+        }
+        w
+    }
+}
+
+/// The subschemas for one step into an object key or array index.
+pub(super) fn step<'a>(schema: &'a Value, seg: &str, index: Option<usize>) -> Vec<&'a Value> {
+    let Value::Object(m) = schema else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    match index {
+        Some(i) => {
+            if let Some(Value::Array(prefix)) = m.get("prefixItems") {
+                match prefix.get(i) {
+                    Some(s) => out.push(s),
+                    None => out.extend(m.get("items")),
+                }
+            } else {
+                match m.get("items") {
+                    // Draft 4-7 tuple form.
+                    Some(Value::Array(tuple)) => match tuple.get(i) {
+                        Some(s) => out.push(s),
+                        None => out.extend(m.get("additionalItems")),
+                    },
+                    Some(s) => out.push(s),
+                    None => {}
+                }
+            }
+        }
+        None => match m.get("properties").and_then(|p| p.get(seg)) {
+            Some(s) => out.push(s),
+            None => out.extend(m.get("additionalProperties").filter(|s| s.is_object())),
+        },
+    }
+    out
+}

@@ -1,0 +1,126 @@
+//! Sites: where the validator says something is wrong, and its errors indexed by
+//! instance path.
+
+#[allow(unused_imports)]
+use super::*;
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(super) enum Site {
+    /// The value at this path is rejected.
+    Value(Vec<String>),
+    /// The object at this path has a key its schema does not allow.
+    UnknownKey(Vec<String>, String),
+    /// The object at this path lacks a required property.
+    Missing(Vec<String>, String),
+}
+
+impl Site {
+    /// The path this site changes, for keeping one change per region per round: a
+    /// value, or one key of an object (so the keys of one object are fixed
+    /// together).
+    pub(super) fn region(&self) -> Vec<String> {
+        match self {
+            Site::Value(p) => p.clone(),
+            Site::UnknownKey(p, key) | Site::Missing(p, key) => {
+                let mut region = p.clone();
+                region.push(key.clone());
+                region
+            }
+        }
+    }
+}
+
+/// The distinct sites of the errors, in error order.
+pub(super) fn sites(errors: &Errors<'_>) -> Vec<Site> {
+    let mut out: Vec<Site> = Vec::new();
+    let mut seen: HashSet<Site> = HashSet::new();
+    let mut push = |s: Site| {
+        if !seen.contains(&s) {
+            seen.insert(s.clone());
+            out.push(s);
+        }
+    };
+    for (path, e) in &errors.list {
+        let path = path.clone();
+        match e.kind() {
+            ValidationErrorKind::Required { property } => {
+                if let Some(p) = property.as_str() {
+                    push(Site::Missing(path, p.to_owned()));
+                }
+            }
+            ValidationErrorKind::AdditionalProperties { unexpected }
+            | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
+                for k in unexpected {
+                    push(Site::UnknownKey(path.clone(), k.clone()));
+                }
+            }
+            // The regex engine gave up: that says nothing about the value.
+            ValidationErrorKind::BacktrackLimitExceeded { .. }
+            | ValidationErrorKind::RegexEngineFailure { .. } => {}
+            _ => push(Site::Value(path)),
+        }
+    }
+    out
+}
+
+/// The validator's errors for one document, indexed by instance path.
+pub(super) struct Errors<'i> {
+    pub(super) list: Vec<(Vec<String>, ValidationError<'i>)>,
+    /// Error positions in `list`, by instance path.
+    pub(super) at: HashMap<Vec<String>, Vec<usize>>,
+    /// Every path that has an error at it or below it (built when first asked).
+    pub(super) under: std::cell::OnceCell<HashSet<Vec<String>>>,
+}
+
+impl<'i> Errors<'i> {
+    pub(super) fn of(tool: &'i Tool, doc: &'i Value) -> Self {
+        let mut errors = Errors {
+            list: Vec::new(),
+            at: HashMap::new(),
+            under: std::cell::OnceCell::new(),
+        };
+        for e in tool.validator.iter_errors(doc) {
+            if errors.list.len() > MAX_SITES {
+                break;
+            }
+            let path = pointer_segments(e.instance_path().as_str());
+            errors
+                .at
+                .entry(path.clone())
+                .or_default()
+                .push(errors.list.len());
+            errors.list.push((path, e));
+        }
+        errors
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// Whether any error is at `path` or below it.
+    pub(super) fn under(&self, path: &[String]) -> bool {
+        self.under
+            .get_or_init(|| {
+                let mut under = HashSet::new();
+                for (p, _) in &self.list {
+                    for n in 0..=p.len() {
+                        if !under.contains(&p[..n]) {
+                            under.insert(p[..n].to_vec());
+                        }
+                    }
+                }
+                under
+            })
+            .contains(path)
+    }
+
+    /// The errors at exactly `path`.
+    pub(super) fn at(&self, path: &[String]) -> impl Iterator<Item = &ValidationError<'i>> {
+        self.at
+            .get(path)
+            .into_iter()
+            .flatten()
+            .map(|&i| &self.list[i].1)
+    }
+}
