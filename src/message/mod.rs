@@ -1,0 +1,379 @@
+//! Stage 6: the messages. Every sentence a model (or a person) reads about a call
+//! is written here, in one place.
+//!
+//! Validator errors become short `path: message` items: the path dotted like Zod
+//! (`edits.0.path`, nothing at the root), the message an instruction rather than
+//! validator jargon. Items are ordered missing-required first, then type errors,
+//! then the rest, each group in document order; anyOf/oneOf failures are reduced to
+//! the closest branch instead of a dump of every branch.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::io;
+
+use jsonschema::ValidationError;
+use jsonschema::error::{TypeKind, ValidationErrorKind};
+use serde_json::{Map, Value};
+
+use crate::provider::json_type;
+use crate::registry::{SchemaError, Tool};
+use crate::suggest;
+
+mod diagnosis;
+#[cfg(test)]
+mod tests;
+
+#[allow(unused_imports)]
+use self::diagnosis::*;
+
+pub use self::diagnosis::{
+    ALL_ERRORS_UP_TO, MAX_ERROR_CHARS, MAX_ERRORS, more_values_than, pointer_segments,
+    validation_errors,
+};
+
+/// One problem with a call's arguments, as the model reads it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct ArgError {
+    /// Dotted path (`todos.0.status`); empty at the root.
+    pub path: String,
+    pub message: String,
+}
+
+impl ArgError {
+    pub fn root(message: impl Into<String>) -> Self {
+        Self {
+            path: String::new(),
+            message: message.into(),
+        }
+    }
+
+    /// The last entry of a capped list: how many errors were left out.
+    fn more(n: usize) -> Self {
+        Self::root(format!("(+{n} more)"))
+    }
+
+    /// For the entry made by [`ArgError::more`], its count.
+    fn more_count(&self) -> Option<usize> {
+        if !self.path.is_empty() {
+            return None;
+        }
+        self.message
+            .strip_prefix("(+")?
+            .strip_suffix(" more)")?
+            .parse()
+            .ok()
+    }
+
+    /// `path: message`, or just the message at the root.
+    pub fn line(&self) -> String {
+        if self.path.is_empty() {
+            self.message.clone()
+        } else {
+            format!("{}: {}", self.path, self.message)
+        }
+    }
+}
+
+/// How much of the error list goes into one instruction.
+#[derive(Debug, Clone)]
+pub struct Style {
+    /// Text before the errors.
+    pub prefix: String,
+    /// At most this many errors; the rest are counted as `(+N more)`.
+    pub max_errors: usize,
+    /// Each `path: message` is cut to at most this many characters.
+    pub max_chars: usize,
+}
+
+impl Default for Style {
+    fn default() -> Self {
+        Self {
+            prefix: DEFAULT_PREFIX.to_owned(),
+            max_errors: 5,
+            max_chars: 100,
+        }
+    }
+}
+
+pub const DEFAULT_PREFIX: &str = "Please rewrite the input with valid arguments. Errors:";
+
+/// The one-line instruction for a rejected call.
+pub fn instruction(style: &Style, errors: &[ArgError]) -> String {
+    let mut text = style.prefix.clone();
+    push_errors(&mut text, style, errors);
+    text
+}
+
+/// The instruction once the same call has been rejected `times` times in a row:
+/// retrying will not help, so the model is told to stop and ask.
+pub fn loop_instruction(style: &Style, tool: &str, times: u32, errors: &[ArgError]) -> String {
+    let mut text = format!(
+        "Stop retrying: this exact call to {} was rejected {times} times. Do not send it again; \
+         ask the user how to proceed. Errors:",
+        quote(tool)
+    );
+    push_errors(&mut text, style, errors);
+    text
+}
+
+/// ` e1; e2; …; (+N more)`, each cut to `max_chars`.
+fn push_errors(text: &mut String, style: &Style, errors: &[ArgError]) {
+    // A capped list ends with the count of what it left out.
+    let (errors, left_out) = match errors.split_last() {
+        Some((last, rest)) if !rest.is_empty() => match last.more_count() {
+            Some(n) => (rest, n),
+            None => (errors, 0),
+        },
+        _ => (errors, 0),
+    };
+    for (i, e) in errors.iter().take(style.max_errors.max(1)).enumerate() {
+        text.push_str(if i == 0 { " " } else { "; " });
+        text.push_str(&cut(&one_line(&e.line()), style.max_chars));
+    }
+    let more = errors.len().saturating_sub(style.max_errors.max(1)) + left_out;
+    if more > 0 {
+        let _ = write!(text, "; (+{more} more)");
+    }
+}
+
+/// Cuts `s` to at most `max` characters (never inside a UTF-8 sequence), ending
+/// with `…` when anything was cut.
+pub fn cut(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        None => s.to_owned(),
+        Some(_) => {
+            let keep = max.saturating_sub(1);
+            let end = s.char_indices().nth(keep).map_or(s.len(), |(i, _)| i);
+            format!("{}…", &s[..end])
+        }
+    }
+}
+
+/// The message for a call to a tool the registry does not have.
+pub fn unknown_tool<'a>(
+    style: &Style,
+    name: &str,
+    available: impl ExactSizeIterator<Item = &'a str>,
+    suggestion: Option<&str>,
+) -> String {
+    const LISTED: usize = 20;
+    let total = available.len();
+    // Every name is cut to `--max-chars`: the model's (which may be anything) and
+    // the operator's.
+    let short = |n: &str| cut(n, style.max_chars);
+    let names: Vec<String> = available.take(LISTED).map(short).collect();
+    let mut text = format!("Unknown tool {}.", quote(&short(name)));
+    if total == 0 {
+        text.push_str(" No tools are available.");
+    } else {
+        let _ = write!(text, " Available tools: {}", names.join(", "));
+        if total > names.len() {
+            let _ = write!(text, " (+{} more)", total - names.len());
+        }
+    }
+    if let Some(s) = suggestion {
+        let _ = write!(text, " (did you mean {}?)", quote(&short(s)));
+    }
+    text
+}
+
+/// A call whose tool exists but whose schema does not compile.
+pub fn broken_schema(name: &str, error: &SchemaError) -> String {
+    format!(
+        "Tool {} cannot be checked: its schema is broken ({error})",
+        quote(name)
+    )
+}
+
+/// Arguments that are not valid JSON: where it broke, and whether it was cut off.
+pub fn invalid_json(err: &serde_json::Error) -> ArgError {
+    let at = format!("line {} column {}", err.line(), err.column());
+    if err.is_eof() {
+        ArgError::root(format!(
+            "arguments are incomplete JSON (cut off at {at}); send the complete arguments"
+        ))
+    } else {
+        let what = err.to_string();
+        let what = what
+            .rsplit_once(" at line ")
+            .map_or(what.as_str(), |(w, _)| w);
+        ArgError::root(format!("arguments are not valid JSON: {what} at {at}"))
+    }
+}
+
+/// The validator rejected the arguments without an error callfix can describe.
+pub fn schema_mismatch() -> ArgError {
+    ArgError::root("arguments do not match the tool's schema")
+}
+
+/// Argument text that ends before its value does, at `line`:`column`.
+pub fn cut_off_arguments(line: usize, column: usize) -> ArgError {
+    ArgError::root(format!(
+        "arguments are incomplete JSON (cut off at line {line} column {column}); send the complete arguments"
+    ))
+}
+
+/// Argument text holding two different values (a model that emitted twice).
+pub fn arguments_as_text(provider: &str) -> ArgError {
+    ArgError::root(format!(
+        "the arguments must be a JSON object, not a string holding one ({provider} calls carry an object)"
+    ))
+}
+
+/// A string of the arguments holds a lone surrogate escape (`\ud83d`).
+pub fn lone_surrogate(path: &str) -> ArgError {
+    ArgError {
+        path: path.to_owned(),
+        message: "holds a lone surrogate escape, which is no character".to_owned(),
+    }
+}
+
+pub fn two_values() -> ArgError {
+    ArgError::root("arguments hold two different JSON values; send exactly one object")
+}
+
+pub fn missing_arguments() -> ArgError {
+    ArgError::root("arguments are missing; send a JSON object")
+}
+
+pub fn empty_arguments() -> ArgError {
+    ArgError::root("arguments are empty; send a JSON object")
+}
+
+/// Record-level problems (the record never got as far as a call).
+///
+/// `line` is where the record starts in `source`; the error's own line is
+/// relative to the record.
+pub fn record_not_json(source: &str, line: u64, err: &serde_json::Error) -> String {
+    let what = err.to_string();
+    let what = what
+        .rsplit_once(" at line ")
+        .map_or(what.as_str(), |(w, _)| w);
+    let abs = line + err.line() as u64 - 1;
+    format!(
+        "record at {source}:{line} is not valid JSON: {what} at line {abs} column {}",
+        err.column()
+    )
+}
+
+pub fn not_utf8(valid_up_to: usize) -> String {
+    format!("arguments are not valid UTF-8 (bad byte at offset {valid_up_to})")
+}
+
+pub fn record_cut_off(source: &str, line: u64) -> String {
+    format!("record at {source}:{line} is incomplete: it was cut off before its end")
+}
+
+pub fn record_too_large(source: &str, line: u64, size: usize, limit: usize) -> String {
+    format!(
+        "record at {source}:{line} is {size} bytes, over the limit of {limit} bytes \
+         (--max-record-bytes)"
+    )
+}
+
+pub fn record_too_many_values(source: &str, line: u64, values: u64, limit: u64) -> String {
+    format!(
+        "record at {source}:{line} holds {values} JSON values, over the limit of {limit} \
+         (--max-record-values)"
+    )
+}
+
+pub fn record_unrecognised(source: &str, line: u64, reason: &str) -> String {
+    format!("record at {source}:{line} has no recognisable tool call: {reason}")
+}
+
+/// `word` or `words`, by count.
+pub fn plural(n: u64, word: &str) -> String {
+    if n == 1 {
+        word.to_owned()
+    } else {
+        format!("{word}s")
+    }
+}
+
+/// `path.key`; a key holding a control or line-separator character is written as
+/// a JSON string, so a model cannot put a line break into a message.
+pub(crate) fn join(path: &str, key: &str) -> String {
+    let key: std::borrow::Cow<'_, str> = if key.chars().any(breaks_lines) {
+        quote(key).into()
+    } else {
+        key.into()
+    };
+    if path.is_empty() {
+        key.into_owned()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// Characters that can end or redraw a line: controls (newline, carriage return,
+/// escape sequences) and Unicode's line and paragraph separators.
+pub(crate) fn breaks_lines(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{85}')
+}
+
+/// `s` with every character that could break or redraw a line written as a
+/// visible JSON-style escape (`\n`, `\u001b`): a message and a human-readable
+/// result are always exactly one line, whatever the model put in its call.
+pub fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(breaks_lines) {
+        return s.into();
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if breaks_lines(c) => {
+                let _ = write!(out, "\\u{:04x}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out.into()
+}
+
+pub(crate) fn quote(s: &str) -> String {
+    Value::String(s.to_owned()).to_string()
+}
+
+/// Compact JSON of a value, cut to a short length without first rendering a huge
+/// value in full.
+pub fn short_json(v: &Value) -> String {
+    const MAX: usize = 40;
+    let mut w = Limited {
+        buf: Vec::new(),
+        limit: MAX * 4,
+    };
+    let complete = serde_json::to_writer(&mut w, v).is_ok();
+    let text = String::from_utf8_lossy(&w.buf);
+    if complete {
+        cut(&text, MAX)
+    } else {
+        // Force the ellipsis: the value was longer than what was rendered.
+        let shown: String = text.chars().take(MAX - 1).collect();
+        format!("{shown}…")
+    }
+}
+
+struct Limited {
+    buf: Vec<u8>,
+    limit: usize,
+}
+
+impl io::Write for Limited {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        if self.buf.len() + data.len() > self.limit {
+            let room = self.limit - self.buf.len();
+            self.buf.extend_from_slice(&data[..room]);
+            return Err(io::Error::other("long value"));
+        }
+        self.buf.extend_from_slice(data);
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}

@@ -1,0 +1,274 @@
+mod unit {
+    #[allow(unused_imports)]
+    use super::super::diagnosis::*;
+    use super::super::*;
+    use serde_json::json;
+
+    fn tool(schema: Value) -> Tool {
+        Tool::from_schema(schema)
+    }
+
+    fn lines_raw(schema: Value, args: Value) -> Vec<ArgError> {
+        validation_errors(&tool(schema), &args)
+    }
+
+    fn lines(schema: Value, args: Value) -> Vec<String> {
+        validation_errors(&tool(schema), &args)
+            .iter()
+            .map(ArgError::line)
+            .collect()
+    }
+
+    fn read_schema() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "file_path": {"type": "string"},
+                "offset": {"type": "integer", "minimum": 1},
+                "limit": {"type": "number", "maximum": 2000},
+                "mode": {"enum": ["a", "b", "c"]},
+            },
+            "required": ["file_path"],
+            "additionalProperties": false,
+        })
+    }
+
+    #[test]
+    fn the_example_from_the_brief() {
+        let errors = validation_errors(&tool(read_schema()), &json!({"limit": "5"}));
+        assert_eq!(
+            instruction(&Style::default(), &errors),
+            "Please rewrite the input with valid arguments. Errors: file_path: Required; limit: expected number, got string"
+        );
+    }
+
+    #[test]
+    fn required_then_type_then_rest_in_document_order() {
+        let got = lines(
+            read_schema(),
+            json!({"mode": "d", "offset": 0, "limit": true, "extra": 1}),
+        );
+        assert_eq!(
+            got,
+            [
+                "file_path: Required",
+                "limit: expected number, got boolean",
+                "mode: expected one of \"a\", \"b\", \"c\", got \"d\"",
+                "offset: must be >= 1",
+                "extra: unrecognized key (allowed: file_path, offset, limit, mode)",
+            ]
+        );
+    }
+
+    #[test]
+    fn nested_paths_are_dotted() {
+        let schema = json!({"type": "object", "properties": {"edits": {"type": "array",
+            "items": {"type": "object", "required": ["path"],
+                      "properties": {"path": {"type": "string", "minLength": 1}}}}}});
+        assert_eq!(
+            lines(schema, json!({"edits": [{"path": "a"}, {}, {"path": ""}]})),
+            [
+                "edits.1.path: Required",
+                "edits.2.path: must be at least 1 character"
+            ]
+        );
+    }
+
+    #[test]
+    fn root_errors_have_no_path() {
+        assert_eq!(
+            lines(read_schema(), json!("just text")),
+            ["expected object, got string"]
+        );
+    }
+
+    #[test]
+    fn each_keyword_has_an_instruction() {
+        let schema = json!({"type": "object", "properties": {
+            "name": {"type": "string", "maxLength": 200, "pattern": "^[a-z]+$"},
+            "when": {"type": "string", "format": "date-time"},
+            "tags": {"type": "array", "minItems": 1, "uniqueItems": true},
+            "n": {"type": "integer", "exclusiveMaximum": 10, "multipleOf": 2},
+            "k": {"const": "x"},
+        }});
+        let long = "a".repeat(201);
+        assert_eq!(
+            lines(
+                schema.clone(),
+                json!({"name": long, "when": "yesterday", "tags": []})
+            ),
+            [
+                "name: must be at most 200 characters",
+                "when: must be a valid date-time",
+                "tags: must have at least 1 item(s)",
+            ]
+        );
+        assert_eq!(
+            lines(
+                schema,
+                json!({"name": "A1", "tags": [1, 1], "n": 11, "k": "y"})
+            ),
+            [
+                "name: must match pattern ^[a-z]+$",
+                "tags: must not contain duplicate items",
+                "n: must be < 10",
+                "n: must be a multiple of 2",
+                "k: expected \"x\", got \"y\"",
+            ]
+        );
+    }
+
+    #[test]
+    fn any_of_type_mismatch_becomes_one_line() {
+        let schema = json!({"type": "object", "properties": {
+            "target": {"anyOf": [{"type": "string"}, {"type": "array"}]}}});
+        assert_eq!(
+            lines(schema, json!({"target": 5})),
+            ["target: expected string or array, got number"]
+        );
+    }
+
+    #[test]
+    fn one_of_picks_the_closest_branch() {
+        let schema = json!({"type": "object", "properties": {"op": {"oneOf": [
+            {"type": "object", "required": ["kind", "path"],
+             "properties": {"kind": {"const": "delete"}, "path": {"type": "string"}}},
+            {"type": "object", "required": ["kind", "path", "text"],
+             "properties": {"kind": {"const": "write"}, "path": {"type": "string"},
+                            "text": {"type": "string"}}},
+        ]}}});
+        assert_eq!(
+            lines(schema, json!({"op": {"kind": "write", "path": "a"}})),
+            ["op.text: Required"]
+        );
+    }
+
+    #[test]
+    fn any_of_consts_become_one_list() {
+        let schema = json!({"anyOf": [{"const": "a"}, {"const": "b"}]});
+        assert_eq!(
+            lines(schema, json!("c")),
+            ["expected one of \"a\", \"b\", got \"c\""]
+        );
+    }
+
+    #[test]
+    fn instruction_truncates_each_error_and_counts_the_rest() {
+        let errors: Vec<ArgError> = (0..8)
+            .map(|i| ArgError {
+                path: format!("p{i}"),
+                message: "é".repeat(150),
+            })
+            .collect();
+        let text = instruction(&Style::default(), &errors);
+        assert!(text.ends_with("; (+3 more)"), "{text}");
+        for part in text.split("; ").take(5) {
+            let part = part
+                .strip_prefix(DEFAULT_PREFIX)
+                .map_or(part, str::trim_start);
+            assert_eq!(part.chars().count(), 100, "{part}");
+            assert!(part.ends_with('…'));
+        }
+    }
+
+    #[test]
+    fn errors_are_capped_and_the_rest_counted_in_json_and_in_the_instruction() {
+        let schema = json!({"type": "object", "properties": {"a": {"type": "array", "items": {"type": "string"}}}});
+        let args = json!({"a": vec![1; 20_000]});
+        let errors = lines_raw(schema, args);
+        assert_eq!(errors.len(), MAX_ERRORS + 1);
+        assert_eq!(errors[0].line(), "a.0: expected string, got number");
+        // The first 10,000 are read and ordered; all 20,000 are counted.
+        assert_eq!(errors[MAX_ERRORS].line(), "(+19900 more)");
+        let text = instruction(&Style::default(), &errors);
+        assert!(
+            text.ends_with("a.4: expected string, got number; (+19995 more)"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_huge_enum_is_not_listed_whole() {
+        let options: Vec<String> = (0..100_000).map(|i| format!("v{i}")).collect();
+        let schema = json!({"type": "object", "properties": {"e": {"enum": options}}});
+        let errors = lines_raw(schema, json!({"e": "x"}));
+        assert!(
+            errors[0].message.chars().count() <= MAX_ERROR_CHARS,
+            "{}",
+            errors[0].message.len()
+        );
+    }
+
+    #[test]
+    fn cut_respects_character_boundaries() {
+        assert_eq!(cut("abc", 3), "abc");
+        assert_eq!(cut("abcd", 3), "ab…");
+        assert_eq!(cut("日本語テキスト", 4), "日本語…");
+        assert_eq!(cut("", 0), "");
+    }
+
+    #[test]
+    fn unknown_tool_lists_and_suggests() {
+        assert_eq!(
+            unknown_tool(
+                &Style::default(),
+                "todo_write",
+                ["read", "write", "todowrite"].into_iter(),
+                Some("todowrite")
+            ),
+            "Unknown tool \"todo_write\". Available tools: read, write, todowrite (did you mean \"todowrite\"?)"
+        );
+        let many: Vec<String> = (0..25).map(|i| format!("t{i}")).collect();
+        let text = unknown_tool(
+            &Style::default(),
+            "x",
+            many.iter().map(String::as_str),
+            None,
+        );
+        assert!(text.ends_with("t19 (+5 more)"), "{text}");
+    }
+
+    #[test]
+    fn invalid_json_says_where() {
+        let err = serde_json::from_str::<Value>("{\"a\": 1,, }").unwrap_err();
+        assert_eq!(
+            invalid_json(&err).message,
+            "arguments are not valid JSON: key must be a string at line 1 column 9"
+        );
+        let err = serde_json::from_str::<Value>("{\"command\":\"rm -rf /tmp/scra").unwrap_err();
+        assert_eq!(
+            invalid_json(&err).message,
+            "arguments are incomplete JSON (cut off at line 1 column 28); send the complete arguments"
+        );
+    }
+
+    #[test]
+    fn short_json_never_renders_huge_values_whole() {
+        let big = Value::String("x".repeat(10_000_000));
+        let s = short_json(&big);
+        assert_eq!(s.chars().count(), 40);
+        assert!(s.ends_with('…'));
+        assert_eq!(short_json(&json!([1, 2])), "[1,2]");
+    }
+}
+
+mod properties {
+    #[allow(unused_imports)]
+    use super::super::diagnosis::*;
+    use super::super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn cut_is_bounded_and_a_prefix(s in "\\PC{0,300}", max in 1usize..150) {
+            let c = cut(&s, max);
+            prop_assert!(c.chars().count() <= max);
+            if s.chars().count() <= max {
+                prop_assert_eq!(&c, &s);
+            } else {
+                let kept = c.strip_suffix('…').unwrap();
+                prop_assert!(s.starts_with(kept));
+            }
+        }
+    }
+}
