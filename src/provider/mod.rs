@@ -14,6 +14,7 @@ mod mcp;
 mod mistral;
 mod openai;
 mod responses;
+pub mod tool_list;
 
 use crate::spelling::Spellings;
 use serde_json::{Map, Value, json};

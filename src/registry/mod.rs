@@ -22,6 +22,7 @@ use referencing::Uri;
 
 use crate::error::io_reason;
 use crate::fnv::FnvBuild;
+use crate::provider::tool_list::{self, ListedTool};
 use crate::resolve::{At, RefMap, Sandbox, file_uri, read_json};
 use serde_json::Value;
 
@@ -361,9 +362,9 @@ impl Registry {
             reason,
         })?;
         let mut tools: Vec<ListedTool> = Vec::new();
-        if !tool_list(value.clone(), &mut tools) {
+        if !tool_list::read(value.clone(), &mut tools) {
             // Not a list of tools: one schema, named by the file's stem.
-            if is_schema_like(&value) {
+            if tool_list::is_schema_like(&value) {
                 let name = file
                     .file_stem()
                     .and_then(|s| s.to_str())
@@ -390,91 +391,6 @@ impl Registry {
             );
         }
         Ok(())
-    }
-}
-
-/// A tool read from a list: name, schema, description.
-type ListedTool = (String, Value, Option<String>);
-
-/// Collects the tools from the tool-list shapes providers use. Returns false when
-/// `value` is not a tool list.
-fn tool_list(value: Value, out: &mut Vec<ListedTool>) -> bool {
-    match value {
-        Value::Array(items) => {
-            let before = out.len();
-            for item in items {
-                if !tool_list_item(item, out) {
-                    return false;
-                }
-            }
-            out.len() > before || before == 0
-        }
-        Value::Object(mut map) => {
-            for key in ["tools", "functionDeclarations", "function_declarations"] {
-                if let Some(Value::Array(_)) = map.get(key) {
-                    return tool_list(map.remove(key).unwrap_or_default(), out);
-                }
-            }
-            // An MCP `tools/list` JSON-RPC response.
-            if let Some(Value::Object(result)) = map.remove("result") {
-                return tool_list(Value::Object(result), out);
-            }
-            false
-        }
-        _ => false,
-    }
-}
-
-fn tool_list_item(item: Value, out: &mut Vec<ListedTool>) -> bool {
-    let Value::Object(mut map) = item else {
-        return false;
-    };
-    // OpenAI Chat: {"type":"function","function":{name, parameters}}.
-    if let Some(Value::Object(function)) = map.remove("function") {
-        return tool_list_item(Value::Object(function), out);
-    }
-    // Gemini: {"functionDeclarations":[...]} inside a tools array.
-    for key in ["functionDeclarations", "function_declarations"] {
-        if let Some(Value::Array(decls)) = map.remove(key) {
-            return decls.into_iter().all(|d| tool_list_item(d, out));
-        }
-    }
-    let Some(Value::String(name)) = map.remove("name") else {
-        return false;
-    };
-    // Anthropic input_schema, MCP inputSchema, OpenAI/Gemini parameters.
-    let schema = [
-        "input_schema",
-        "inputSchema",
-        "parameters",
-        "parametersJsonSchema",
-    ]
-    .into_iter()
-    .find_map(|k| map.remove(k))
-    .unwrap_or_else(|| serde_json::json!({"type": "object", "properties": {}}));
-    let description = match map.remove("description") {
-        Some(Value::String(d)) => Some(d),
-        _ => None,
-    };
-    out.push((name, schema, description));
-    true
-}
-
-fn is_schema_like(v: &Value) -> bool {
-    match v {
-        Value::Bool(_) => true,
-        Value::Object(m) => [
-            "type",
-            "properties",
-            "$schema",
-            "$ref",
-            "anyOf",
-            "oneOf",
-            "allOf",
-        ]
-        .iter()
-        .any(|k| m.contains_key(*k)),
-        _ => false,
     }
 }
 
@@ -632,141 +548,4 @@ fn build_reason(e: &jsonschema::ValidationError<'_>) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn dir_with(files: &[(&str, &str)]) -> tempfile::TempDir {
-        let dir = tempfile::tempdir().unwrap();
-        for (name, text) in files {
-            fs::write(dir.path().join(name), text).unwrap();
-        }
-        dir
-    }
-
-    fn found<'a>(reg: &'a Registry, name: &str) -> &'a Tool {
-        match reg.lookup(name) {
-            Lookup::Found(t) => t,
-            other => panic!("{name}: {other:?}"),
-        }
-    }
-
-    fn broken(reg: &Registry, name: &str) -> String {
-        match reg.lookup(name) {
-            Lookup::Broken(e) => e.to_string(),
-            other => panic!("{name}: {other:?}"),
-        }
-    }
-
-    #[test]
-    fn directory_is_indexed_by_stem_and_compiled_lazily() {
-        let dir = dir_with(&[
-            ("read.json", r#"{"type":"object","required":["p"]}"#),
-            ("broken.json", "{nope"),
-            ("_defs.json", r#"{"$defs":{}}"#),
-            ("notes.txt", "x"),
-        ]);
-        let reg = Registry::load(&[dir.path().to_owned()]).unwrap();
-        assert_eq!(reg.names().collect::<Vec<_>>(), ["broken", "read"]);
-        assert!(!found(&reg, "read").validator.is_valid(&json!({})));
-        assert!(broken(&reg, "broken").contains("broken.json: not valid JSON"));
-        assert!(matches!(reg.lookup("../read"), Lookup::Unknown));
-        assert!(matches!(reg.lookup("notes"), Lookup::Unknown));
-    }
-
-    #[test]
-    fn sibling_ref_works_and_escaping_ref_is_refused() {
-        let dir = dir_with(&[
-            (
-                "_defs.json",
-                r#"{"$defs":{"path":{"type":"string","minLength":1}}}"#,
-            ),
-            (
-                "read.json",
-                r#"{"type":"object","properties":{"p":{"$ref":"_defs.json#/$defs/path"}}}"#,
-            ),
-            (
-                "evil.json",
-                r#"{"type":"object","properties":{"p":{"$ref":"../../../../etc/hostname"}}}"#,
-            ),
-            (
-                "remote.json",
-                r#"{"properties":{"p":{"$ref":"https://example.com/s.json"}}}"#,
-            ),
-        ]);
-        let reg = Registry::load(&[dir.path().to_owned()]).unwrap();
-        let read = found(&reg, "read");
-        assert!(read.validator.is_valid(&json!({"p": "a"})));
-        assert!(!read.validator.is_valid(&json!({"p": ""})));
-        let evil = broken(&reg, "evil");
-        assert!(evil.starts_with(&format!("{}", dir.path().join("evil.json").display())));
-        let remote = broken(&reg, "remote");
-        assert!(remote.contains("https://example.com/s.json"), "{remote}");
-        assert!(remote.contains("never fetches"), "{remote}");
-    }
-
-    #[test]
-    fn tool_list_files_in_every_provider_shape() {
-        let schema = json!({"type": "object", "properties": {"q": {"type": "string"}}});
-        let shapes = [
-            json!([{"type": "function", "function": {"name": "a", "parameters": schema}}]),
-            json!({"model": "m", "tools": [{"type": "function", "function": {"name": "a", "parameters": schema}}]}),
-            json!([{"type": "function", "name": "a", "parameters": schema}]),
-            json!([{"name": "a", "input_schema": schema}]),
-            json!({"tools": [{"name": "a", "inputSchema": schema}]}),
-            json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "a", "inputSchema": schema}]}}),
-            json!({"functionDeclarations": [{"name": "a", "parameters": schema}]}),
-            json!({"tools": [{"functionDeclarations": [{"name": "a", "parameters": schema}]}]}),
-        ];
-        for shape in shapes {
-            let dir = dir_with(&[("tools.json", &shape.to_string())]);
-            let reg = Registry::load(&[dir.path().join("tools.json")]).unwrap();
-            assert_eq!(reg.names().collect::<Vec<_>>(), ["a"], "{shape}");
-            let a = found(&reg, "a");
-            assert!(a.validator.is_valid(&json!({"q": "x"})));
-            assert!(!a.validator.is_valid(&json!({"q": 1})));
-        }
-    }
-
-    #[test]
-    fn single_schema_file_is_named_by_stem() {
-        let dir = dir_with(&[("grep.json", r#"{"type":"object"}"#)]);
-        let reg = Registry::load(&[dir.path().join("grep.json")]).unwrap();
-        assert_eq!(reg.names().collect::<Vec<_>>(), ["grep"]);
-    }
-
-    #[test]
-    fn missing_source_and_unrecognised_file_are_source_errors() {
-        let err = Registry::load(&[PathBuf::from("/no/such/dir")]).unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "schema source /no/such/dir: no such file or directory"
-        );
-        let dir = dir_with(&[("x.json", "[1,2]")]);
-        assert!(Registry::load(&[dir.path().join("x.json")]).is_err());
-    }
-
-    #[test]
-    fn duplicate_names_keep_the_first_and_warn() {
-        let a = dir_with(&[("read.json", r#"{"type":"object"}"#)]);
-        let b = dir_with(&[("read.json", r#"{"type":"string"}"#)]);
-        let reg = Registry::load(&[a.path().to_owned(), b.path().to_owned()]).unwrap();
-        assert_eq!(reg.len(), 1);
-        assert_eq!(reg.warnings.len(), 1);
-        assert!(found(&reg, "read").validator.is_valid(&json!({})));
-    }
-
-    #[test]
-    fn drafts_are_chosen_by_schema_keyword() {
-        // Draft 4 exclusiveMinimum is a boolean; 2020-12 would reject it.
-        let dir = dir_with(&[(
-            "d4.json",
-            r#"{"$schema":"http://json-schema.org/draft-04/schema#","type":"object",
-                "properties":{"n":{"type":"number","minimum":0,"exclusiveMinimum":true}}}"#,
-        )]);
-        let reg = Registry::load(&[dir.path().to_owned()]).unwrap();
-        let t = found(&reg, "d4");
-        assert!(!t.validator.is_valid(&json!({"n": 0})));
-        assert!(t.validator.is_valid(&json!({"n": 1})));
-    }
-}
+mod tests;
