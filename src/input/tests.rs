@@ -1,0 +1,461 @@
+mod unit {
+    use super::super::*;
+
+    fn frame(input: &[u8]) -> Vec<(String, RecordMeta)> {
+        frame_with_limit(input, usize::MAX)
+    }
+
+    fn frame_with_limit(input: &[u8], limit: usize) -> Vec<(String, RecordMeta)> {
+        // A tiny buffer exercises records that span many reads.
+        let mut framer = Framer::with_capacity(input, limit, 0, 3);
+        let mut buf = Vec::new();
+        let mut out = Vec::new();
+        while let Some(meta) = framer.next_record(&mut buf, &mut || {}).unwrap() {
+            out.push((String::from_utf8_lossy(&buf).into_owned(), meta));
+        }
+        out
+    }
+
+    fn texts(input: &[u8]) -> Vec<String> {
+        frame(input).into_iter().map(|(t, _)| t).collect()
+    }
+
+    #[test]
+    fn json_lines_are_one_record_each() {
+        assert_eq!(
+            texts(b"{\"a\":1}\n{\"b\":\"}\"}\n\n{\"c\":[1,{}]}\n"),
+            ["{\"a\":1}", "{\"b\":\"}\"}", "{\"c\":[1,{}]}"]
+        );
+    }
+
+    #[test]
+    fn concatenated_and_pretty_printed_values() {
+        let input = b"{\"a\":1}{\"b\":2}\n{\n  \"c\": {\n    \"d\": 3\n  }\n}\n";
+        assert_eq!(
+            texts(input),
+            [
+                "{\"a\":1}",
+                "{\"b\":2}",
+                "{\n  \"c\": {\n    \"d\": 3\n  }\n}"
+            ]
+        );
+    }
+
+    #[test]
+    fn top_level_array_elements_are_records() {
+        let input = b"[\n{\"a\":1},\n{\"b\":[2]} ,\n3\n]\n{\"c\":3}";
+        let out = frame(input);
+        let t: Vec<_> = out.iter().map(|(t, _)| t.as_str()).collect();
+        assert_eq!(t, ["{\"a\":1}", "{\"b\":[2]}", "3", "{\"c\":3}"]);
+        let lines: Vec<_> = out.iter().map(|(_, m)| m.line).collect();
+        assert_eq!(lines, [2, 3, 4, 6]);
+        let idx: Vec<_> = out.iter().map(|(_, m)| m.index).collect();
+        assert_eq!(idx, [0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn escaped_quotes_and_backslashes_do_not_confuse_strings() {
+        let input = br#"{"a":"x\"}\\"}
+{"b":"\\"}"#;
+        assert_eq!(texts(input), [r#"{"a":"x\"}\\"}"#, r#"{"b":"\\"}"#]);
+    }
+
+    #[test]
+    fn truncated_line_does_not_swallow_the_next_record() {
+        let input =
+            b"{\"name\":\"bash\",\"arguments\":{\"command\":\"rm -rf /tmp/scra\n{\"ok\":1}\n";
+        let out = frame(input);
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[0].1.ending, Ending::Resync);
+        assert_eq!(out[1].0, "{\"ok\":1}");
+        assert_eq!(out[1].1.line, 2);
+    }
+
+    #[test]
+    fn backslash_before_newline_in_a_string_does_not_escape_the_newline() {
+        for bad in [&b"{\"a\":\"x\\\n"[..], b"\"x\\\n"] {
+            let mut input = bad.to_vec();
+            input.extend_from_slice(b"{\"ok\":1}\n");
+            let out = frame(&input);
+            assert_eq!(out.len(), 2, "{out:?}");
+            assert_eq!(out[0].1.ending, Ending::Resync);
+            assert_eq!(out[1].0, "{\"ok\":1}");
+        }
+    }
+
+    #[test]
+    fn unclosed_brackets_resync_at_a_column_zero_brace() {
+        let input = b"{\"a\":{\"b\":1}\n{\"ok\":1}\n";
+        let out = frame(input);
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[0].0, "{\"a\":{\"b\":1}\n");
+        assert_eq!(out[0].1.ending, Ending::Resync);
+        assert_eq!(out[1].0, "{\"ok\":1}");
+        assert_eq!(out[1].1.ending, Ending::Complete);
+    }
+
+    #[test]
+    fn garbage_is_one_record_per_line() {
+        let input = b"not json at all\n\x00\xff\xfe}}\n{\"ok\":1}";
+        let out = frame(input);
+        assert_eq!(out.len(), 3);
+        assert_eq!(out[2].0, "{\"ok\":1}");
+    }
+
+    #[test]
+    fn eof_inside_a_record_is_reported() {
+        let out = frame(b"{\"a\":[1,2");
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].1.ending, Ending::Eof);
+    }
+
+    #[test]
+    fn oversized_records_are_measured_and_dropped() {
+        let input = b"{\"a\":\"0123456789\"}\n{\"b\":1}";
+        let out = frame_with_limit(input, 10);
+        assert_eq!(out[0].1.oversized, Some(18));
+        assert!(out[0].0.is_empty());
+        assert_eq!(out[1].0, "{\"b\":1}");
+        assert_eq!(out[1].1.oversized, None);
+    }
+
+    #[test]
+    fn byte_order_mark_is_skipped() {
+        assert_eq!(texts(b"\xEF\xBB\xBF{\"a\":1}"), ["{\"a\":1}"]);
+    }
+
+    #[test]
+    fn pretty_printing_with_no_indentation_is_one_record() {
+        // Issue 9: a nested `{` in column 0 used to split a valid record.
+        let input = b"{\n\"name\": \"todowrite\",\n\"arguments\": {\n\"todos\": [\n{\n\"content\": \"a\"\n}\n]\n}\n}\n{\"ok\":1}\n";
+        let out = frame(input);
+        assert_eq!(out.len(), 2, "{out:?}");
+        assert_eq!(out[0].1.ending, Ending::Complete);
+        let v: serde_json::Value = serde_json::from_str(&out[0].0).unwrap();
+        assert_eq!(v["arguments"]["todos"][0]["content"], "a");
+        assert_eq!(out[1].1.line, 11);
+    }
+
+    #[test]
+    fn a_garbage_line_in_an_open_array_is_one_record() {
+        // Issue 9: `x,y,z , 1 2 3` after an unclosed `[` gave up to 7 results.
+        let out = frame(b"[\nx,y,z , 1 2 3\n{\"ok\":1}\n");
+        let t: Vec<_> = out.iter().map(|(t, _)| t.as_str()).collect();
+        assert_eq!(t, ["x,y,z , 1 2 3", "{\"ok\":1}"]);
+    }
+
+    #[test]
+    fn valid_values_of_every_kind_frame_as_a_parser_would() {
+        assert_eq!(
+            texts(b"\"a b\" 12 -0.5e+3 true null {\"k\":[1,{}]}\n\"x\""),
+            [
+                "\"a b\"",
+                "12",
+                "-0.5e+3",
+                "true",
+                "null",
+                "{\"k\":[1,{}]}",
+                "\"x\""
+            ]
+        );
+    }
+
+    #[test]
+    fn a_record_that_can_still_be_valid_is_not_cut_at_column_zero() {
+        // `{"a":` may go on with a value on the next line: it does.
+        let out = frame(b"{\"a\":\n{\"b\":1}}\n");
+        assert_eq!(out.len(), 1);
+        // But once it cannot, the column-0 brace starts the next record.
+        let out = frame(b"{\"a\":1,\n{\"b\":1}\n");
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[0].1.ending, Ending::Resync);
+        assert_eq!(out[1].0, "{\"b\":1}");
+    }
+
+    #[test]
+    fn a_record_that_breaks_after_a_column_zero_brace_ends_before_it() {
+        // A truncated JSON Lines record, then whole ones: none of them is lost.
+        let good = "{\"b\":[1]}";
+        for cut in ["{\"a\":", "{\"a\":[", "{\"a\":[1,", "{\"a\":{\"c\":"] {
+            let input = format!("{cut}\n{good}\n{good}\nnot json\n{good}\n");
+            let out = frame(input.as_bytes());
+            let t: Vec<_> = out.iter().map(|(t, _)| t.as_str()).collect();
+            assert_eq!(
+                t,
+                [&format!("{cut}\n"), good, good, "not json", good],
+                "{cut}"
+            );
+            assert_eq!(out[0].1.ending, Ending::Resync);
+            let lines: Vec<_> = out.iter().map(|(_, m)| m.line).collect();
+            assert_eq!(lines, [1, 2, 3, 4, 5]);
+        }
+    }
+
+    #[test]
+    fn inside_a_top_level_array_a_column_zero_brace_starts_a_record() {
+        let out = frame(b"[\n{\"a\":[1,\n{\"b\":2},\n{\"c\":3}\n]\n");
+        let t: Vec<_> = out.iter().map(|(t, _)| t.as_str()).collect();
+        assert_eq!(t, ["{\"a\":[1,\n", "{\"b\":2}", "{\"c\":3}"]);
+        assert_eq!(out[0].1.ending, Ending::Resync);
+    }
+
+    #[test]
+    fn server_sent_events_frame_their_data() {
+        let input = b"event: message\nid: 7\n: keep-alive\ndata: {\"a\":1}\n\ndata:{\"b\":2}\nretry: 10\ndata: [DONE]\n";
+        assert_eq!(texts(input), ["{\"a\":1}", "{\"b\":2}"]);
+        // A line that only looks like a field is a record like any other.
+        assert_eq!(texts(b"database\n"), ["database"]);
+    }
+
+    #[test]
+    fn byte_order_marks_before_any_record_are_skipped() {
+        assert_eq!(
+            texts(b"{\"a\":1}\n\xEF\xBB\xBF{\"b\":2}"),
+            ["{\"a\":1}", "{\"b\":2}"]
+        );
+    }
+
+    #[test]
+    fn broken_records_end_where_their_brackets_close_or_their_line_ends() {
+        let out = frame(b"{\"a\": 1 2}{\"b\":1}\nnot json {\nstill\n{\"ok\":2}\n{\n  \"a\": 1 2,\n  \"b\": {}\n}\n3");
+        let t: Vec<_> = out.iter().map(|(t, _)| t.as_str()).collect();
+        assert_eq!(
+            t,
+            [
+                "{\"a\": 1 2}{\"b\":1}",
+                "not json {\nstill\n",
+                "{\"ok\":2}",
+                "{\n  \"a\": 1 2,\n  \"b\": {}\n}",
+                "3"
+            ]
+        );
+        assert!(out.iter().all(|(_, m)| m.ending == Ending::Complete));
+    }
+
+    #[test]
+    fn idle_is_called_before_each_read_and_not_between_buffered_records() {
+        let mut calls = 0;
+        let mut framer = Framer::with_capacity(&b"{}\n{}\n{}\n"[..], usize::MAX, 0, 1024);
+        let mut buf = Vec::new();
+        let mut records = 0;
+        while framer
+            .next_record(&mut buf, &mut || calls += 1)
+            .unwrap()
+            .is_some()
+        {
+            records += 1;
+        }
+        assert_eq!(records, 3);
+        // One read for the data, one that finds the end.
+        assert_eq!(calls, 2);
+    }
+
+    #[test]
+    fn deep_nesting_is_framed_without_recursion() {
+        let mut input = vec![b'['; 100_000];
+        input.extend(vec![b']'; 100_000]);
+        input.extend_from_slice(b"\n{}");
+        // A top-level `[` opens array mode; the inner arrays form one record.
+        let out = frame(&input);
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[1].0, "{}");
+    }
+}
+
+mod properties {
+    use super::super::*;
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            "[^\u{0}]{0,12}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 32, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                prop::collection::vec(("[a-z\"\\\\{}\\[\\]]{0,6}", inner), 0..6)
+                    .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+            ]
+        })
+    }
+
+    /// A line of garbage, heavy in the bytes that drive the framer.
+    fn garbage_line() -> impl Strategy<Value = Vec<u8>> {
+        let byte = prop_oneof![
+            3 => prop::sample::select(b"{}[]\"\\,: \r\tax0".to_vec()),
+            1 => any::<u8>().prop_filter("no newline", |b| *b != b'\n'),
+        ];
+        prop::collection::vec(byte, 0..40)
+    }
+
+    /// A top-level value that is not an array (a top-level array is a batch).
+    fn top_level_value() -> impl Strategy<Value = Value> {
+        json_value().prop_filter("not an array", |v| !v.is_array())
+    }
+
+    /// Whether `line` leaves a value open that a following `{` could continue.
+    fn open_prefix(line: &[u8]) -> bool {
+        let mut scan = Scan::new();
+        let trimmed = line.trim_ascii_start();
+        if trimmed.first() == Some(&b'[') {
+            return true;
+        }
+        for &b in trimmed {
+            if !matches!(scan.step(b, false, false), Step::Continue) {
+                return false;
+            }
+        }
+        scan.broken.is_none() && !trimmed.is_empty() && scan.token.is_none()
+    }
+
+    fn records(input: &[u8]) -> Vec<(Vec<u8>, RecordMeta)> {
+        let mut framer = Framer::with_capacity(input, usize::MAX, 0, 7);
+        let mut buf = Vec::new();
+        let mut out = Vec::new();
+        while let Some(meta) = framer.next_record(&mut buf, &mut || {}).unwrap() {
+            out.push((buf.clone(), meta));
+        }
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn any_stream_of_objects_round_trips(values in prop::collection::vec(json_value(), 0..8), pretty: bool) {
+            // Objects only: a top-level array would be read as a batch of records.
+            let values: Vec<Value> = values
+                .into_iter()
+                .map(|v| serde_json::json!({"v": v}))
+                .collect();
+            let mut input = Vec::new();
+            for v in &values {
+                if pretty {
+                    serde_json::to_writer_pretty(&mut input, v).unwrap();
+                } else {
+                    serde_json::to_writer(&mut input, v).unwrap();
+                }
+                input.push(b'\n');
+            }
+            let got: Vec<Value> = records(&input)
+                .iter()
+                .map(|(b, _)| serde_json::from_slice(b).unwrap())
+                .collect();
+            prop_assert_eq!(got, values);
+        }
+
+        #[test]
+        fn garbage_lines_never_swallow_the_next_record(
+            garbage in prop::collection::vec(garbage_line(), 1..6)
+        ) {
+            // A line that is the open start of a value may go on with the next
+            // line's record (that is what a parser would do): not garbage.
+            prop_assume!(garbage.iter().all(|g| !open_prefix(g)));
+            let good = br#"{"name":"glob","arguments":{"pattern":"*"}}"#;
+            let mut input = Vec::new();
+            for g in &garbage {
+                input.extend_from_slice(g);
+                input.push(b'\n');
+                input.extend_from_slice(good);
+                input.push(b'\n');
+            }
+            let got = records(&input);
+            let intact = got.iter().filter(|(b, _)| b.as_slice() == good).count();
+            prop_assert!(intact >= garbage.len(), "{} of {} intact", intact, garbage.len());
+        }
+
+        #[test]
+        fn valid_json_in_any_layout_frames_to_the_same_values(
+            values in prop::collection::vec(top_level_value(), 0..8),
+            indent in prop::sample::select(vec!["", " ", "\t", "  ", "    "]),
+            compact: bool,
+            separators in prop::collection::vec(prop::sample::select(vec!["\n", " ", "\r\n", "\n\n", "\t", "\n  "]), 8),
+        ) {
+            let mut input = Vec::new();
+            for (i, v) in values.iter().enumerate() {
+                if compact {
+                    serde_json::to_writer(&mut input, v).unwrap();
+                } else {
+                    let f = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
+                    let mut ser = serde_json::Serializer::with_formatter(&mut input, f);
+                    serde::Serialize::serialize(v, &mut ser).unwrap();
+                }
+                input.extend_from_slice(separators[i].as_bytes());
+            }
+            let got = records(&input);
+            prop_assert!(got.iter().all(|(_, m)| m.ending == Ending::Complete));
+            let got: Vec<Value> = got
+                .iter()
+                .map(|(b, _)| serde_json::from_slice(b).unwrap())
+                .collect();
+            prop_assert_eq!(got, values);
+        }
+
+        #[test]
+        fn a_top_level_array_frames_to_its_elements(
+            values in prop::collection::vec(json_value().prop_map(|v| serde_json::json!({"v": v})), 0..6),
+            pretty: bool,
+        ) {
+            let text = if pretty {
+                serde_json::to_vec_pretty(&values).unwrap()
+            } else {
+                serde_json::to_vec(&values).unwrap()
+            };
+            let got: Vec<Value> = records(&text)
+                .iter()
+                .map(|(b, _)| serde_json::from_slice(b).unwrap())
+                .collect();
+            prop_assert_eq!(got, values);
+        }
+
+        #[test]
+        fn a_garbage_line_is_one_record_and_the_next_is_intact(
+            garbage in prop::collection::vec(
+                (prop::sample::select(b"x}],#<".to_vec()), garbage_line()), 1..6),
+        ) {
+            let good = br#"{"name":"glob","arguments":{"pattern":"*"}}"#;
+            let mut input = Vec::new();
+            for (first, rest) in &garbage {
+                input.push(*first);
+                input.extend_from_slice(rest);
+                input.push(b'\n');
+                input.extend_from_slice(good);
+                input.push(b'\n');
+            }
+            let got = records(&input);
+            prop_assert_eq!(got.len(), 2 * garbage.len(), "{:?}", got);
+            for pair in got.chunks(2) {
+                prop_assert_eq!(pair[1].0.as_slice(), &good[..]);
+            }
+        }
+
+        #[test]
+        fn a_truncated_record_never_swallows_the_whole_ones_after_it(
+            value in json_value(),
+            cut in 0.0f64..1.0,
+            n in 1usize..4,
+        ) {
+            let good = br#"{"name":"glob","arguments":{"pattern":"*"}}"#;
+            let text = serde_json::to_string(&serde_json::json!({"v": value})).unwrap();
+            let at = ((text.len() - 1) as f64 * cut) as usize;
+            let mut input = text.as_bytes()[..at].to_vec();
+            for _ in 0..n {
+                input.push(b'\n');
+                input.extend_from_slice(good);
+            }
+            input.push(b'\n');
+            let got = records(&input);
+            let intact = got.iter().filter(|(b, _)| b.as_slice() == good).count();
+            prop_assert_eq!(intact, n, "{:?}", String::from_utf8_lossy(&input));
+        }
+
+        #[test]
+        fn arbitrary_bytes_terminate_without_panicking(input in prop::collection::vec(any::<u8>(), 0..2000)) {
+            let got = records(&input);
+            let total: usize = got.iter().map(|(b, _)| b.len()).sum();
+            prop_assert!(total <= input.len());
+        }
+    }
+}
