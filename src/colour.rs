@@ -7,7 +7,16 @@ use std::fmt::Display;
 use std::io::IsTerminal;
 use std::sync::OnceLock;
 
-use crate::cli::ColorArg;
+/// When to colour: the `--color` flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Choice {
+    /// By the environment and the terminal.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
 
 /// The two streams callfix writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,7 +28,7 @@ pub enum Stream {
 static CHOICE: OnceLock<(bool, bool)> = OnceLock::new();
 
 /// Decides, once, for stdout and stderr from the flag and the environment.
-pub fn decide(arg: ColorArg) {
+pub fn decide(arg: Choice) {
     let var = |name: &str| std::env::var(name).ok();
     let (no_color, force, term) = (var("NO_COLOR"), var("CLICOLOR_FORCE"), var("TERM"));
     let on = |terminal: bool| {
@@ -39,16 +48,16 @@ pub fn decide(arg: ColorArg) {
 
 /// The rule, as a function of its inputs.
 fn choose(
-    arg: ColorArg,
+    arg: Choice,
     no_color: Option<&str>,
     force: Option<&str>,
     term: Option<&str>,
     terminal: bool,
 ) -> bool {
     match arg {
-        ColorArg::Always => true,
-        ColorArg::Never => false,
-        ColorArg::Auto => {
+        Choice::Always => true,
+        Choice::Never => false,
+        Choice::Auto => {
             if no_color.is_some_and(|v| !v.is_empty()) {
                 false
             } else if force.is_some_and(|v| !v.is_empty() && v != "0") {
@@ -87,7 +96,7 @@ mod tests {
 
     #[test]
     fn no_color_and_clicolor_force_follow_their_specs() {
-        use ColorArg::*;
+        use Choice::*;
         // NO_COLOR set and not empty disables, "0" included; empty does not.
         assert!(!choose(Auto, Some("1"), None, None, true));
         assert!(!choose(Auto, Some("0"), None, None, true));

@@ -5,6 +5,7 @@ use std::fmt;
 use std::io;
 
 use crate::registry::SourceError;
+pub use crate::source::io_reason;
 
 #[derive(Debug)]
 pub enum Error {
@@ -42,22 +43,6 @@ impl fmt::Display for Error {
 
 /// The messages above already include their cause, so none is chained.
 impl std::error::Error for Error {}
-
-/// An I/O error as a short lower-case reason, without the `(os error N)` suffix.
-pub fn io_reason(e: &io::Error) -> String {
-    match e.kind() {
-        io::ErrorKind::NotFound => "no such file or directory".into(),
-        io::ErrorKind::PermissionDenied => "permission denied".into(),
-        io::ErrorKind::IsADirectory => "is a directory".into(),
-        _ => {
-            let text = e.to_string();
-            match text.split_once(" (os error") {
-                Some((reason, _)) => reason.to_lowercase(),
-                None => text,
-            }
-        }
-    }
-}
 
 impl From<SourceError> for Error {
     fn from(e: SourceError) -> Self {

@@ -13,6 +13,8 @@ pub mod error;
 pub mod filter;
 pub mod fnv;
 pub mod input;
+pub mod json;
+pub mod kinds;
 pub mod message;
 pub mod output;
 pub mod provider;
@@ -61,7 +63,11 @@ pub fn run(cli: &Cli) -> Result<u8, Error> {
 
 /// Decides colour for stdout and stderr ([`colour`]).
 pub fn set_color(when: ColorArg) {
-    colour::decide(when);
+    colour::decide(match when {
+        ColorArg::Auto => colour::Choice::Auto,
+        ColorArg::Always => colour::Choice::Always,
+        ColorArg::Never => colour::Choice::Never,
+    });
 }
 
 /// The filter: every call in, one result per call out.

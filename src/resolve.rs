@@ -18,7 +18,7 @@ use std::sync::Arc;
 use referencing::{Draft, Resolver, ResourceRef, Retrieve, Uri};
 use serde_json::Value;
 
-use crate::error::io_reason;
+use crate::source::io_reason;
 
 /// `--ref-map URI_PREFIX=DIR`: documents under a URI prefix are read from a
 /// local directory.

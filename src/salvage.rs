@@ -12,8 +12,8 @@ use std::ops::Range;
 
 use serde_json::Value;
 
+use crate::kinds::{Enabled, Kind, Repair};
 use crate::message::{self, ArgError};
-use crate::repair::{Enabled, Kind, Repair};
 use crate::tolerant::{self, Failure};
 
 /// What salvage made of argument text.

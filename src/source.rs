@@ -10,6 +10,22 @@ use std::fs;
 use std::io::{self, Read};
 use std::path::Path;
 
+/// An I/O error as a short lower-case reason, without the `(os error N)` suffix.
+pub fn io_reason(e: &io::Error) -> String {
+    match e.kind() {
+        io::ErrorKind::NotFound => "no such file or directory".into(),
+        io::ErrorKind::PermissionDenied => "permission denied".into(),
+        io::ErrorKind::IsADirectory => "is a directory".into(),
+        _ => {
+            let text = e.to_string();
+            match text.split_once(" (os error") {
+                Some((reason, _)) => reason.to_lowercase(),
+                None => text,
+            }
+        }
+    }
+}
+
 /// The largest schema, tool list or description file read: 16 MiB.
 pub const MAX_FILE_BYTES: u64 = 16 << 20;
 

@@ -5,7 +5,7 @@
 //! record is read again with each lone escape masked: `\ud83d` becomes
 //! [`MARK`] followed by its four hex digits. A call whose arguments hold a mask
 //! is rejected, naming the path; everything else passes, and the output writes
-//! each mask back as the escape it was ([`crate::spelling::Spellings`]).
+//! each mask back as the escape it was (the output formatter in `spelling`).
 
 use serde_json::Value;
 

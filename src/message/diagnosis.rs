@@ -3,6 +3,7 @@
 
 #[allow(unused_imports)]
 use super::*;
+use crate::json::pointer_segments;
 
 /// At most this many errors are kept per call (the model reads `--max-errors` of
 /// them); the rest are counted in a last `(+N more)` entry.
@@ -356,18 +357,6 @@ pub(super) fn dedup(v: &mut Vec<String>) {
             true
         }
     });
-}
-
-/// Unescaped segments of a JSON pointer (`/a~1b/0` → `["a/b", "0"]`).
-pub fn pointer_segments(pointer: &str) -> Vec<String> {
-    if pointer.is_empty() {
-        return Vec::new();
-    }
-    pointer
-        .split('/')
-        .skip(1)
-        .map(|s| s.replace("~1", "/").replace("~0", "~"))
-        .collect()
 }
 
 /// The position of each key of one object.

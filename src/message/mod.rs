@@ -27,8 +27,7 @@ mod tests;
 use self::diagnosis::*;
 
 pub use self::diagnosis::{
-    ALL_ERRORS_UP_TO, MAX_ERROR_CHARS, MAX_ERRORS, more_values_than, pointer_segments,
-    validation_errors,
+    ALL_ERRORS_UP_TO, MAX_ERROR_CHARS, MAX_ERRORS, more_values_than, validation_errors,
 };
 
 /// One problem with a call's arguments, as the model reads it.

@@ -20,10 +20,10 @@ use std::sync::{Arc, OnceLock};
 use jsonschema::{PatternOptions, Validator};
 use referencing::Uri;
 
-use crate::error::io_reason;
 use crate::fnv::FnvBuild;
 use crate::provider::tool_list::{self, ListedTool};
 use crate::resolve::{At, RefMap, Sandbox, file_uri, read_json};
+use crate::source::io_reason;
 use serde_json::Value;
 
 /// A schema that could not be loaded or compiled.
@@ -523,7 +523,7 @@ fn validator_options() -> jsonschema::ValidationOptions<'static> {
 /// each key in turn (good enough to point a person at the place).
 pub fn locate(text: &str, pointer: &str) -> usize {
     let mut pos = 0;
-    for seg in crate::message::pointer_segments(pointer) {
+    for seg in crate::json::pointer_segments(pointer) {
         if seg.parse::<usize>().is_ok() {
             continue;
         }

@@ -7,27 +7,24 @@
 //! so a repair is exact or absent. The loop validate → repair → validate runs at
 //! most `max_rounds` rounds; the result is used only if it validates.
 //!
-//! - `kinds`: the kinds of repair, which are on, and a repair as reported;
 //! - `site`: where the validator says something is wrong;
 //! - `schemas`: what the schemas that apply at a path accept;
 //! - `rules`: the rules, in the order they are tried (`RULES`);
 //! - `engine`: applying fixes in batches and keeping the ones that resolve.
 
 use std::collections::{HashMap, HashSet};
-use std::fmt;
 
 use jsonschema::ValidationError;
 use jsonschema::error::ValidationErrorKind;
 use serde_json::{Map, Value};
 
-use crate::message::pointer_segments;
+use crate::json::pointer_segments;
 use crate::registry::Tool;
 use crate::resolve::At;
 use crate::salvage;
 use crate::suggest::{self, normalise};
 
 mod engine;
-mod kinds;
 mod rules;
 mod schemas;
 mod site;
@@ -40,4 +37,4 @@ use self::schemas::*;
 use self::site::*;
 
 pub use self::engine::repair;
-pub use self::kinds::{Enabled, Kind, Policy, Repair};
+pub use crate::kinds::{Enabled, Kind, Policy, Repair};

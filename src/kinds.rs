@@ -1,7 +1,10 @@
-//! The kinds of repair, which are on, and a repair as it is reported.
+//! The kinds of repair, which are on, and a repair as it is reported: shared by
+//! salvage (argument text) and repair (schema-guided), neither of which needs
+//! the other for it.
 
-#[allow(unused_imports)]
-use super::*;
+use std::fmt;
+
+use serde_json::Value;
 
 /// Every kind of repair, salvage of argument text first, then the schema-guided
 /// rules in the order they are tried.
