@@ -7,15 +7,11 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::fs::File;
-use std::io::{self, BufReader, Write};
+use std::io::{self, BufReader};
 use std::path::{Path, PathBuf};
 
-use owo_colors::OwoColorize;
+use serde_json::Value;
 
-use crate::colour::{Stream, paint};
-use serde_json::{Value, json};
-
-use crate::cli::{CheckArgs, CheckFormat};
 use crate::error::Error;
 use crate::filter::{self, Options, StreamError, Summary};
 use crate::output::{Position, Sink};
@@ -61,23 +57,38 @@ impl Finding {
     }
 }
 
+/// What `check` looks at.
+#[derive(Debug)]
+pub struct Inputs<'a> {
+    /// The tools.
+    pub registry: &'a Registry,
+    /// Where they came from (registry warnings are reported at the first).
+    pub sources: &'a [PathBuf],
+    /// Template variables for rendering the descriptions.
+    pub vars: &'a render::Vars,
+    /// The directory of `<tool>.txt` description templates.
+    pub descriptions: &'a Path,
+    /// Files of recorded calls, each of which must be valid as it is.
+    pub calls: &'a [PathBuf],
+}
+
 /// Everything `check` finds, sorted by file and line.
-pub fn findings(args: &CheckArgs) -> Result<Vec<Finding>, Error> {
-    let registry = crate::load_registry(&args.schemas)?;
-    let vars = crate::load_vars(&args.vars)?;
+pub fn findings(args: &Inputs<'_>) -> Result<Vec<Finding>, Error> {
+    let registry = args.registry;
+    let vars = args.vars;
     let mut out = Vec::new();
     for w in &registry.warnings {
         out.push(Finding::new(
-            &args.schemas.schemas[0],
+            &args.sources[0],
             1,
             Severity::Warning,
             w.clone(),
         ));
     }
-    let descriptions = description_files(&args.descriptions)?;
+    let descriptions = description_files(args.descriptions)?;
     if !args.descriptions.is_dir() {
         out.push(Finding::new(
-            &args.descriptions,
+            args.descriptions,
             1,
             Severity::Error,
             "descriptions directory not found".into(),
@@ -86,11 +97,11 @@ pub fn findings(args: &CheckArgs) -> Result<Vec<Finding>, Error> {
     for name in registry.names() {
         let file = registry.source(name).unwrap_or_default();
         check_tool(
-            &registry,
+            registry,
             name,
             &file,
             &descriptions,
-            &args.descriptions,
+            args.descriptions,
             &mut out,
         );
     }
@@ -107,8 +118,7 @@ pub fn findings(args: &CheckArgs) -> Result<Vec<Finding>, Error> {
             input: path.display().to_string(),
             error,
         })?;
-        if let Err(errors) =
-            render::render(&text, &path.display().to_string(), &vars, Syntax::Angle)
+        if let Err(errors) = render::render(&text, &path.display().to_string(), vars, Syntax::Angle)
         {
             for e in errors {
                 let mut message = format!("{} (column {})", e.what, e.column);
@@ -119,8 +129,8 @@ pub fn findings(args: &CheckArgs) -> Result<Vec<Finding>, Error> {
             }
         }
     }
-    for file in &args.calls {
-        check_calls(&registry, file, &mut out)?;
+    for file in args.calls {
+        check_calls(registry, file, &mut out)?;
     }
     out.sort();
     Ok(out)
@@ -346,41 +356,4 @@ impl Sink for CallFindings<'_> {
         ));
         Ok(())
     }
-}
-
-/// `callfix check`.
-pub fn command(args: &CheckArgs) -> Result<u8, Error> {
-    crate::set_color(args.color);
-    let found = findings(args)?;
-    let mut stdout = io::stdout().lock();
-    for f in &found {
-        let line = match args.format {
-            CheckFormat::Json => json!({
-                "file": f.file, "line": f.line, "severity": f.severity.to_string(), "message": f.message,
-            })
-            .to_string(),
-            CheckFormat::Human => {
-                let severity = f.severity.to_string();
-                let severity = match f.severity {
-                    Severity::Error => paint(Stream::Stdout, &severity, |s| s.red().to_string()),
-                    Severity::Warning => paint(Stream::Stdout, &severity, |s| s.yellow().to_string()),
-                };
-                format!("{}:{}: {severity}: {}", f.file, f.line, f.message)
-            }
-        };
-        writeln!(stdout, "{line}").map_err(Error::Write)?;
-    }
-    stdout.flush().map_err(Error::Write)?;
-    let errors = found
-        .iter()
-        .filter(|f| f.severity == Severity::Error)
-        .count();
-    let warnings = found.len() - errors;
-    let _ = writeln!(
-        io::stderr().lock(),
-        "callfix: check: {errors} {}, {warnings} {}",
-        crate::message::plural(errors as u64, "error"),
-        crate::message::plural(warnings as u64, "warning")
-    );
-    Ok(u8::from(errors > 0 || (args.deny_warnings && warnings > 0)))
 }

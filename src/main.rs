@@ -3,7 +3,9 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use callfix::cli::Cli;
+mod app;
+
+use app::cli::Cli;
 
 fn main() -> ExitCode {
     if closed_stdout::at_start() {
@@ -31,7 +33,7 @@ fn main() -> ExitCode {
 
 fn try_main() -> anyhow::Result<u8> {
     let cli = Cli::parse();
-    Ok(callfix::run(&cli)?)
+    Ok(app::run(&cli)?)
 }
 
 /// Whether stdout was closed when the process started (`callfix >&-`). Rust's

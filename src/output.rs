@@ -6,7 +6,6 @@ use std::io::{self, Write};
 
 use owo_colors::OwoColorize;
 
-use crate::colour::{Stream, paint};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -77,10 +76,13 @@ impl<W: Write> Sink for Printer<W> {
         Printer::flush(self)
     }
 
-    /// On stderr, after the results so far: `callfix: error: …`.
+    /// Flushes the results so far, then hands the message to the diagnostics
+    /// sink the caller gave ([`Printer::diagnostics`]), if any.
     fn diagnostic(&mut self, message: &str) {
         let _ = self.out.flush();
-        crate::report("error:", message);
+        if let Some(say) = &mut self.diagnostics {
+            say(message);
+        }
     }
 
     fn call(&mut self, at: Position, call: &Call, verdict: &Verdict) -> io::Result<()> {
@@ -116,6 +118,15 @@ impl<W: Write> Sink for Printer<W> {
         }
         Ok(())
     }
+}
+
+/// `text`, styled by `style` (an owo-colors style) when `on`.
+fn paint<T: std::fmt::Display + ?Sized>(
+    on: bool,
+    text: &T,
+    style: impl FnOnce(&T) -> String,
+) -> String {
+    if on { style(text) } else { text.to_string() }
 }
 
 /// One `--format json` result. Its JSON Schema is `docs/result.schema.json`, which
@@ -156,6 +167,9 @@ struct RepairOut<'a> {
     to: &'a Value,
 }
 
+/// Where operator diagnostics go.
+type Diagnostics = Box<dyn FnMut(&str)>;
+
 /// Writes results in one format.
 pub struct Printer<W: Write> {
     out: W,
@@ -164,6 +178,10 @@ pub struct Printer<W: Write> {
     to: Option<&'static dyn Provider>,
     /// How the current record spelled its numbers.
     spellings: Spellings,
+    /// Whether `human` output is coloured.
+    colour: bool,
+    /// Where operator diagnostics go (the binary: stderr).
+    diagnostics: Option<Diagnostics>,
 }
 
 impl<W: Write> Printer<W> {
@@ -173,7 +191,21 @@ impl<W: Write> Printer<W> {
             format,
             to: None,
             spellings: Spellings::default(),
+            colour: false,
+            diagnostics: None,
         }
+    }
+
+    /// Colours `human` output (the caller decides, from its flags and terminal).
+    pub fn colour(mut self, on: bool) -> Self {
+        self.colour = on;
+        self
+    }
+
+    /// Sends operator diagnostics (a broken schema, said once) to `say`.
+    pub fn diagnostics(mut self, say: impl FnMut(&str) + 'static) -> Self {
+        self.diagnostics = Some(Box::new(say));
+        self
     }
 
     /// Writes calls (`--format call`) and records ids and names (`--format json`)
@@ -289,18 +321,19 @@ impl<W: Write> Printer<W> {
     }
 
     fn human(&mut self, at: Position, call: Option<&Call>, verdict: &Verdict) -> io::Result<()> {
+        let colour = self.colour;
         let out = &mut self.out;
         let status = verdict.status.as_str();
         let status = match verdict.status {
-            Status::Valid => paint(Stream::Stdout, &status, |s| s.green().to_string()),
-            Status::Repaired => paint(Stream::Stdout, &status, |s| s.yellow().to_string()),
-            Status::Rejected => paint(Stream::Stdout, &status, |s| s.red().to_string()),
+            Status::Valid => paint(colour, &status, |s| s.green().to_string()),
+            Status::Repaired => paint(colour, &status, |s| s.yellow().to_string()),
+            Status::Rejected => paint(colour, &status, |s| s.red().to_string()),
         };
         let where_ = format!("#{}.{}", at.index, at.call);
         write!(
             out,
             "{} ",
-            paint(Stream::Stdout, &where_, |s| s.dimmed().to_string())
+            paint(colour, &where_, |s| s.dimmed().to_string())
         )?;
         match call {
             Some(c) => {
@@ -308,7 +341,7 @@ impl<W: Write> Printer<W> {
                 write!(
                     out,
                     "{} {status}",
-                    paint(Stream::Stdout, &name, |s| s.bold().to_string())
+                    paint(colour, &name, |s| s.bold().to_string())
                 )?;
                 if !c.id.is_null() {
                     let id = match &c.id {
@@ -318,9 +351,7 @@ impl<W: Write> Printer<W> {
                     write!(
                         out,
                         " {}",
-                        paint(Stream::Stdout, &format!("id={id}"), |s| s
-                            .dimmed()
-                            .to_string())
+                        paint(colour, &format!("id={id}"), |s| s.dimmed().to_string())
                     )?;
                 }
                 writeln!(out)?;
@@ -344,16 +375,12 @@ impl<W: Write> Printer<W> {
             writeln!(
                 out,
                 "  {}",
-                paint(Stream::Stdout, &line, |s| s.yellow().to_string())
+                paint(colour, &line, |s| s.yellow().to_string())
             )?;
         }
         for e in &verdict.errors {
             let line = format!("✗ {}", one_line(&e.line()));
-            writeln!(
-                out,
-                "  {}",
-                paint(Stream::Stdout, &line, |s| s.red().to_string())
-            )?;
+            writeln!(out, "  {}", paint(colour, &line, |s| s.red().to_string()))?;
         }
         let said = |m: &String| verdict.errors.len() == 1 && verdict.errors[0].line() == *m;
         if let Some(m) = verdict.message.as_ref().filter(|m| !said(m)) {
@@ -361,7 +388,7 @@ impl<W: Write> Printer<W> {
             writeln!(
                 out,
                 "  {}",
-                paint(Stream::Stdout, &line, |s| s.dimmed().to_string())
+                paint(colour, &line, |s| s.dimmed().to_string())
             )?;
         }
         Ok(())

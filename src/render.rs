@@ -10,10 +10,9 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::io::Write;
+
 use std::path::{Path, PathBuf};
 
-use crate::cli::{RenderArgs, RenderFormat};
 use crate::error::Error;
 use crate::suggest;
 
@@ -312,99 +311,6 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
     (year, month, day)
 }
 
-/// `callfix render`: templates in, text out; every error in every file reported,
-/// and nothing written when any template fails.
-pub fn command(args: &RenderArgs) -> Result<u8, Error> {
-    let vars = crate::load_vars(&args.vars)?;
-    let syntax = Syntax::from(args.syntax);
-    let mut templates: Vec<(String, PathBuf)> = Vec::new();
-    let mut from_dir = false;
-    for path in &args.paths {
-        if path.is_dir() {
-            from_dir = true;
-            templates.extend(templates_in(path)?);
-        } else {
-            templates.push((stem(path), path.clone()));
-        }
-    }
-    if templates.is_empty() {
-        return Err(Error::Usage("no .txt templates found".into()));
-    }
-    let single = templates.len() == 1 && !from_dir;
-    if !single && args.out.is_none() && args.format == RenderFormat::Text {
-        return Err(Error::Usage(
-            "several templates: write them with --out DIR or --format json".into(),
-        ));
-    }
-    let mut seen = BTreeMap::new();
-    for (tool, path) in &templates {
-        if let Some(first) = seen.insert(tool.clone(), path.clone()) {
-            return Err(Error::Usage(format!(
-                "two templates for \"{tool}\": {} and {}",
-                first.display(),
-                path.display()
-            )));
-        }
-    }
-    let mut rendered = Vec::new();
-    let mut errors = Vec::new();
-    let mut used: Vec<String> = Vec::new();
-    for (tool, path) in &templates {
-        let text = read(path)?;
-        match render(&text, &path.display().to_string(), &vars, syntax) {
-            Ok(r) => {
-                used.extend(r.used);
-                rendered.push((tool.clone(), r.text));
-            }
-            Err(e) => errors.extend(e),
-        }
-    }
-    for (name, _) in &args.vars.vars {
-        if !used.contains(name) {
-            crate::report(
-                "warning:",
-                &format!("--var {name} is not used by any template"),
-            );
-        }
-    }
-    if !errors.is_empty() {
-        for e in &errors {
-            crate::report("error:", &e.to_string());
-        }
-        return Ok(1);
-    }
-    if let Some(dir) = &args.out {
-        let create = |error| Error::Create {
-            path: dir.display().to_string(),
-            error,
-        };
-        std::fs::create_dir_all(dir).map_err(create)?;
-        for (tool, text) in &rendered {
-            let path = dir.join(format!("{tool}.txt"));
-            std::fs::write(&path, text).map_err(|error| Error::Create {
-                path: path.display().to_string(),
-                error,
-            })?;
-        }
-        return Ok(0);
-    }
-    let mut out = std::io::stdout().lock();
-    let written = match args.format {
-        RenderFormat::Json => {
-            let map: serde_json::Map<String, serde_json::Value> = rendered
-                .into_iter()
-                .map(|(tool, text)| (tool, serde_json::Value::String(text)))
-                .collect();
-            serde_json::to_writer_pretty(&mut out, &map)
-                .map_err(std::io::Error::from)
-                .and_then(|()| out.write_all(b"\n"))
-        }
-        RenderFormat::Text => out.write_all(rendered[0].1.as_bytes()),
-    };
-    written.and_then(|()| out.flush()).map_err(Error::Write)?;
-    Ok(0)
-}
-
 /// `<tool>.txt` files in a directory, sorted by name.
 pub fn templates_in(dir: &Path) -> Result<Vec<(String, PathBuf)>, Error> {
     let entries = std::fs::read_dir(dir).map_err(|error| Error::Read {
@@ -421,13 +327,15 @@ pub fn templates_in(dir: &Path) -> Result<Vec<(String, PathBuf)>, Error> {
     Ok(out)
 }
 
-fn stem(path: &Path) -> String {
+/// The tool a template is for: its file stem.
+pub fn stem(path: &Path) -> String {
     path.file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default()
 }
 
-fn read(path: &Path) -> Result<String, Error> {
+/// A template's text (a regular file, capped).
+pub fn read(path: &Path) -> Result<String, Error> {
     crate::source::read_text(path).map_err(|error| Error::Read {
         input: path.display().to_string(),
         error,

@@ -2,15 +2,14 @@
 //! same schemas the filter validates against and the rendered descriptions.
 
 use std::collections::BTreeMap;
-use std::io::Write;
+
 use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
-use crate::cli::ToolsArgs;
 use crate::error::Error;
 use crate::provider::Provider;
-use crate::registry::{Lookup, Tool};
+use crate::registry::Tool;
 use crate::render::{self, Syntax, Vars};
 use crate::resolve::At;
 
@@ -42,63 +41,6 @@ const SCHEMA_ONE: [&str; 11] = [
 /// Keywords whose value is a list of schemas.
 const SCHEMA_LISTS: [&str; 4] = ["anyOf", "oneOf", "allOf", "prefixItems"];
 
-/// `callfix tools`.
-pub fn command(args: &ToolsArgs) -> Result<u8, Error> {
-    let registry = crate::load_registry(&args.schemas)?;
-    let vars = crate::load_vars(&args.vars)?;
-    let descriptions = description_files(&args.descriptions)?;
-    let mut failed = false;
-    let mut defs = Vec::new();
-    let mut names: BTreeMap<String, String> = BTreeMap::new();
-    for name in registry.names() {
-        let tool = match registry.lookup(name) {
-            Lookup::Found(t) => t,
-            Lookup::Broken(e) => {
-                crate::report("error:", &e.to_string());
-                failed = true;
-                continue;
-            }
-            Lookup::Unknown => continue,
-        };
-        let description = match description(tool, &descriptions, &vars) {
-            Ok(d) => d,
-            Err(errors) => {
-                for e in errors {
-                    crate::report("error:", &e);
-                }
-                failed = true;
-                continue;
-            }
-        };
-        let exposed = args.provider.tool_name(name);
-        if let Some(other) = names.insert(exposed.clone(), name.to_owned()) {
-            crate::report(
-                "error:",
-                &format!(
-                    "tools \"{other}\" and \"{name}\" both become \"{exposed}\" for this provider"
-                ),
-            );
-            failed = true;
-        }
-        defs.push(args.provider.tool_definition(
-            &exposed,
-            &description,
-            parameters(tool, args.provider),
-        ));
-    }
-    if failed {
-        return Ok(1);
-    }
-    let payload = args.provider.tools_payload(defs);
-    let mut out = std::io::stdout().lock();
-    serde_json::to_writer_pretty(&mut out, &payload)
-        .map_err(std::io::Error::from)
-        .and_then(|()| out.write_all(b"\n"))
-        .and_then(|()| out.flush())
-        .map_err(Error::Write)?;
-    Ok(0)
-}
-
 /// The description templates in `dir`, by tool name (a missing directory has none).
 pub fn description_files(dir: &std::path::Path) -> Result<BTreeMap<String, PathBuf>, Error> {
     if !dir.is_dir() {
@@ -108,7 +50,8 @@ pub fn description_files(dir: &std::path::Path) -> Result<BTreeMap<String, PathB
 }
 
 /// The rendered `descriptions/<tool>.txt`, else the schema's own `description`.
-fn description(
+/// The description of `tool`: its template rendered, else its own.
+pub fn description(
     tool: &Tool,
     files: &BTreeMap<String, PathBuf>,
     vars: &Vars,

@@ -5,12 +5,12 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::message::DEFAULT_PREFIX;
-use crate::output::Format;
-use crate::render::Syntax;
-use crate::repair::Enabled;
+use callfix::message::DEFAULT_PREFIX;
+use callfix::output::Format;
+use callfix::render::Syntax;
+use callfix::repair::Enabled;
 
-pub const EXIT_CODES: &str = "\
+pub(crate) const EXIT_CODES: &str = "\
 Exit codes:
   0  every call valid (or repaired); for subcommands, success
   1  at least one call rejected (with --strict: or repaired); render: a template
@@ -30,7 +30,7 @@ Exit codes:
     after_help = EXIT_CODES,
     args_conflicts_with_subcommands = true
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
 
@@ -39,7 +39,7 @@ pub struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Render tool description templates (<PLATFORM>-style variables) into text
     Render(RenderArgs),
     /// Print the tool definitions a provider API expects, descriptions rendered
@@ -50,7 +50,7 @@ pub enum Command {
 
 /// Where the tool schemas are.
 #[derive(Debug, Clone, Args)]
-pub struct SchemaArgs {
+pub(crate) struct SchemaArgs {
     /// A directory of <tool>.json schemas, or one file listing tools (OpenAI,
     /// Anthropic, Gemini or MCP shape). Repeatable; the first definition of a name wins.
     #[arg(
@@ -65,13 +65,13 @@ pub struct SchemaArgs {
     /// Serve `$ref` and `$schema` documents under URI_PREFIX from the local
     /// directory DIR (e.g. http://localhost:1234/=remotes). Repeatable. Nothing is
     /// ever fetched; an unmapped remote reference is a schema error.
-    #[arg(long = "ref-map", value_name = "URI_PREFIX=DIR", value_parser = crate::resolve::RefMap::parse_pair)]
+    #[arg(long = "ref-map", value_name = "URI_PREFIX=DIR", value_parser = callfix::resolve::RefMap::parse_pair)]
     pub ref_map: Vec<(String, PathBuf)>,
 }
 
 /// Template variables, over the built-ins.
 #[derive(Debug, Clone, Args)]
-pub struct VarArgs {
+pub(crate) struct VarArgs {
     /// Set a variable (overrides the built-ins and --vars); repeatable
     #[arg(long = "var", value_name = "NAME=VALUE", value_parser = parse_var)]
     pub vars: Vec<(String, String)>,
@@ -81,9 +81,9 @@ pub struct VarArgs {
     pub vars_file: Option<PathBuf>,
 }
 
-fn parse_provider(s: &str) -> Result<&'static dyn crate::provider::Provider, String> {
-    crate::provider::by_name(s).ok_or_else(|| {
-        let names: Vec<&str> = crate::provider::PROVIDERS
+fn parse_provider(s: &str) -> Result<&'static dyn callfix::provider::Provider, String> {
+    callfix::provider::by_name(s).ok_or_else(|| {
+        let names: Vec<&str> = callfix::provider::PROVIDERS
             .iter()
             .map(|p| p.name())
             .collect();
@@ -93,7 +93,10 @@ fn parse_provider(s: &str) -> Result<&'static dyn crate::provider::Provider, Str
 
 /// `--repair`'s help, listing every kind from the one list of kinds.
 fn repair_help() -> String {
-    let kinds: Vec<&str> = crate::repair::Kind::ALL.iter().map(|k| k.name()).collect();
+    let kinds: Vec<&str> = callfix::repair::Kind::ALL
+        .iter()
+        .map(|k| k.name())
+        .collect();
     format!(
         "Repairs to make: all, none, or a comma-separated list of kinds ({})",
         kinds.join(", ")
@@ -116,7 +119,7 @@ fn parse_var(s: &str) -> Result<(String, String), String> {
 }
 
 #[derive(Debug, Args)]
-pub struct RenderArgs {
+pub(crate) struct RenderArgs {
     /// Template files, or directories of <tool>.txt templates
     #[arg(value_name = "FILE|DIR", required = true)]
     pub paths: Vec<PathBuf>,
@@ -138,13 +141,13 @@ pub struct RenderArgs {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum RenderFormat {
+pub(crate) enum RenderFormat {
     Text,
     Json,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SyntaxArg {
+pub(crate) enum SyntaxArg {
     /// <NAME>
     Angle,
     /// {NAME}
@@ -167,7 +170,7 @@ impl From<SyntaxArg> for Syntax {
 }
 
 #[derive(Debug, Args)]
-pub struct ToolsArgs {
+pub(crate) struct ToolsArgs {
     #[command(flatten)]
     pub schemas: SchemaArgs,
 
@@ -178,14 +181,14 @@ pub struct ToolsArgs {
     /// The API whose tool definitions to print: openai, openai-responses, anthropic,
     /// gemini, mistral, mcp, generic
     #[arg(long, value_name = "PROVIDER", default_value = "openai", value_parser = parse_provider)]
-    pub provider: &'static dyn crate::provider::Provider,
+    pub provider: &'static dyn callfix::provider::Provider,
 
     #[command(flatten)]
     pub vars: VarArgs,
 }
 
 #[derive(Debug, Args)]
-pub struct CheckArgs {
+pub(crate) struct CheckArgs {
     #[command(flatten)]
     pub schemas: SchemaArgs,
 
@@ -214,14 +217,14 @@ pub struct CheckArgs {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CheckFormat {
+pub(crate) enum CheckFormat {
     Human,
     Json,
 }
 
 /// The filter: tool calls in, one result per call out.
 #[derive(Debug, Args)]
-pub struct FilterArgs {
+pub(crate) struct FilterArgs {
     /// Files of tool calls ('-' = stdin) [default: stdin]
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
@@ -278,7 +281,7 @@ pub struct FilterArgs {
     /// Write calls for this provider (with --format call; ids and names in --format json):
     /// openai, openai-responses, anthropic, gemini, mistral, mcp, generic
     #[arg(long, value_name = "PROVIDER", value_parser = parse_provider)]
-    pub to: Option<&'static dyn crate::provider::Provider>,
+    pub to: Option<&'static dyn callfix::provider::Provider>,
 
     /// Count repaired calls as failures too (exit 1): for CI over recorded calls
     #[arg(long)]
@@ -299,7 +302,7 @@ pub struct FilterArgs {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FormatArg {
+pub(crate) enum FormatArg {
     /// One line per call: the arguments as compact JSON, or the instruction text
     Args,
     /// One JSON object per call: index, call, id, tool, status, args, repairs, errors, message
@@ -322,7 +325,7 @@ impl From<FormatArg> for Format {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ColorArg {
+pub(crate) enum ColorArg {
     /// Colour on a terminal, unless NO_COLOR is set and not empty; CLICOLOR_FORCE
     /// (not empty, not 0) colours a pipe too
     Auto,
@@ -344,7 +347,7 @@ mod tests {
     fn help_lists_every_repair_kind() {
         let help = Cli::command().render_long_help().to_string();
         let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
-        for kind in crate::repair::Kind::ALL {
+        for kind in callfix::repair::Kind::ALL {
             assert!(flat.contains(kind.name()), "--help lacks {}", kind.name());
         }
     }

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 /// When to colour: the `--color` flag.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Choice {
+pub(crate) enum Choice {
     /// By the environment and the terminal.
     Auto,
     /// Always.
@@ -20,7 +20,7 @@ pub enum Choice {
 
 /// The two streams callfix writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stream {
+pub(crate) enum Stream {
     Stdout,
     Stderr,
 }
@@ -28,7 +28,7 @@ pub enum Stream {
 static CHOICE: OnceLock<(bool, bool)> = OnceLock::new();
 
 /// Decides, once, for stdout and stderr from the flag and the environment.
-pub fn decide(arg: Choice) {
+pub(crate) fn decide(arg: Choice) {
     let var = |name: &str| std::env::var(name).ok();
     let (no_color, force, term) = (var("NO_COLOR"), var("CLICOLOR_FORCE"), var("TERM"));
     let on = |terminal: bool| {
@@ -70,7 +70,7 @@ fn choose(
 }
 
 /// Whether `stream` is coloured.
-pub fn on(stream: Stream) -> bool {
+pub(crate) fn on(stream: Stream) -> bool {
     CHOICE.get().is_some_and(|&(out, err)| match stream {
         Stream::Stdout => out,
         Stream::Stderr => err,
@@ -78,7 +78,7 @@ pub fn on(stream: Stream) -> bool {
 }
 
 /// `text`, styled by `style` (an owo-colors style) when `stream` is coloured.
-pub fn paint<T: Display + ?Sized>(
+pub(crate) fn paint<T: Display + ?Sized>(
     stream: Stream,
     text: &T,
     style: impl FnOnce(&T) -> String,

@@ -1,0 +1,57 @@
+//! `callfix check`: findings printed for people or as JSON.
+
+use std::io::{self, Write};
+
+use owo_colors::OwoColorize;
+use serde_json::json;
+
+use callfix::check::{Inputs, Severity, findings};
+use callfix::error::Error;
+
+use super::cli::{CheckArgs, CheckFormat};
+use super::colour::{Stream, paint};
+
+/// `callfix check`.
+pub(crate) fn command(args: &CheckArgs) -> Result<u8, Error> {
+    super::set_color(args.color);
+    let registry = super::load_registry(&args.schemas)?;
+    let vars = super::load_vars(&args.vars)?;
+    let found = findings(&Inputs {
+        registry: &registry,
+        sources: &args.schemas.schemas,
+        vars: &vars,
+        descriptions: &args.descriptions,
+        calls: &args.calls,
+    })?;
+    let mut stdout = io::stdout().lock();
+    for f in &found {
+        let line = match args.format {
+            CheckFormat::Json => json!({
+                "file": f.file, "line": f.line, "severity": f.severity.to_string(), "message": f.message,
+            })
+            .to_string(),
+            CheckFormat::Human => {
+                let severity = f.severity.to_string();
+                let severity = match f.severity {
+                    Severity::Error => paint(Stream::Stdout, &severity, |s| s.red().to_string()),
+                    Severity::Warning => paint(Stream::Stdout, &severity, |s| s.yellow().to_string()),
+                };
+                format!("{}:{}: {severity}: {}", f.file, f.line, f.message)
+            }
+        };
+        writeln!(stdout, "{line}").map_err(Error::Write)?;
+    }
+    stdout.flush().map_err(Error::Write)?;
+    let errors = found
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .count();
+    let warnings = found.len() - errors;
+    let _ = writeln!(
+        io::stderr().lock(),
+        "callfix: check: {errors} {}, {warnings} {}",
+        callfix::message::plural(errors as u64, "error"),
+        callfix::message::plural(warnings as u64, "warning")
+    );
+    Ok(u8::from(errors > 0 || (args.deny_warnings && warnings > 0)))
+}

@@ -1,0 +1,307 @@
+//! The `callfix` binary: the command line, printing, colour and exit codes, in
+//! one place each. Everything it runs is the library's.
+
+pub(crate) mod check;
+pub(crate) mod cli;
+pub(crate) mod colour;
+pub(crate) mod render;
+pub(crate) mod tools;
+
+use std::fs::File;
+use std::io::{self, BufWriter, IsTerminal, Write};
+
+use owo_colors::OwoColorize;
+
+use self::cli::{Cli, ColorArg, Command, FilterArgs, SchemaArgs, VarArgs};
+use callfix::error::Error;
+use callfix::filter::{Options, Summary};
+use callfix::message::Style;
+use callfix::output::{Format, Printer};
+use callfix::registry::Registry;
+use callfix::repair::Policy;
+
+/// Runs what the command line asks. Returns the exit code.
+pub(crate) fn run(cli: &Cli) -> Result<u8, Error> {
+    match &cli.command {
+        None => filter(&cli.filter),
+        Some(Command::Render(args)) => {
+            set_color(ColorArg::Auto);
+            render::command(args)
+        }
+        Some(Command::Tools(args)) => {
+            set_color(ColorArg::Auto);
+            tools::command(args)
+        }
+        Some(Command::Check(args)) => check::command(args),
+    }
+}
+
+/// Decides colour for stdout and stderr ([`colour`]).
+pub(crate) fn set_color(when: ColorArg) {
+    colour::decide(match when {
+        ColorArg::Auto => colour::Choice::Auto,
+        ColorArg::Always => colour::Choice::Always,
+        ColorArg::Never => colour::Choice::Never,
+    });
+}
+
+/// The filter: every call in, one result per call out.
+fn filter(cli: &FilterArgs) -> Result<u8, Error> {
+    set_color(cli.color);
+    let registry = load_registry(&cli.schemas)?;
+    for w in &registry.warnings {
+        report("warning:", w);
+    }
+    let stdout = io::stdout();
+    let format = cli.format.map_or_else(
+        || {
+            if stdout.is_terminal() {
+                Format::Human
+            } else {
+                Format::Args
+            }
+        },
+        Format::from,
+    );
+    let options = Options {
+        style: Style {
+            prefix: cli.prefix.clone(),
+            max_errors: usize::from(cli.max_errors),
+            max_chars: usize::from(cli.max_chars),
+        },
+        policy: Policy {
+            enabled: cli.repair,
+            max_rounds: usize::from(cli.max_rounds),
+        },
+        max_record_bytes: cli.max_record_bytes,
+        max_record_values: cli.max_record_values,
+        loop_limit: cli.loop_limit,
+        session: cli.session.clone(),
+        whole_messages: cli.to.is_some() && format == Format::Call,
+    };
+    let mut printer = Printer::new(BufWriter::with_capacity(1 << 16, stdout.lock()), format)
+        .to(cli.to)
+        .colour(colour::on(colour::Stream::Stdout))
+        .diagnostics(|message| report("error:", message));
+    let mut summary = Summary::default();
+    let mut input_failed = false;
+    let inputs: Vec<String> = if cli.files.is_empty() {
+        vec!["-".to_owned()]
+    } else {
+        cli.files.iter().map(|p| p.display().to_string()).collect()
+    };
+    if let Some(hint) = stdin_hint(cli.files.is_empty(), io::stdin().is_terminal()) {
+        report("note:", hint);
+    }
+    let mut next_index = 0;
+    for (i, input) in inputs.iter().enumerate() {
+        let name = if input == "-" {
+            "stdin"
+        } else {
+            input.as_str()
+        };
+        // The framer buffers its reads itself.
+        let reader: Box<dyn io::Read> = if input == "-" {
+            Box::new(io::stdin().lock())
+        } else {
+            match File::open(input) {
+                Ok(f) => Box::new(f),
+                Err(error) => {
+                    input_failed = true;
+                    let missing = error.kind() == io::ErrorKind::NotFound;
+                    let e = Error::Read {
+                        input: name.to_owned(),
+                        error,
+                    };
+                    match subcommand_meant(name).filter(|_| i == 0 && missing) {
+                        Some(meant) => report(
+                            "error:",
+                            &format!("{e} (did you mean the `{meant}` subcommand?)"),
+                        ),
+                        None => report("error:", &e.to_string()),
+                    }
+                    continue;
+                }
+            }
+        };
+        let result = run_input(
+            reader,
+            name,
+            cli,
+            &registry,
+            &options,
+            &mut printer,
+            &mut summary,
+            next_index,
+        );
+        match result {
+            Ok(next) => next_index = next,
+            Err(e @ Error::Read { .. }) => {
+                input_failed = true;
+                report("error:", &e.to_string());
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    printer.flush().map_err(Error::Write)?;
+    if cli.stats {
+        let _ = writeln!(io::stderr().lock(), "callfix: {summary}");
+    }
+    Ok(exit_code(&summary, cli.strict, input_failed))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_input<R: io::Read, W: Write>(
+    reader: R,
+    name: &str,
+    cli: &FilterArgs,
+    registry: &Registry,
+    options: &Options,
+    printer: &mut Printer<W>,
+    summary: &mut Summary,
+    first_index: u64,
+) -> Result<u64, Error> {
+    match &cli.tool {
+        Some(tool) => callfix::filter::filter_bare(
+            reader,
+            name,
+            first_index,
+            tool,
+            registry,
+            options,
+            printer,
+            summary,
+        )
+        .map(|()| first_index + 1),
+        None => callfix::filter::filter_stream(
+            reader,
+            name,
+            first_index,
+            registry,
+            options,
+            printer,
+            summary,
+        ),
+    }
+    .map_err(|e| match e {
+        callfix::filter::StreamError::Read(error) => Error::Read {
+            input: name.to_owned(),
+            error,
+        },
+        callfix::filter::StreamError::Write(error) => Error::Write(error),
+    })
+}
+
+/// The tool registry the command line names: `--schemas` sources, `--ref-map`.
+pub(crate) fn load_registry(args: &SchemaArgs) -> Result<Registry, Error> {
+    let registry = Registry::load(&args.schemas).map_err(|e| {
+        // The default `./schemas` is missing: say how to point callfix elsewhere.
+        let default = args.schemas.len() == 1
+            && args.schemas[0] == std::path::Path::new("schemas")
+            && std::env::var_os("CALLFIX_SCHEMAS").is_none();
+        if default && !args.schemas[0].exists() {
+            Error::Usage(format!(
+                "{e} (no ./schemas here: pass --schemas PATH or set CALLFIX_SCHEMAS)"
+            ))
+        } else {
+            Error::from(e)
+        }
+    })?;
+    Ok(registry.with_ref_map(callfix::resolve::RefMap::new(args.ref_map.clone())))
+}
+
+/// What a bare `callfix` says when a person runs it with nothing piped in: it is
+/// waiting for tool calls on stdin, not hung.
+fn stdin_hint(no_files: bool, stdin_is_terminal: bool) -> Option<&'static str> {
+    (no_files && stdin_is_terminal).then_some(
+        "reading tool calls from stdin (end with Ctrl-D); `callfix --help` shows the usage",
+    )
+}
+
+/// The subcommand a missing first FILE was probably meant to be (`chek`).
+fn subcommand_meant(file: &str) -> Option<&'static str> {
+    const SUBCOMMANDS: [&str; 3] = ["render", "tools", "check"];
+    callfix::suggest::closest(file, SUBCOMMANDS).filter(|_| !file.contains(['/', '.']))
+}
+
+/// The exit code contract, in one place: 2 when something could not be checked
+/// at all, 1 when a call was rejected (or, with `strict`, repaired), else 0.
+pub(crate) fn exit_code(summary: &Summary, strict: bool, input_failed: bool) -> u8 {
+    if input_failed || summary.schema_faults > 0 {
+        2
+    } else if summary.failures() > 0 || (strict && summary.total.repaired > 0) {
+        1
+    } else {
+        0
+    }
+}
+
+/// Template variables: the built-ins, then `--vars FILE.json`, then `--var`.
+pub(crate) fn load_vars(args: &VarArgs) -> Result<callfix::render::Vars, Error> {
+    let mut vars = callfix::render::builtins();
+    if let Some(path) = &args.vars_file {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|error| Error::Read {
+            input: name.clone(),
+            error,
+        })?;
+        let value: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| Error::Usage(format!("--vars {name}: not valid JSON: {e}")))?;
+        let serde_json::Value::Object(map) = value else {
+            return Err(Error::Usage(format!(
+                "--vars {name}: expected a JSON object"
+            )));
+        };
+        for (k, v) in map {
+            let v = match v {
+                serde_json::Value::String(s) => s,
+                serde_json::Value::Number(n) => n.to_string(),
+                other => {
+                    return Err(Error::Usage(format!(
+                        "--vars {name}: \"{k}\" is {}, not a string or number",
+                        callfix::provider::json_type(&other)
+                    )));
+                }
+            };
+            vars.insert(k, v);
+        }
+    }
+    for (k, v) in &args.vars {
+        vars.insert(k.clone(), v.clone());
+    }
+    Ok(vars)
+}
+
+/// A diagnostic on stderr: `callfix: warning: …` or `callfix: error: …`.
+pub(crate) fn report(label: &str, message: &str) {
+    let label = if label == "note:" {
+        label.to_owned()
+    } else if label == "error:" {
+        colour::paint(colour::Stream::Stderr, label, |s| s.red().to_string())
+    } else {
+        colour::paint(colour::Stream::Stderr, label, |s| s.yellow().to_string())
+    };
+    let _ = writeln!(io::stderr().lock(), "callfix: {label} {message}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_person_at_a_terminal_is_told_what_callfix_waits_for() {
+        assert!(stdin_hint(true, true).is_some());
+        assert_eq!(stdin_hint(true, false), None);
+        assert_eq!(stdin_hint(false, true), None);
+    }
+
+    #[test]
+    fn a_missing_file_near_a_subcommand_name_suggests_it() {
+        assert_eq!(subcommand_meant("chek"), Some("check"));
+        assert_eq!(subcommand_meant("tool"), Some("tools"));
+        assert_eq!(subcommand_meant("rendr"), Some("render"));
+        assert_eq!(subcommand_meant("calls.jsonl"), None);
+        assert_eq!(subcommand_meant("./check"), None);
+        assert_eq!(subcommand_meant("transcript"), None);
+    }
+}
