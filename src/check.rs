@@ -24,8 +24,11 @@ use crate::tools::description_files;
 use crate::verdict::{Status, Verdict};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+/// How bad a finding is.
 pub enum Severity {
+    /// Fails the check.
     Error,
+    /// Fails it with `--deny-warnings`.
     Warning,
 }
 
@@ -39,10 +42,15 @@ impl fmt::Display for Severity {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+/// One thing `check` found, where it is.
 pub struct Finding {
+    /// The file.
     pub file: String,
+    /// The 1-based line.
     pub line: usize,
+    /// Error or warning.
     pub severity: Severity,
+    /// What is wrong.
     pub message: String,
 }
 

@@ -8,15 +8,26 @@ use crate::registry::SourceError;
 pub use crate::source::io_reason;
 
 #[derive(Debug)]
+/// What stops a run (exit code 2), as opposed to a rejected call.
 pub enum Error {
     /// A `--schemas` source cannot be used.
     Source(SourceError),
     /// An input cannot be opened or read.
-    Read { input: String, error: io::Error },
+    Read {
+        /// The input, as named to the user.
+        input: String,
+        /// Why.
+        error: io::Error,
+    },
     /// Results cannot be written (a closed pipe is one case).
     Write(io::Error),
     /// A file cannot be written.
-    Create { path: String, error: io::Error },
+    Create {
+        /// The file.
+        path: String,
+        /// Why.
+        error: io::Error,
+    },
     /// The command line asks for something that cannot be done.
     Usage(String),
 }

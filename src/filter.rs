@@ -20,14 +20,18 @@ use crate::verdict::{self, Fault, Status, Verdict};
 /// Why a stream stopped early.
 #[derive(Debug)]
 pub enum StreamError {
+    /// The input could not be read.
     Read(io::Error),
+    /// A result could not be written.
     Write(io::Error),
 }
 
 /// Settings of one filter run.
 #[derive(Debug, Clone)]
 pub struct Options {
+    /// How messages are worded.
     pub style: Style,
+    /// Which repairs run.
     pub policy: Policy,
     /// Records larger than this are rejected without being parsed.
     pub max_record_bytes: usize,
@@ -147,9 +151,13 @@ fn canonical(v: &Value) -> String {
 /// Counts of one tool's calls.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Counts {
+    /// Calls seen.
     pub calls: u64,
+    /// Calls valid as sent.
     pub valid: u64,
+    /// Calls repaired.
     pub repaired: u64,
+    /// Calls rejected.
     pub rejected: u64,
 }
 
@@ -169,13 +177,16 @@ impl Counts {
 pub struct Summary {
     /// Rejected calls seen so far, to recognise repeats.
     pub loops: Loops,
+    /// Records read.
     pub records: u64,
     /// Records that are valid envelopes holding no call (a text-only message).
     pub records_without_calls: u64,
     /// Records that yielded no call because they are broken; each got one
     /// rejected result, counted here and not in `total`.
     pub broken_records: u64,
+    /// All calls.
     pub total: Counts,
+    /// Calls per tool.
     pub per_tool: BTreeMap<String, Counts>,
     /// Repairs made, by kind.
     pub repairs: BTreeMap<&'static str, u64>,

@@ -10,27 +10,46 @@ use serde_json::Value;
 /// rules in the order they are tried.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Kind {
+    /// A whole-text markdown fence around the arguments.
     StripFence,
+    /// A leaked closing tag after the arguments (`</tool_call>`).
     StripLeakedTag,
+    /// JSON with trailing commas, single quotes, comments or Python literals.
     TolerantParse,
+    /// An object encoded as a JSON string (once or twice).
     DoubleEncoded,
+    /// Blank or missing arguments, where the schema accepts `{}`.
     EmptyArguments,
+    /// The same object twice in a row.
     DuplicateObject,
+    /// A string holding the object or array the schema wants.
     ParseJsonString,
+    /// A decimal string where the schema wants a number.
     CoerceNumber,
+    /// `"true"`/`"false"` where the schema wants a boolean.
     CoerceBoolean,
+    /// A number or boolean where the schema wants a string.
     CoerceString,
+    /// A single value where the schema wants an array of it.
     WrapArray,
+    /// A placeholder (`null`, `""`, `"undefined"`, …) at an optional property.
     DropPlaceholder,
+    /// A key that is a spelling of exactly one missing declared property.
     RenameKey,
+    /// An unknown key in a closed object, when it is no near miss.
     DropUnknown,
+    /// An enum value written with another case or separators.
     EnumCase,
+    /// An autolinked path (`[a.md](http://a.md)`) in a path-like property.
     UnwrapAutolink,
+    /// A tool name written with another case or separators.
     RenameTool,
+    /// A call written into assistant text (leaked markup).
     ExtractFromText,
 }
 
 impl Kind {
+    /// Every kind, salvage first, then the schema-guided rules in their order.
     pub const ALL: [Kind; 18] = [
         Kind::StripFence,
         Kind::StripLeakedTag,
@@ -52,6 +71,7 @@ impl Kind {
         Kind::ExtractFromText,
     ];
 
+    /// The kind's name, as `--repair` takes it and `--format json` writes it.
     pub fn name(self) -> &'static str {
         match self {
             Kind::StripFence => "strip-fence",
@@ -75,6 +95,7 @@ impl Kind {
         }
     }
 
+    /// The kind named `name`, if any.
     pub fn from_name(name: &str) -> Option<Kind> {
         Kind::ALL.into_iter().find(|k| k.name() == name)
     }
@@ -95,8 +116,11 @@ impl fmt::Display for Kind {
 pub struct Repair {
     /// Dotted path of the value changed (empty for the arguments as a whole).
     pub path: String,
+    /// What was done.
     pub kind: Kind,
+    /// The value (or text) before.
     pub from: Value,
+    /// The value after; null for a removal.
     pub to: Value,
 }
 
@@ -105,9 +129,12 @@ pub struct Repair {
 pub struct Enabled(u32);
 
 impl Enabled {
+    /// Every kind.
     pub const ALL: Enabled = Enabled(u32::MAX);
+    /// No kind.
     pub const NONE: Enabled = Enabled(0);
 
+    /// Whether `kind` is on.
     pub fn has(self, kind: Kind) -> bool {
         self.0 & kind.bit() != 0
     }
@@ -139,7 +166,9 @@ impl Enabled {
 /// How far repair may go.
 #[derive(Debug, Clone, Copy)]
 pub struct Policy {
+    /// Which kinds may run.
     pub enabled: Enabled,
+    /// At most this many rounds of validate → repair.
     pub max_rounds: usize,
 }
 

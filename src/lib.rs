@@ -12,6 +12,8 @@
 //! the writers it is given. The `callfix` binary (`src/main.rs`, `src/app/`) owns
 //! the command line, printing, colour and exit codes.
 
+#![deny(missing_docs)]
+
 pub mod check;
 pub mod error;
 pub mod filter;

@@ -50,7 +50,9 @@ pub trait Sink {
 
     /// Something the operator must fix (a broken schema), said once.
     fn diagnostic(&mut self, _message: &str) {}
+    /// Writes the result of one call.
     fn call(&mut self, at: Position, call: &Call, verdict: &Verdict) -> io::Result<()>;
+    /// Writes the result of a record that held no usable call.
     fn record(&mut self, at: Position, verdict: &Verdict) -> io::Result<()>;
 
     /// The results of an assistant message's calls, with the message's text.
@@ -185,6 +187,7 @@ pub struct Printer<W: Write> {
 }
 
 impl<W: Write> Printer<W> {
+    /// A printer writing `format` to `out`.
     pub fn new(out: W, format: Format) -> Self {
         Self {
             out,
@@ -254,10 +257,12 @@ impl<W: Write> Printer<W> {
         }
     }
 
+    /// Flushes what was written.
     pub fn flush(&mut self) -> io::Result<()> {
         self.out.flush()
     }
 
+    /// The writer back (tests read what was written).
     pub fn into_inner(self) -> W {
         self.out
     }

@@ -32,8 +32,11 @@ pub enum Syntax {
 /// A placeholder that cannot be rendered.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TemplateError {
+    /// The template file.
     pub file: String,
+    /// The 1-based line.
     pub line: usize,
+    /// The 1-based column.
     pub column: usize,
     /// What is wrong (`unknown variable <PLATFROM>`).
     pub what: String,
@@ -61,7 +64,9 @@ pub type Vars = BTreeMap<String, String>;
 /// One rendered template and what it used.
 #[derive(Debug)]
 pub struct Rendered {
+    /// The rendered text.
     pub text: String,
+    /// The variables the template used.
     pub used: Vec<String>,
 }
 

@@ -13,11 +13,17 @@ use serde_json::{Map, Number, Value};
 /// The leniencies a parse needed.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Leniency {
+    /// A comma before `}` or `]`.
     pub trailing_comma: bool,
+    /// Single-quoted strings.
     pub single_quotes: bool,
+    /// Keys without quotes.
     pub unquoted_key: bool,
+    /// `//` or `/* */` comments.
     pub comment: bool,
+    /// `True`, `False` or `None`.
     pub python_literal: bool,
+    /// Raw newlines or tabs inside a string.
     pub raw_control: bool,
 }
 
@@ -47,9 +53,17 @@ pub enum Failure {
     /// The text ended before the value did.
     Truncated,
     /// Something else is wrong at this byte offset.
-    Invalid { at: usize, what: &'static str },
+    Invalid {
+        /// The byte offset.
+        at: usize,
+        /// What was expected there.
+        what: &'static str,
+    },
     /// A complete value was followed by more text, starting at this offset.
-    Trailing { at: usize },
+    Trailing {
+        /// The byte offset where the rest starts.
+        at: usize,
+    },
 }
 
 /// Same limit as serde_json's: deeper input is rejected, not recursed into.

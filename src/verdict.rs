@@ -15,6 +15,7 @@ use crate::repair::{self, Kind, Policy, Repair};
 use crate::salvage::{self, Salvaged};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What became of a call.
 pub enum Status {
     /// The arguments validate as they are.
     Valid,
@@ -25,6 +26,7 @@ pub enum Status {
 }
 
 impl Status {
+    /// `valid`, `repaired` or `rejected`.
     pub fn as_str(self) -> &'static str {
         match self {
             Status::Valid => "valid",
@@ -44,15 +46,20 @@ pub enum Fault {
 }
 
 #[derive(Debug, Clone, PartialEq)]
+/// The verdict on one call.
 pub struct Verdict {
+    /// Valid, repaired or rejected.
     pub status: Status,
     /// The arguments: as passed on for valid/repaired calls, as received (when they
     /// parsed) for rejected ones.
     pub args: Option<Value>,
+    /// The repairs made, in order.
     pub repairs: Vec<Repair>,
+    /// What is wrong, when rejected.
     pub errors: Vec<ArgError>,
     /// The instruction for the model; `None` unless rejected.
     pub message: Option<String>,
+    /// Whose mistake a rejection is.
     pub fault: Fault,
     /// The argument text, when it could not be parsed (to recognise a repeat).
     pub raw: Option<String>,

@@ -35,10 +35,12 @@ pub use self::diagnosis::{
 pub struct ArgError {
     /// Dotted path (`todos.0.status`); empty at the root.
     pub path: String,
+    /// The instruction, e.g. `Required`.
     pub message: String,
 }
 
 impl ArgError {
+    /// An error about the arguments as a whole.
     pub fn root(message: impl Into<String>) -> Self {
         Self {
             path: String::new(),
@@ -94,6 +96,7 @@ impl Default for Style {
     }
 }
 
+/// The default start of every instruction.
 pub const DEFAULT_PREFIX: &str = "Please rewrite the input with valid arguments. Errors:";
 
 /// The one-line instruction for a rejected call.
@@ -227,14 +230,17 @@ pub fn lone_surrogate(path: &str) -> ArgError {
     }
 }
 
+/// Two different JSON values where one was expected.
 pub fn two_values() -> ArgError {
     ArgError::root("arguments hold two different JSON values; send exactly one object")
 }
 
+/// An envelope with no arguments at all.
 pub fn missing_arguments() -> ArgError {
     ArgError::root("arguments are missing; send a JSON object")
 }
 
+/// Blank arguments where the schema needs some.
 pub fn empty_arguments() -> ArgError {
     ArgError::root("arguments are empty; send a JSON object")
 }
@@ -255,14 +261,17 @@ pub fn record_not_json(source: &str, line: u64, err: &serde_json::Error) -> Stri
     )
 }
 
+/// A record that is not UTF-8.
 pub fn not_utf8(valid_up_to: usize) -> String {
     format!("arguments are not valid UTF-8 (bad byte at offset {valid_up_to})")
 }
 
+/// A record the input cut off.
 pub fn record_cut_off(source: &str, line: u64) -> String {
     format!("record at {source}:{line} is incomplete: it was cut off before its end")
 }
 
+/// A record over `--max-record-bytes`.
 pub fn record_too_large(source: &str, line: u64, size: usize, limit: usize) -> String {
     format!(
         "record at {source}:{line} is {size} bytes, over the limit of {limit} bytes \
@@ -270,6 +279,7 @@ pub fn record_too_large(source: &str, line: u64, size: usize, limit: usize) -> S
     )
 }
 
+/// A record over `--max-record-values`.
 pub fn record_too_many_values(source: &str, line: u64, values: u64, limit: u64) -> String {
     format!(
         "record at {source}:{line} holds {values} JSON values, over the limit of {limit} \
@@ -277,6 +287,7 @@ pub fn record_too_many_values(source: &str, line: u64, values: u64, limit: u64) 
     )
 }
 
+/// A record with no recognisable call.
 pub fn record_unrecognised(source: &str, line: u64, reason: &str) -> String {
     format!("record at {source}:{line} has no recognisable tool call: {reason}")
 }

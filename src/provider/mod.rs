@@ -131,7 +131,9 @@ pub enum Args {
 pub struct Call {
     /// The call id (`null` when the envelope has none).
     pub id: Value,
+    /// The tool name, as sent (or as mapped back).
     pub name: String,
+    /// The arguments as they arrived.
     pub args: Args,
     /// The arguments arrived as JSON text.
     pub args_as_text: bool,
@@ -142,6 +144,7 @@ pub struct Call {
     pub envelope: Value,
     /// Where the arguments and the name sit in the envelope.
     pub args_at: &'static [&'static str],
+    /// Where the name sits in the envelope.
     pub name_at: &'static [&'static str],
     /// For a call found written in assistant text: that markup.
     pub leaked: Option<String>,

@@ -35,6 +35,7 @@ pub struct SchemaError {
     pub line: Option<usize>,
     /// For a tool inside a tool-list file, the tool's name.
     pub tool: Option<String>,
+    /// What is wrong.
     pub reason: String,
 }
 
@@ -54,7 +55,9 @@ impl std::error::Error for SchemaError {}
 /// unrecognised tool-list file).
 #[derive(Debug)]
 pub struct SourceError {
+    /// The source.
     pub path: PathBuf,
+    /// What is wrong with it.
     pub reason: String,
 }
 
@@ -69,6 +72,7 @@ impl std::error::Error for SourceError {}
 /// A compiled tool schema.
 #[derive(Debug)]
 pub struct Tool {
+    /// The tool's name.
     pub name: String,
     /// The schema as written (for message details and repair).
     pub schema: Value,
@@ -80,6 +84,7 @@ pub struct Tool {
     /// The tool's own description: beside the schema in a tool list, else the
     /// schema's `description`.
     pub description: Option<String>,
+    /// The compiled validator.
     pub validator: Validator,
 }
 
@@ -140,9 +145,11 @@ struct Entry {
 /// The result of looking up a tool by name.
 #[derive(Debug)]
 pub enum Lookup<'a> {
+    /// The tool, compiled.
     Found(&'a Tool),
     /// The tool exists but its schema is broken.
     Broken(&'a SchemaError),
+    /// No tool of that name.
     Unknown,
 }
 
@@ -226,10 +233,12 @@ impl Registry {
         self.entries.iter().map(|e| e.name.as_str())
     }
 
+    /// How many tools.
     pub fn len(&self) -> usize {
         self.entries.len()
     }
 
+    /// Whether there is no tool.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
