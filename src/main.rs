@@ -1,4 +1,3 @@
-use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -9,29 +8,13 @@ use app::cli::Cli;
 
 fn main() -> ExitCode {
     if closed_stdout::at_start() {
-        let _ = writeln!(
-            std::io::stderr(),
-            "callfix: cannot write results: stdout is closed"
-        );
-        return ExitCode::from(2);
+        let closed = callfix::error::Error::Write(std::io::Error::other("stdout is closed"));
+        return app::exit_code(&Err(closed.into()));
     }
-    match try_main() {
-        Ok(code) => ExitCode::from(code),
-        Err(err) => {
-            let quiet = err
-                .chain()
-                .filter_map(|e| e.downcast_ref::<callfix::error::Error>())
-                .any(callfix::error::Error::is_broken_pipe);
-            if quiet {
-                return ExitCode::SUCCESS;
-            }
-            let _ = writeln!(std::io::stderr(), "callfix: {err:#}");
-            ExitCode::from(2)
-        }
-    }
+    app::exit_code(&try_main())
 }
 
-fn try_main() -> anyhow::Result<u8> {
+fn try_main() -> anyhow::Result<app::Ended> {
     let cli = Cli::parse();
     Ok(app::run(&cli)?)
 }

@@ -12,7 +12,7 @@ use super::cli::{CheckArgs, CheckFormat};
 use super::colour::{Stream, paint};
 
 /// `callfix check`.
-pub(crate) fn command(args: &CheckArgs) -> Result<u8, Error> {
+pub(crate) fn command(args: &CheckArgs) -> Result<super::Ended, Error> {
     super::set_color(args.color);
     let registry = super::load_registry(&args.schemas)?;
     let vars = super::load_vars(&args.vars)?;
@@ -53,5 +53,9 @@ pub(crate) fn command(args: &CheckArgs) -> Result<u8, Error> {
         callfix::message::plural(errors as u64, "error"),
         callfix::message::plural(warnings as u64, "warning")
     );
-    Ok(u8::from(errors > 0 || (args.deny_warnings && warnings > 0)))
+    Ok(if errors > 0 || (args.deny_warnings && warnings > 0) {
+        super::Ended::Findings
+    } else {
+        super::Ended::Clean
+    })
 }

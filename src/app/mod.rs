@@ -21,7 +21,7 @@ use callfix::registry::Registry;
 use callfix::repair::Policy;
 
 /// Runs what the command line asks. Returns the exit code.
-pub(crate) fn run(cli: &Cli) -> Result<u8, Error> {
+pub(crate) fn run(cli: &Cli) -> Result<Ended, Error> {
     match &cli.command {
         None => filter(&cli.filter),
         Some(Command::Render(args)) => {
@@ -46,7 +46,7 @@ pub(crate) fn set_color(when: ColorArg) {
 }
 
 /// The filter: every call in, one result per call out.
-fn filter(cli: &FilterArgs) -> Result<u8, Error> {
+fn filter(cli: &FilterArgs) -> Result<Ended, Error> {
     set_color(cli.color);
     let registry = load_registry(&cli.schemas)?;
     for w in &registry.warnings {
@@ -147,7 +147,7 @@ fn filter(cli: &FilterArgs) -> Result<u8, Error> {
     if cli.stats {
         let _ = writeln!(io::stderr().lock(), "callfix: {summary}");
     }
-    Ok(exit_code(&summary, cli.strict, input_failed))
+    Ok(filter_ended(&summary, cli.strict, input_failed))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -224,16 +224,54 @@ fn subcommand_meant(file: &str) -> Option<&'static str> {
     callfix::suggest::closest(file, SUBCOMMANDS).filter(|_| !file.contains(['/', '.']))
 }
 
-/// The exit code contract, in one place: 2 when something could not be checked
-/// at all, 1 when a call was rejected (or, with `strict`, repaired), else 0.
-pub(crate) fn exit_code(summary: &Summary, strict: bool, input_failed: bool) -> u8 {
+/// How a run ended, before it becomes an exit code in [`exit_code`], the one
+/// place where codes are decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ended {
+    /// Every call valid (or repaired); rendered; printed; no error finding.
+    Clean,
+    /// A call rejected (with `--strict`, repaired too) or a broken record; a
+    /// template, schema or description error; an error finding.
+    Findings,
+    /// Something could not be checked at all: an unreadable input, a call whose
+    /// tool's schema is broken.
+    Trouble,
+}
+
+/// How a filter run ended: trouble when something could not be checked at all,
+/// findings when a call was rejected (or, with `strict`, repaired).
+fn filter_ended(summary: &Summary, strict: bool, input_failed: bool) -> Ended {
     if input_failed || summary.schema_faults > 0 {
-        2
+        Ended::Trouble
     } else if summary.failures() > 0 || (strict && summary.total.repaired > 0) {
-        1
+        Ended::Findings
     } else {
-        0
+        Ended::Clean
     }
+}
+
+/// The exit code contract, in one place: 0 clean, 1 findings, 2 trouble or an
+/// error (which is said on stderr), except that a reader going away (`| head`)
+/// ends the run quietly with 0.
+pub(crate) fn exit_code(result: &anyhow::Result<Ended>) -> std::process::ExitCode {
+    let code = match result {
+        Ok(Ended::Clean) => 0,
+        Ok(Ended::Findings) => 1,
+        Ok(Ended::Trouble) => 2,
+        Err(err) => {
+            let quiet = err
+                .chain()
+                .filter_map(|e| e.downcast_ref::<Error>())
+                .any(Error::is_broken_pipe);
+            if quiet {
+                0
+            } else {
+                let _ = writeln!(io::stderr(), "callfix: {err:#}");
+                2
+            }
+        }
+    };
+    std::process::ExitCode::from(code)
 }
 
 /// Template variables: the built-ins, then `--vars FILE.json`, then `--var`.

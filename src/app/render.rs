@@ -11,7 +11,7 @@ use super::cli::{RenderArgs, RenderFormat};
 
 /// `callfix render`: templates in, text out; every error in every file reported,
 /// and nothing written when any template fails.
-pub(crate) fn command(args: &RenderArgs) -> Result<u8, Error> {
+pub(crate) fn command(args: &RenderArgs) -> Result<super::Ended, Error> {
     let vars = super::load_vars(&args.vars)?;
     let syntax = Syntax::from(args.syntax);
     let mut templates: Vec<(String, PathBuf)> = Vec::new();
@@ -68,7 +68,7 @@ pub(crate) fn command(args: &RenderArgs) -> Result<u8, Error> {
         for e in &errors {
             super::report("error:", &e.to_string());
         }
-        return Ok(1);
+        return Ok(super::Ended::Findings);
     }
     if let Some(dir) = &args.out {
         let create = |error| Error::Create {
@@ -83,7 +83,7 @@ pub(crate) fn command(args: &RenderArgs) -> Result<u8, Error> {
                 error,
             })?;
         }
-        return Ok(0);
+        return Ok(super::Ended::Clean);
     }
     let mut out = std::io::stdout().lock();
     let written = match args.format {
@@ -99,5 +99,5 @@ pub(crate) fn command(args: &RenderArgs) -> Result<u8, Error> {
         RenderFormat::Text => out.write_all(rendered[0].1.as_bytes()),
     };
     written.and_then(|()| out.flush()).map_err(Error::Write)?;
-    Ok(0)
+    Ok(super::Ended::Clean)
 }

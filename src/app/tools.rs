@@ -10,7 +10,7 @@ use callfix::tools::{description, description_files, parameters};
 use super::cli::ToolsArgs;
 
 /// `callfix tools`.
-pub(crate) fn command(args: &ToolsArgs) -> Result<u8, Error> {
+pub(crate) fn command(args: &ToolsArgs) -> Result<super::Ended, Error> {
     let registry = super::load_registry(&args.schemas)?;
     let vars = super::load_vars(&args.vars)?;
     let descriptions = description_files(&args.descriptions)?;
@@ -54,7 +54,7 @@ pub(crate) fn command(args: &ToolsArgs) -> Result<u8, Error> {
         ));
     }
     if failed {
-        return Ok(1);
+        return Ok(super::Ended::Findings);
     }
     let payload = args.provider.tools_payload(defs);
     let mut out = std::io::stdout().lock();
@@ -63,5 +63,5 @@ pub(crate) fn command(args: &ToolsArgs) -> Result<u8, Error> {
         .and_then(|()| out.write_all(b"\n"))
         .and_then(|()| out.flush())
         .map_err(Error::Write)?;
-    Ok(0)
+    Ok(super::Ended::Clean)
 }
