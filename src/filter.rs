@@ -77,7 +77,13 @@ impl Loops {
 
     /// Counts a rejection in `conversation`; past `limit`, rewrites the message to
     /// say stop.
-    fn check(&mut self, conversation: &str, tool: &str, verdict: &mut Verdict, options: &Options) {
+    pub(crate) fn check(
+        &mut self,
+        conversation: &str,
+        tool: &str,
+        verdict: &mut Verdict,
+        options: &Options,
+    ) {
         if options.loop_limit == 0 || verdict.status != Status::Rejected {
             return;
         }

@@ -21,14 +21,16 @@
 //! ```
 //!
 //! A `Toolset` is immutable; [`Toolset::check`] never does loop detection (that
-//! needs one state per conversation, which the stream filter keeps).
+//! needs one state per conversation: a [`Session`], which the caller owns).
 
 use std::path::Path;
 
 use serde_json::Value;
 
+use crate::filter::{Loops, Options};
+use crate::kinds::Kind;
 use crate::message::{ArgError, Style};
-use crate::provider::{self, Args};
+use crate::provider::{self, Args, Extracted};
 use crate::registry::{Registry, SourceError};
 use crate::repair::{Policy, Repair};
 use crate::verdict::{self, Status};
@@ -70,6 +72,12 @@ impl Toolset {
     /// filesystem; a schema's `$ref` may point only inside itself.
     pub fn from_schemas(schemas: impl IntoIterator<Item = (String, Value)>) -> Self {
         Self::new(Registry::from_schemas(schemas))
+    }
+
+    /// Tools from a provider's tool list given as a value (OpenAI, Anthropic,
+    /// Gemini or MCP shape); `None` if `tools` is no tool list.
+    pub fn from_tools(tools: Value) -> Option<Self> {
+        Registry::from_tool_list(tools).map(Self::new)
     }
 
     /// Tools from a directory of `<tool>.json` schemas, or a provider's tool-list
@@ -114,19 +122,97 @@ impl Toolset {
         self.judge(&mut call)
     }
 
-    fn judge(&self, call: &mut provider::Call) -> Outcome {
-        let v = verdict::judge(&self.registry, call, &self.style, self.policy);
-        match (v.status, v.args) {
-            (Status::Valid, Some(args)) => Outcome::Valid { args },
-            (Status::Repaired, Some(args)) => Outcome::Repaired {
-                args,
-                repairs: v.repairs,
-            },
-            _ => Outcome::Rejected {
-                errors: v.errors,
-                message: v.message.unwrap_or_default(),
+    /// Checks every call in one record, in any envelope the filter reads (an
+    /// OpenAI tool call or message, an Anthropic block or message, a Gemini
+    /// part, an MCP `tools/call`, a generic `{name, arguments}`, calls leaked into
+    /// assistant text). A record that holds no recognisable call is an `Err`
+    /// saying what was seen; a text-only message is `Ok` with no calls.
+    pub fn check_record(&self, record: Value) -> Result<Vec<Checked>, String> {
+        let from_text = self.policy.enabled.has(Kind::ExtractFromText);
+        match provider::extract(record, from_text) {
+            Extracted::Unrecognised(reason) => Err(reason),
+            Extracted::Calls(calls) => Ok(calls
+                .into_iter()
+                .map(|mut call| {
+                    let outcome = self.judge(&mut call);
+                    Checked {
+                        id: call.id,
+                        tool: call.name,
+                        outcome,
+                    }
+                })
+                .collect()),
+        }
+    }
+
+    /// A conversation: the same checks, plus repeated-failure escalation (the
+    /// same rejected call `loop_limit` times is told to stop; 0: never).
+    pub fn session(&self, loop_limit: u32) -> Session<'_> {
+        Session {
+            tools: self,
+            loops: Loops::default(),
+            options: Options {
+                style: self.style.clone(),
+                policy: self.policy,
+                loop_limit,
+                ..Options::default()
             },
         }
+    }
+
+    fn judge(&self, call: &mut provider::Call) -> Outcome {
+        let v = verdict::judge(&self.registry, call, &self.style, self.policy);
+        outcome(v)
+    }
+}
+
+/// One call of a record, checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Checked {
+    /// The call's id as sent (null when it had none).
+    pub id: Value,
+    /// The tool called (after `rename-tool`).
+    pub tool: String,
+    /// What became of it.
+    pub outcome: Outcome,
+}
+
+/// One conversation's checks: a [`Toolset`]'s, plus repeated-failure escalation.
+#[derive(Debug)]
+pub struct Session<'t> {
+    tools: &'t Toolset,
+    loops: Loops,
+    options: Options,
+}
+
+impl Session<'_> {
+    /// Checks one call, as [`Toolset::check`], counting repeated rejections.
+    pub fn check(&mut self, tool: &str, arguments: Value) -> Outcome {
+        let mut call = provider::bare_call(tool, String::new());
+        call.args = Args::Value(arguments);
+        call.args_as_text = false;
+        let mut v = verdict::judge(
+            &self.tools.registry,
+            &mut call,
+            &self.options.style,
+            self.options.policy,
+        );
+        self.loops.check("", &call.name, &mut v, &self.options);
+        outcome(v)
+    }
+}
+
+fn outcome(v: verdict::Verdict) -> Outcome {
+    match (v.status, v.args) {
+        (Status::Valid, Some(args)) => Outcome::Valid { args },
+        (Status::Repaired, Some(args)) => Outcome::Repaired {
+            args,
+            repairs: v.repairs,
+        },
+        _ => Outcome::Rejected {
+            errors: v.errors,
+            message: v.message.unwrap_or_default(),
+        },
     }
 }
 
@@ -145,6 +231,68 @@ mod tests {
             Outcome::Rejected { message, .. } => assert!(message.contains("broken"), "{message}"),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn tools_from_every_provider_list_shape() {
+        let schema = json!({"type": "object", "properties": {"q": {"type": "integer"}}});
+        for list in [
+            json!([{"type": "function", "function": {"name": "s", "parameters": schema}}]),
+            json!([{"name": "s", "input_schema": schema}]),
+            json!({"functionDeclarations": [{"name": "s", "parameters": schema}]}),
+            json!({"tools": [{"name": "s", "inputSchema": schema}]}),
+        ] {
+            let tools = Toolset::from_tools(list.clone()).unwrap();
+            assert_eq!(
+                tools.check("s", json!({"q": "3"})),
+                Outcome::Repaired {
+                    args: json!({"q": 3}),
+                    repairs: vec![Repair {
+                        path: "q".into(),
+                        kind: crate::kinds::Kind::CoerceNumber,
+                        from: json!("3"),
+                        to: json!(3),
+                    }]
+                },
+                "{list}"
+            );
+        }
+        assert!(Toolset::from_tools(json!({"nope": 1})).is_none());
+    }
+
+    #[test]
+    fn a_record_in_any_envelope_and_a_session_that_stops_a_loop() {
+        let tools = Toolset::from_path(concat!(env!("CARGO_MANIFEST_DIR"), "/schemas")).unwrap();
+        let record = json!({"role": "assistant", "content": [
+            {"type": "text", "text": "Reading."},
+            {"type": "tool_use", "id": "t1", "name": "read", "input": {"file_path": "/a", "offset": "3"}},
+            {"type": "tool_use", "id": "t2", "name": "read", "input": {}}
+        ]});
+        let checked = tools.check_record(record).unwrap();
+        assert_eq!(checked.len(), 2);
+        assert_eq!(
+            (checked[0].id.clone(), checked[0].tool.as_str()),
+            (json!("t1"), "read")
+        );
+        assert!(matches!(checked[0].outcome, Outcome::Repaired { .. }));
+        assert!(matches!(checked[1].outcome, Outcome::Rejected { .. }));
+        assert!(tools.check_record(json!({"a": 1})).is_err());
+        // A toolset never escalates; a session does, on the third time.
+        for _ in 0..3 {
+            let Outcome::Rejected { message, .. } = tools.check("read", json!({})) else {
+                panic!()
+            };
+            assert!(message.starts_with("Please rewrite"));
+        }
+        let mut session = tools.session(3);
+        let messages: Vec<String> = (0..3)
+            .map(|_| match session.check("read", json!({})) {
+                Outcome::Rejected { message, .. } => message,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert!(messages[1].starts_with("Please rewrite"));
+        assert!(messages[2].starts_with("Stop retrying"), "{}", messages[2]);
     }
 
     #[test]

@@ -132,7 +132,10 @@ enum Origin {
         description: Option<String>,
     },
     /// A schema given in memory: no file, and no file reference allowed.
-    Memory { schema: Value },
+    Memory {
+        schema: Value,
+        description: Option<String>,
+    },
 }
 
 #[derive(Debug)]
@@ -217,9 +220,37 @@ impl Registry {
     pub fn from_schemas(schemas: impl IntoIterator<Item = (String, Value)>) -> Self {
         let mut reg = Registry::default();
         for (name, schema) in schemas {
-            reg.add(name, Origin::Memory { schema });
+            reg.add(
+                name,
+                Origin::Memory {
+                    schema,
+                    description: None,
+                },
+            );
         }
         reg
+    }
+
+    /// A registry of the tools in a provider's tool list, given as a value: an
+    /// OpenAI `tools` array (or a request body holding one), an Anthropic list,
+    /// Gemini `functionDeclarations`, or an MCP `tools/list` result. `None` if
+    /// `value` is none of them. Nothing is read from the filesystem.
+    pub fn from_tool_list(value: Value) -> Option<Self> {
+        let mut tools = Vec::new();
+        if !tool_list::read(value, &mut tools) {
+            return None;
+        }
+        let mut reg = Registry::default();
+        for (name, schema, description) in tools {
+            reg.add(
+                name,
+                Origin::Memory {
+                    schema,
+                    description,
+                },
+            );
+        }
+        Some(reg)
     }
 
     /// Serves references under the map's prefixes from local directories.
@@ -416,7 +447,7 @@ fn compile(entry: &Entry, ref_map: &Arc<RefMap>) -> Result<Tool, SchemaError> {
         reason,
     };
     let (root, base, schema, text) = match &entry.origin {
-        Origin::Memory { schema } => {
+        Origin::Memory { schema, .. } => {
             let base = format!(
                 "json-schema:///{}.json",
                 file_uri(Path::new(&entry.name)).trim_start_matches("file://")
@@ -451,7 +482,9 @@ fn compile(entry: &Entry, ref_map: &Arc<RefMap>) -> Result<Tool, SchemaError> {
                     })?;
                     (schema, Some(text))
                 }
-                Origin::Inline { schema, .. } | Origin::Memory { schema } => (schema.clone(), None),
+                Origin::Inline { schema, .. } | Origin::Memory { schema, .. } => {
+                    (schema.clone(), None)
+                }
             };
             (Some(root), file_uri(&canonical), schema, text)
         }
@@ -499,6 +532,10 @@ fn compile(entry: &Entry, ref_map: &Arc<RefMap>) -> Result<Tool, SchemaError> {
     let base = referencing::uri::from_str(&base).map_err(|e| fail(e.to_string()))?;
     let description = match &entry.origin {
         Origin::Inline {
+            description: Some(d),
+            ..
+        }
+        | Origin::Memory {
             description: Some(d),
             ..
         } => Some(d.clone()),
