@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use callfix::filter::{Options, Summary, filter_stream};
+use callfix::filter::{Filter, Input, Options, Summary};
 use callfix::output::{Format, Printer};
 use callfix::registry::Registry;
 use divan::{Bencher, black_box};
@@ -51,12 +51,16 @@ fn run(bencher: Bencher, input: Vec<u8>, format: Format) {
         .bench(|| {
             let mut printer = Printer::new(Vec::with_capacity(input.len()), format);
             let mut summary = Summary::default();
-            filter_stream(
-                black_box(&input[..]),
-                "bench",
-                0,
-                reg,
-                &options,
+            Filter {
+                registry: reg,
+                options: &options,
+            }
+            .stream(
+                Input {
+                    reader: black_box(&input[..]),
+                    source: "bench",
+                    first_index: 0,
+                },
                 &mut printer,
                 &mut summary,
             )

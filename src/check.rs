@@ -315,18 +315,21 @@ fn check_calls(registry: &Registry, file: &Path, out: &mut Vec<Finding>) -> Resu
         file: name.clone(),
         out,
     };
-    filter::filter_stream(
-        BufReader::new(reader),
-        &name,
-        0,
+    let run = filter::Filter {
         registry,
-        &options,
-        &mut sink,
-        &mut Summary::default(),
-    )
-    .map_err(|e| match e {
-        StreamError::Read(error) | StreamError::Write(error) => Error::Read { input: name, error },
-    })?;
+        options: &options,
+    };
+    let input = filter::Input {
+        reader: BufReader::new(reader),
+        source: &name,
+        first_index: 0,
+    };
+    run.stream(input, &mut sink, &mut Summary::default())
+        .map_err(|e| match e {
+            StreamError::Read(error) | StreamError::Write(error) => {
+                Error::Read { input: name, error }
+            }
+        })?;
     Ok(())
 }
 

@@ -14,7 +14,7 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use callfix::filter::{Options, Summary, filter_stream};
+use callfix::filter::{Filter, Input, Options, Summary};
 use callfix::output::{Format, Printer};
 use callfix::registry::Registry;
 use proptest::prelude::*;
@@ -139,12 +139,16 @@ fn piece() -> impl Strategy<Value = Piece> {
 fn run(input: &[u8]) -> (Vec<String>, Summary) {
     let mut printer = Printer::new(Vec::new(), Format::Args);
     let mut summary = Summary::default();
-    filter_stream(
-        input,
-        "fuzz",
-        0,
-        registry(),
-        &Options::default(),
+    Filter {
+        registry: registry(),
+        options: &Options::default(),
+    }
+    .stream(
+        Input {
+            reader: input,
+            source: "fuzz",
+            first_index: 0,
+        },
         &mut printer,
         &mut summary,
     )

@@ -79,6 +79,10 @@ fn filter(cli: &FilterArgs) -> Result<Ended, Error> {
         session: cli.session.clone(),
         whole_messages: cli.to.is_some() && format == Format::Call,
     };
+    let filter_run = callfix::filter::Filter {
+        registry: &registry,
+        options: &options,
+    };
     let mut printer = Printer::new(BufWriter::with_capacity(1 << 16, stdout.lock()), format)
         .to(cli.to)
         .colour(colour::on(colour::Stream::Stdout))
@@ -124,15 +128,17 @@ fn filter(cli: &FilterArgs) -> Result<Ended, Error> {
                 }
             }
         };
-        let result = run_input(
+        let input = callfix::filter::Input {
             reader,
-            name,
-            cli,
-            &registry,
-            &options,
+            source: name,
+            first_index: next_index,
+        };
+        let result = run_input(
+            &filter_run,
+            input,
+            cli.tool.as_deref(),
             &mut printer,
             &mut summary,
-            next_index,
         );
         match result {
             Ok(next) => next_index = next,
@@ -150,44 +156,24 @@ fn filter(cli: &FilterArgs) -> Result<Ended, Error> {
     Ok(filter_ended(&summary, cli.strict, input_failed))
 }
 
-#[allow(clippy::too_many_arguments)]
+/// One input through the filter: a stream of records, or with `--tool` the bare
+/// arguments of one call. Returns the number the next input's first record gets.
 fn run_input<R: io::Read, W: Write>(
-    reader: R,
-    name: &str,
-    cli: &FilterArgs,
-    registry: &Registry,
-    options: &Options,
+    run: &callfix::filter::Filter<'_>,
+    input: callfix::filter::Input<'_, R>,
+    tool: Option<&str>,
     printer: &mut Printer<W>,
     summary: &mut Summary,
-    first_index: u64,
 ) -> Result<u64, Error> {
-    match &cli.tool {
-        Some(tool) => callfix::filter::filter_bare(
-            reader,
-            name,
-            first_index,
-            tool,
-            registry,
-            options,
-            printer,
-            summary,
-        )
-        .map(|()| first_index + 1),
-        None => callfix::filter::filter_stream(
-            reader,
-            name,
-            first_index,
-            registry,
-            options,
-            printer,
-            summary,
-        ),
+    let (name, first_index) = (input.source.to_owned(), input.first_index);
+    match tool {
+        Some(tool) => run
+            .bare(input, tool, printer, summary)
+            .map(|()| first_index + 1),
+        None => run.stream(input, printer, summary),
     }
     .map_err(|e| match e {
-        callfix::filter::StreamError::Read(error) => Error::Read {
-            input: name.to_owned(),
-            error,
-        },
+        callfix::filter::StreamError::Read(error) => Error::Read { input: name, error },
         callfix::filter::StreamError::Write(error) => Error::Write(error),
     })
 }
