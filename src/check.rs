@@ -23,7 +23,8 @@ use crate::resolve::At;
 use crate::tools::description_files;
 use crate::verdict::{Status, Verdict};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 /// How bad a finding is.
 pub enum Severity {
     /// Fails the check.
@@ -41,8 +42,8 @@ impl fmt::Display for Severity {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-/// One thing `check` found, where it is.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+/// One thing `check` found, where it is (`--format json` writes it as it is).
 pub struct Finding {
     /// The file.
     pub file: String,

@@ -3,7 +3,6 @@
 use std::io::{self, Write};
 
 use owo_colors::OwoColorize;
-use serde_json::json;
 
 use callfix::check::{Inputs, Severity, findings};
 use callfix::error::Error;
@@ -26,15 +25,14 @@ pub(crate) fn command(args: &CheckArgs) -> Result<super::Ended, Error> {
     let mut stdout = io::stdout().lock();
     for f in &found {
         let line = match args.format {
-            CheckFormat::Json => json!({
-                "file": f.file, "line": f.line, "severity": f.severity.to_string(), "message": f.message,
-            })
-            .to_string(),
+            CheckFormat::Json => serde_json::to_string(f).map_err(|e| Error::Write(e.into()))?,
             CheckFormat::Human => {
                 let severity = f.severity.to_string();
                 let severity = match f.severity {
                     Severity::Error => paint(Stream::Stdout, &severity, |s| s.red().to_string()),
-                    Severity::Warning => paint(Stream::Stdout, &severity, |s| s.yellow().to_string()),
+                    Severity::Warning => {
+                        paint(Stream::Stdout, &severity, |s| s.yellow().to_string())
+                    }
                 };
                 format!("{}:{}: {severity}: {}", f.file, f.line, f.message)
             }
