@@ -24,6 +24,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import re
 import subprocess
 import sys
@@ -394,6 +395,13 @@ def main():
     a = ap.parse_args()
     rng = random.Random(a.seed)
     work = tempfile.mkdtemp(prefix="callfix-corpus-")
+    try:
+        run(a, rng, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def run(a, rng, work):
     schema_dir = os.path.join(work, "schemas")
     os.makedirs(schema_dir)
 
