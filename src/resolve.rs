@@ -15,6 +15,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
 use referencing::{Draft, Resolver, ResourceRef, Retrieve, Uri};
 use serde_json::Value;
 
@@ -245,38 +246,24 @@ pub fn expansion(root: At<'_>, limit: u64) -> u64 {
     walk(&root, 0, limit, &mut HashMap::new(), &mut HashSet::new())
 }
 
-/// `file://` URI for an absolute path, percent-encoding everything but unreserved
-/// characters and `/`.
+/// Everything but unreserved characters and `/` is percent-encoded in a path.
+const PATH: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b'/');
+
+/// `file://` URI for an absolute path (spaces, `#`, `?` and `%` encoded).
 pub(crate) fn file_uri(path: &Path) -> String {
-    let mut uri = String::from("file://");
-    for &b in path.to_string_lossy().as_bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
-            uri.push(b as char);
-        } else {
-            uri.push_str(&format!("%{b:02X}"));
-        }
-    }
-    uri
+    format!(
+        "file://{}",
+        utf8_percent_encode(&path.to_string_lossy(), PATH)
+    )
 }
 
 fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && let Some(v) = s
-                .get(i + 1..i + 3)
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-        {
-            out.push(v);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    percent_decode_str(s).decode_utf8_lossy().into_owned()
 }
 
 #[cfg(test)]
