@@ -27,7 +27,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::filter::{Loops, Options};
+use crate::filter::{Conversation, Loops, Options};
 use crate::kinds::Kind;
 use crate::message::{ArgError, Style};
 use crate::provider::{self, Args, Extracted};
@@ -197,7 +197,8 @@ impl Session<'_> {
             &self.options.style,
             self.options.policy,
         );
-        self.loops.check("", &call.name, &mut v, &self.options);
+        self.loops
+            .check(&Conversation::Input(""), &call.name, &mut v, &self.options);
         outcome(v)
     }
 }

@@ -79,7 +79,7 @@ impl Loops {
     /// say stop.
     pub(crate) fn check(
         &mut self,
-        conversation: &str,
+        conversation: &Conversation<'_>,
         tool: &str,
         verdict: &mut Verdict,
         options: &Options,
@@ -97,7 +97,12 @@ impl Loops {
         }
         let n = self
             .seen
-            .entry(digest(&[conversation, tool, &call]))
+            .entry(digest(&[
+                conversation.kind(),
+                conversation.id(),
+                tool,
+                &call,
+            ]))
             .or_insert(0);
         *n += 1;
         if *n >= options.loop_limit {
@@ -124,13 +129,38 @@ fn digest(parts: &[&str]) -> u128 {
     (u128::from(half(1)) << 64) | u128::from(half(2))
 }
 
-/// The conversation a record belongs to: the value at `--session`'s pointer; the
-/// input source without `--session`, or when the record has no value there.
-fn conversation(record: &Value, options: &Options, source: &str) -> String {
-    match options.session.as_deref().map(|p| record.pointer(p)) {
-        Some(Some(Value::String(id))) => format!("session:{id}"),
-        Some(Some(other)) => format!("session:{other}"),
-        _ => format!("input:{source}"),
+/// Which conversation a call belongs to, for loop detection.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Conversation<'a> {
+    /// The value at `--session`'s pointer.
+    Session(String),
+    /// An input source (stdin, a file), without `--session` or a value there.
+    Input(&'a str),
+}
+
+impl<'a> Conversation<'a> {
+    /// The conversation of `record`, read from input `source`. Nothing is
+    /// allocated unless `--session` is set.
+    fn of(record: &Value, options: &Options, source: &'a str) -> Self {
+        match options.session.as_deref().and_then(|p| record.pointer(p)) {
+            Some(Value::String(id)) => Conversation::Session(id.clone()),
+            Some(other) => Conversation::Session(other.to_string()),
+            None => Conversation::Input(source),
+        }
+    }
+
+    fn kind(&self) -> &'static str {
+        match self {
+            Conversation::Session(_) => "session",
+            Conversation::Input(_) => "input",
+        }
+    }
+
+    fn id(&self) -> &str {
+        match self {
+            Conversation::Session(id) => id,
+            Conversation::Input(source) => source,
+        }
     }
 }
 
@@ -315,7 +345,135 @@ impl Filter<'_> {
         printer: &mut S,
         summary: &mut Summary,
     ) -> Result<u64, StreamError> {
-        filter_stream(input, self.registry, self.options, printer, summary)
+        let (registry, options) = (self.registry, self.options);
+        let Input {
+            reader,
+            source,
+            first_index,
+        } = input;
+        let mut framer = Framer::new(reader, options.max_record_bytes, first_index);
+        let mut buf = Vec::new();
+        loop {
+            // Results are flushed before the framer waits for more input.
+            let mut flushed = Ok(());
+            let next = framer.next_record(&mut buf, &mut || {
+                if flushed.is_ok() {
+                    flushed = printer.flush();
+                }
+            });
+            flushed.map_err(StreamError::Write)?;
+            let Some(meta) = next.map_err(StreamError::Read)? else {
+                break;
+            };
+            summary.records += 1;
+            let record_error = |text: String| Verdict::rejected(text, Fault::Call);
+            let mut masked = false;
+            let parsed = if let Some(size) = meta.oversized {
+                Err(message::record_too_large(
+                    source,
+                    meta.line,
+                    size,
+                    options.max_record_bytes,
+                ))
+            } else if meta.values > options.max_record_values {
+                Err(message::record_too_many_values(
+                    source,
+                    meta.line,
+                    meta.values,
+                    options.max_record_values,
+                ))
+            } else {
+                match serde_json::from_slice::<Value>(&buf) {
+                    Ok(v) => Ok(v),
+                    Err(_) if meta.ending != Ending::Complete => {
+                        Err(message::record_cut_off(source, meta.line))
+                    }
+                    // Valid JSON that serde_json refuses: a lone surrogate escape.
+                    Err(e) => match surrogates::mask(&buf)
+                        .and_then(|m| serde_json::from_slice::<Value>(&m).ok())
+                    {
+                        Some(v) => {
+                            masked = true;
+                            Ok(v)
+                        }
+                        None => Err(message::record_not_json(source, meta.line, &e)),
+                    },
+                }
+            };
+            let at = Position {
+                index: meta.index,
+                call: 0,
+                line: meta.line,
+            };
+            let from_text = options.policy.enabled.has(Kind::ExtractFromText);
+            let mut text = None;
+            let mut conversation = Conversation::Input(source);
+            let calls = parsed.and_then(|value| {
+                conversation = Conversation::of(&value, options, source);
+                if options.whole_messages {
+                    text = provider::assistant_text(&value);
+                }
+                match provider::extract(value, from_text) {
+                    Extracted::Calls(calls) => Ok(calls),
+                    Extracted::Unrecognised(reason) => {
+                        Err(message::record_unrecognised(source, meta.line, &reason))
+                    }
+                }
+            });
+            match calls {
+                Err(text) => {
+                    let verdict = record_error(text);
+                    summary.broken_records += 1;
+                    printer.record(at, &verdict).map_err(StreamError::Write)?;
+                }
+                Ok(calls) => {
+                    if calls.is_empty() {
+                        summary.records_without_calls += 1;
+                    }
+                    let mut spellings = Spellings::scan(&buf);
+                    spellings.masked = masked;
+                    for call in &calls {
+                        if let provider::Args::Text(text) = &call.args {
+                            spellings.add(text.as_bytes());
+                        }
+                    }
+                    printer.begin_record(spellings);
+                    let mut results = Vec::with_capacity(calls.len());
+                    for (i, mut call) in calls.into_iter().enumerate() {
+                        let mut verdict = match masked.then(|| lone_surrogate(&call)).flatten() {
+                            Some(path) => Verdict::invalid(
+                                None,
+                                vec![message::lone_surrogate(&path)],
+                                &options.style,
+                            ),
+                            None => {
+                                verdict::judge(registry, &mut call, &options.style, options.policy)
+                            }
+                        };
+                        summary
+                            .loops
+                            .check(&conversation, &call.name, &mut verdict, options);
+                        summary.count(&call.name, &verdict);
+                        tell_operator(registry, &call.name, &verdict, summary, printer);
+                        match &text {
+                            // An assistant message is written whole (`--to`).
+                            Some(_) => results.push((call, verdict)),
+                            None => printer
+                                .call(Position { call: i, ..at }, &call, &verdict)
+                                .map_err(StreamError::Write)?,
+                        }
+                    }
+                    if let Some(text) = &text
+                        && !results.is_empty()
+                    {
+                        printer
+                            .message(at, text, &results)
+                            .map_err(StreamError::Write)?;
+                    }
+                }
+            }
+        }
+        Ok(framer.next_index())
     }
 
     /// `--tool NAME`: all of `input` is the bare arguments of one call to `name`.
@@ -326,143 +484,58 @@ impl Filter<'_> {
         printer: &mut S,
         summary: &mut Summary,
     ) -> Result<(), StreamError> {
-        filter_bare(input, name, self.registry, self.options, printer, summary)
-    }
-}
-
-fn filter_stream<R: Read, S: Sink>(
-    input: Input<'_, R>,
-    registry: &Registry,
-    options: &Options,
-    printer: &mut S,
-    summary: &mut Summary,
-) -> Result<u64, StreamError> {
-    let Input {
-        reader,
-        source,
-        first_index,
-    } = input;
-    let mut framer = Framer::new(reader, options.max_record_bytes, first_index);
-    let mut buf = Vec::new();
-    loop {
-        // Results are flushed before the framer waits for more input.
-        let mut flushed = Ok(());
-        let next = framer.next_record(&mut buf, &mut || {
-            if flushed.is_ok() {
-                flushed = printer.flush();
-            }
-        });
-        flushed.map_err(StreamError::Write)?;
-        let Some(meta) = next.map_err(StreamError::Read)? else {
-            break;
-        };
+        let (registry, options) = (self.registry, self.options);
+        let Input {
+            mut reader,
+            source,
+            first_index: index,
+        } = input;
+        let mut bytes = Vec::new();
+        reader
+            .by_ref()
+            .take(options.max_record_bytes as u64 + 1)
+            .read_to_end(&mut bytes)
+            .map_err(StreamError::Read)?;
         summary.records += 1;
-        let record_error = |text: String| Verdict::rejected(text, Fault::Call);
-        let mut masked = false;
-        let parsed = if let Some(size) = meta.oversized {
-            Err(message::record_too_large(
-                source,
-                meta.line,
-                size,
-                options.max_record_bytes,
-            ))
-        } else if meta.values > options.max_record_values {
-            Err(message::record_too_many_values(
-                source,
-                meta.line,
-                meta.values,
-                options.max_record_values,
-            ))
+        let limit = options.max_record_bytes;
+        let text = if bytes.len() > limit {
+            let rest = io::copy(&mut reader, &mut io::sink()).map_err(StreamError::Read)?;
+            let size = bytes.len() + usize::try_from(rest).unwrap_or(usize::MAX);
+            Err(message::record_too_large(source, 1, size, limit))
         } else {
-            match serde_json::from_slice::<Value>(&buf) {
-                Ok(v) => Ok(v),
-                Err(_) if meta.ending != Ending::Complete => {
-                    Err(message::record_cut_off(source, meta.line))
-                }
-                // Valid JSON that serde_json refuses: a lone surrogate escape.
-                Err(e) => match surrogates::mask(&buf)
-                    .and_then(|m| serde_json::from_slice::<Value>(&m).ok())
-                {
-                    Some(v) => {
-                        masked = true;
-                        Ok(v)
-                    }
-                    None => Err(message::record_not_json(source, meta.line, &e)),
+            String::from_utf8(bytes).map_err(|e| message::not_utf8(e.utf8_error().valid_up_to()))
+        };
+        let (call, verdict) = match text {
+            Ok(text) => {
+                printer.begin_record(Spellings::scan(text.as_bytes()));
+                let mut call = provider::bare_call(name, text);
+                let mut verdict =
+                    verdict::judge(registry, &mut call, &options.style, options.policy);
+                let conversation = Conversation::Input(source);
+                summary
+                    .loops
+                    .check(&conversation, &call.name, &mut verdict, options);
+                tell_operator(registry, &call.name, &verdict, summary, printer);
+                (call, verdict)
+            }
+            Err(text) => (
+                provider::bare_call(name, String::new()),
+                Verdict::rejected(text, Fault::Call),
+            ),
+        };
+        summary.count(name, &verdict);
+        printer
+            .call(
+                Position {
+                    index,
+                    call: 0,
+                    line: 1,
                 },
-            }
-        };
-        let at = Position {
-            index: meta.index,
-            call: 0,
-            line: meta.line,
-        };
-        let from_text = options.policy.enabled.has(Kind::ExtractFromText);
-        let mut text = None;
-        let mut conversation_id = String::new();
-        let calls = parsed.and_then(|value| {
-            conversation_id = conversation(&value, options, source);
-            if options.whole_messages {
-                text = provider::assistant_text(&value);
-            }
-            match provider::extract(value, from_text) {
-                Extracted::Calls(calls) => Ok(calls),
-                Extracted::Unrecognised(reason) => {
-                    Err(message::record_unrecognised(source, meta.line, &reason))
-                }
-            }
-        });
-        match calls {
-            Err(text) => {
-                let verdict = record_error(text);
-                summary.broken_records += 1;
-                printer.record(at, &verdict).map_err(StreamError::Write)?;
-            }
-            Ok(calls) => {
-                if calls.is_empty() {
-                    summary.records_without_calls += 1;
-                }
-                let mut spellings = Spellings::scan(&buf);
-                spellings.masked = masked;
-                for call in &calls {
-                    if let provider::Args::Text(text) = &call.args {
-                        spellings.add(text.as_bytes());
-                    }
-                }
-                printer.begin_record(spellings);
-                let mut results = Vec::with_capacity(calls.len());
-                for (i, mut call) in calls.into_iter().enumerate() {
-                    let mut verdict = match masked.then(|| lone_surrogate(&call)).flatten() {
-                        Some(path) => Verdict::invalid(
-                            None,
-                            vec![message::lone_surrogate(&path)],
-                            &options.style,
-                        ),
-                        None => verdict::judge(registry, &mut call, &options.style, options.policy),
-                    };
-                    summary
-                        .loops
-                        .check(&conversation_id, &call.name, &mut verdict, options);
-                    summary.count(&call.name, &verdict);
-                    tell_operator(registry, &call.name, &verdict, summary, printer);
-                    match &text {
-                        // An assistant message is written whole (`--to`).
-                        Some(_) => results.push((call, verdict)),
-                        None => printer
-                            .call(Position { call: i, ..at }, &call, &verdict)
-                            .map_err(StreamError::Write)?,
-                    }
-                }
-                if let Some(text) = &text
-                    && !results.is_empty()
-                {
-                    printer
-                        .message(at, text, &results)
-                        .map_err(StreamError::Write)?;
-                }
-            }
-        }
+                &call,
+                &verdict,
+            )
+            .map_err(StreamError::Write)
     }
-    Ok(framer.next_index())
 }
 
 /// Where a call's arguments hold a masked lone surrogate escape, if they do.
@@ -498,65 +571,6 @@ fn tell_operator<S: Sink>(
         printer.diagnostic(&format!("schema of tool \"{tool}\" is broken: {error}"));
     }
     summary.broken_tools.insert(tool.to_owned());
-}
-
-fn filter_bare<R: Read, S: Sink>(
-    input: Input<'_, R>,
-    name: &str,
-    registry: &Registry,
-    options: &Options,
-    printer: &mut S,
-    summary: &mut Summary,
-) -> Result<(), StreamError> {
-    let Input {
-        mut reader,
-        source,
-        first_index: index,
-    } = input;
-    let mut bytes = Vec::new();
-    reader
-        .by_ref()
-        .take(options.max_record_bytes as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(StreamError::Read)?;
-    summary.records += 1;
-    let limit = options.max_record_bytes;
-    let text = if bytes.len() > limit {
-        let rest = io::copy(&mut reader, &mut io::sink()).map_err(StreamError::Read)?;
-        let size = bytes.len() + usize::try_from(rest).unwrap_or(usize::MAX);
-        Err(message::record_too_large(source, 1, size, limit))
-    } else {
-        String::from_utf8(bytes).map_err(|e| message::not_utf8(e.utf8_error().valid_up_to()))
-    };
-    let (call, verdict) = match text {
-        Ok(text) => {
-            printer.begin_record(Spellings::scan(text.as_bytes()));
-            let mut call = provider::bare_call(name, text);
-            let mut verdict = verdict::judge(registry, &mut call, &options.style, options.policy);
-            let conversation_id = format!("input:{source}");
-            summary
-                .loops
-                .check(&conversation_id, &call.name, &mut verdict, options);
-            tell_operator(registry, &call.name, &verdict, summary, printer);
-            (call, verdict)
-        }
-        Err(text) => (
-            provider::bare_call(name, String::new()),
-            Verdict::rejected(text, Fault::Call),
-        ),
-    };
-    summary.count(name, &verdict);
-    printer
-        .call(
-            Position {
-                index,
-                call: 0,
-                line: 1,
-            },
-            &call,
-            &verdict,
-        )
-        .map_err(StreamError::Write)
 }
 
 #[cfg(test)]

@@ -504,11 +504,9 @@ fn compile(entry: &Entry, ref_map: &Arc<RefMap>) -> Result<Tool, SchemaError> {
         .map_err(|e| fail(e.to_string()))?;
     // References that multiply (each level naming the next twice) would make the
     // validator's work exponential: such a schema is broken, said at once.
+    let base_uri = referencing::uri::from_str(&base).map_err(|e| fail(e.to_string()))?;
     let expanded = crate::resolve::expansion(
-        At::root(
-            &schema,
-            refs.resolver(referencing::uri::from_str(&base).map_err(|e| fail(e.to_string()))?),
-        ),
+        At::root(&schema, refs.resolver(base_uri.clone())),
         MAX_EXPANSION,
     );
     if expanded > MAX_EXPANSION {
@@ -529,7 +527,6 @@ fn compile(entry: &Entry, ref_map: &Arc<RefMap>) -> Result<Tool, SchemaError> {
                 .map(|t| locate(t, e.instance_path().as_str())),
             ..fail(build_reason(&e))
         })?;
-    let base = referencing::uri::from_str(&base).map_err(|e| fail(e.to_string()))?;
     let description = match &entry.origin {
         Origin::Inline {
             description: Some(d),
@@ -548,7 +545,7 @@ fn compile(entry: &Entry, ref_map: &Arc<RefMap>) -> Result<Tool, SchemaError> {
         name: entry.name.clone(),
         schema,
         refs,
-        base,
+        base: base_uri,
         description,
         validator,
     })
