@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::error::Error;
+use crate::error::{Chain, Error};
 use crate::filter::{self, Options, StreamError, Summary};
 use crate::output::{Position, Sink};
 use crate::provider::{Call, provider_name};
@@ -123,10 +123,8 @@ pub fn findings(args: &Inputs<'_>) -> Result<Vec<Finding>, Error> {
                 format!("description of \"{tool}\", which has no schema"),
             ));
         }
-        let text = crate::source::read_text(path).map_err(|error| Error::Read {
-            input: path.display().to_string(),
-            error,
-        })?;
+        let text = crate::source::read_text(path)
+            .map_err(|error| Error::read(path.display().to_string(), error))?;
         if let Err(errors) = render::render(&text, &path.display().to_string(), vars, Syntax::Angle)
         {
             for e in errors {
@@ -169,9 +167,10 @@ fn check_tool(
     let tool = match registry.lookup(name) {
         Lookup::Found(t) => t,
         Lookup::Broken(e) => {
+            let reason = Chain(&e.problem);
             let what = match &e.tool {
-                Some(t) => format!("tool \"{t}\": {}", e.reason),
-                None => e.reason.clone(),
+                Some(t) => format!("tool \"{t}\": {reason}"),
+                None => reason.to_string(),
             };
             out.push(Finding::new(
                 &e.file,
@@ -300,10 +299,7 @@ fn locate_key(text: &str, key: &str) -> usize {
 /// Recorded calls: every one must be valid as it is.
 fn check_calls(registry: &Registry, file: &Path, out: &mut Vec<Finding>) -> Result<(), Error> {
     let name = file.display().to_string();
-    let reader = File::open(file).map_err(|error| Error::Read {
-        input: name.clone(),
-        error,
-    })?;
+    let reader = File::open(file).map_err(|error| Error::read(name.clone(), error))?;
     let options = Options {
         policy: Policy {
             enabled: Enabled::NONE,
@@ -327,9 +323,7 @@ fn check_calls(registry: &Registry, file: &Path, out: &mut Vec<Finding>) -> Resu
     };
     run.stream(input, &mut sink, &mut Summary::default())
         .map_err(|e| match e {
-            StreamError::Read(error) | StreamError::Write(error) => {
-                Error::Read { input: name, error }
-            }
+            StreamError::Read(error) | StreamError::Write(error) => Error::read(name, error),
         })?;
     Ok(())
 }

@@ -1,5 +1,7 @@
 //! Small JSON helpers shared by the stages.
 
+use serde_json::Value;
+
 /// Unescaped segments of a JSON pointer (`/a~1b/0` → `["a/b", "0"]`).
 pub fn pointer_segments(pointer: &str) -> Vec<String> {
     if pointer.is_empty() {
@@ -10,4 +12,26 @@ pub fn pointer_segments(pointer: &str) -> Vec<String> {
         .skip(1)
         .map(|s| s.replace("~1", "/").replace("~0", "~"))
         .collect()
+}
+
+/// Arguments with more values than this get only their first error reported.
+pub const ALL_ERRORS_UP_TO: usize = 100_000;
+
+/// Whether `v` holds more than `limit` values (counted without recursion, stopping
+/// at the limit).
+pub fn more_values_than(v: &Value, limit: usize) -> bool {
+    let mut stack = vec![v];
+    let mut seen = 0usize;
+    while let Some(v) = stack.pop() {
+        seen += 1;
+        if seen > limit {
+            return true;
+        }
+        match v {
+            Value::Array(items) => stack.extend(items),
+            Value::Object(m) => stack.extend(m.values()),
+            _ => {}
+        }
+    }
+    false
 }

@@ -95,6 +95,30 @@ impl Kind {
         }
     }
 
+    /// What the kind repairs, in a few words (`--help` lists these).
+    pub fn summary(self) -> &'static str {
+        match self {
+            Kind::StripFence => "a markdown fence around the arguments",
+            Kind::StripLeakedTag => "a leaked closing tag after the arguments",
+            Kind::TolerantParse => "trailing commas, single quotes, comments, Python literals",
+            Kind::DoubleEncoded => "an object encoded as a JSON string",
+            Kind::EmptyArguments => "blank arguments, where the schema accepts {}",
+            Kind::DuplicateObject => "the same object twice in a row",
+            Kind::ParseJsonString => "a string holding the object or array the schema wants",
+            Kind::CoerceNumber => "a decimal string where a number is wanted",
+            Kind::CoerceBoolean => "\"true\"/\"false\" where a boolean is wanted",
+            Kind::CoerceString => "a number or boolean where a string is wanted",
+            Kind::WrapArray => "a single value where an array of it is wanted",
+            Kind::DropPlaceholder => "a placeholder (null, \"\", \"undefined\") at an optional key",
+            Kind::RenameKey => "a misspelling of exactly one missing declared key",
+            Kind::DropUnknown => "an unknown key in a closed object, when no near miss",
+            Kind::EnumCase => "an enum value in another case or with other separators",
+            Kind::UnwrapAutolink => "an autolinked path ([a.md](http://a.md))",
+            Kind::RenameTool => "a tool name in another case or with other separators",
+            Kind::ExtractFromText => "a call written into assistant text",
+        }
+    }
+
     /// The kind named `name`, if any.
     pub fn from_name(name: &str) -> Option<Kind> {
         Kind::ALL.into_iter().find(|k| k.name() == name)
@@ -139,8 +163,13 @@ impl Enabled {
         self.0 & kind.bit() != 0
     }
 
+    /// Exactly these kinds.
+    pub fn only(kinds: impl IntoIterator<Item = Kind>) -> Enabled {
+        Enabled(kinds.into_iter().fold(0, |bits, k| bits | k.bit()))
+    }
+
     /// `all`, `none`, or a comma-separated list of kinds.
-    pub fn parse(spec: &str) -> Result<Enabled, String> {
+    pub fn parse(spec: &str) -> Result<Enabled, UnknownKind> {
         match spec.trim() {
             "all" => return Ok(Enabled::ALL),
             "none" | "" => return Ok(Enabled::NONE),
@@ -150,18 +179,30 @@ impl Enabled {
         for name in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             match Kind::from_name(name) {
                 Some(k) => bits |= k.bit(),
-                None => {
-                    let known: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
-                    return Err(format!(
-                        "unknown repair kind \"{name}\" (known: all, none, {})",
-                        known.join(", ")
-                    ));
-                }
+                None => return Err(UnknownKind(name.to_owned())),
             }
         }
         Ok(Enabled(bits))
     }
 }
+
+/// A repair kind name that is not one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownKind(pub String);
+
+impl fmt::Display for UnknownKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let known: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
+        write!(
+            f,
+            "unknown repair kind \"{}\" (known: all, none, {})",
+            self.0,
+            known.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for UnknownKind {}
 
 /// How far repair may go.
 #[derive(Debug, Clone, Copy)]

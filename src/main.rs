@@ -8,7 +8,7 @@ use app::cli::Cli;
 
 fn main() -> ExitCode {
     if closed_stdout::at_start() {
-        let closed = callfix::error::Error::Write(std::io::Error::other("stdout is closed"));
+        let closed = callfix::error::Error::write(std::io::Error::other("stdout is closed"));
         return app::exit_code(&Err(closed.into()));
     }
     app::exit_code(&try_main())
@@ -16,7 +16,7 @@ fn main() -> ExitCode {
 
 fn try_main() -> anyhow::Result<app::Ended> {
     let cli = Cli::parse();
-    Ok(app::run(&cli)?)
+    app::run(&cli)
 }
 
 /// Whether stdout was closed when the process started (`callfix >&-`). Rust's

@@ -311,7 +311,7 @@ impl<W: Write> Printer<W> {
                 .collect(),
             errors: &verdict.errors,
             message: verdict.message.as_deref(),
-            looped: verdict.looped,
+            looped: verdict.looped.is_some(),
             // With --to: the id and name the target provider sees, to map results
             // back (null for a record that held no call).
             provider_id: self

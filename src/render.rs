@@ -58,6 +58,8 @@ impl fmt::Display for TemplateError {
     }
 }
 
+impl std::error::Error for TemplateError {}
+
 /// Variable values, by name.
 pub type Vars = BTreeMap<String, String>;
 
@@ -318,10 +320,8 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 
 /// `<tool>.txt` files in a directory, sorted by name.
 pub fn templates_in(dir: &Path) -> Result<Vec<(String, PathBuf)>, Error> {
-    let entries = std::fs::read_dir(dir).map_err(|error| Error::Read {
-        input: dir.display().to_string(),
-        error,
-    })?;
+    let entries =
+        std::fs::read_dir(dir).map_err(|error| Error::read(dir.display().to_string(), error))?;
     let mut out: Vec<(String, PathBuf)> = entries
         .filter_map(Result::ok)
         .map(|e| e.path())
@@ -341,10 +341,7 @@ pub fn stem(path: &Path) -> String {
 
 /// A template's text (a regular file, capped).
 pub fn read(path: &Path) -> Result<String, Error> {
-    crate::source::read_text(path).map_err(|error| Error::Read {
-        input: path.display().to_string(),
-        error,
-    })
+    crate::source::read_text(path).map_err(|error| Error::read(path.display().to_string(), error))
 }
 
 #[cfg(test)]

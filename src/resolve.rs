@@ -19,6 +19,7 @@ use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_perc
 use referencing::{Draft, Resolver, ResourceRef, Retrieve, Uri};
 use serde_json::Value;
 
+use crate::error::{IoCause, JsonFileError, RefError};
 use crate::source::io_reason;
 
 /// `--ref-map URI_PREFIX=DIR`: documents under a URI prefix are read from a
@@ -73,9 +74,10 @@ impl Retrieve for Sandbox {
     ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
         let text = uri.as_str();
         let (root, path) = if let Some((dir, file)) = self.ref_map.file_for(text) {
-            let root = dir
-                .canonicalize()
-                .map_err(|e| format!("--ref-map directory {}: {}", dir.display(), io_reason(&e)))?;
+            let root = dir.canonicalize().map_err(|e| RefError::MapDirectory {
+                dir: dir.to_owned(),
+                reason: io_reason(&e),
+            })?;
             (root, file)
         } else if let (Some(root), "file") = (&self.root, uri.scheme().as_str()) {
             (
@@ -83,31 +85,28 @@ impl Retrieve for Sandbox {
                 PathBuf::from(percent_decode(uri.path().as_str())),
             )
         } else {
-            return Err(format!(
-                "remote $ref \"{text}\" refused: callfix never fetches schemas over the network \
-                 (serve it from a local directory with --ref-map PREFIX=DIR)"
-            )
-            .into());
+            return Err(RefError::Remote(text.to_owned()).into());
         };
-        let canonical = path
-            .canonicalize()
-            .map_err(|e| format!("$ref \"{text}\": {}", io_reason(&e)))?;
+        let unreadable = |reason: String| RefError::Unreadable {
+            uri: text.to_owned(),
+            reason,
+        };
+        let canonical = path.canonicalize().map_err(|e| unreadable(io_reason(&e)))?;
         if !canonical.starts_with(&root) {
-            return Err(format!(
-                "$ref \"{text}\" points outside the schema directory {}",
-                root.display()
-            )
+            return Err(RefError::Outside {
+                uri: text.to_owned(),
+                root,
+            }
             .into());
         }
-        Ok(read_json(&canonical).map_err(|e| format!("$ref \"{text}\": {e}"))?)
+        Ok(read_json(&canonical).map_err(|e| unreadable(crate::error::Chain(&e).to_string()))?)
     }
 }
 
 /// A JSON file, parsed.
-pub(crate) fn read_json(path: &Path) -> Result<Value, String> {
-    let bytes =
-        crate::source::read_file(path, crate::source::MAX_FILE_BYTES).map_err(|e| io_reason(&e))?;
-    serde_json::from_slice(&bytes).map_err(|e| format!("not valid JSON: {e}"))
+pub(crate) fn read_json(path: &Path) -> Result<Value, JsonFileError> {
+    let bytes = crate::source::read_file(path, crate::source::MAX_FILE_BYTES).map_err(IoCause)?;
+    serde_json::from_slice(&bytes).map_err(JsonFileError::Json)
 }
 
 /// A place in a tool's schema: a subschema, and the resolver that knows the base

@@ -13,7 +13,6 @@ use std::ops::Range;
 use serde_json::Value;
 
 use crate::kinds::{Enabled, Kind, Repair};
-use crate::message::{self, ArgError};
 use crate::tolerant::{self, Failure};
 
 /// What salvage made of argument text.
@@ -29,8 +28,24 @@ pub enum Salvaged {
 /// Closing tags that leak after the arguments from XML-style tool-call formats.
 const LEAKED_TAGS: [&str; 4] = ["</tool_call>", "</parameter>", "</invoke>", "</function>"];
 
+/// Argument text that cannot be salvaged; the message stage words it.
+#[derive(Debug)]
+pub enum Unusable {
+    /// Not JSON, and no enabled rule makes it JSON (the strict parser's error).
+    Invalid(serde_json::Error),
+    /// Cut off where the text ends (never completed).
+    CutOff {
+        /// The 1-based line of the end.
+        line: usize,
+        /// The column of the end, in characters.
+        column: usize,
+    },
+    /// Two different JSON values, one after the other.
+    TwoValues,
+}
+
 /// Parses argument text, salvaging what the enabled rules allow.
-pub fn salvage(text: &str, enabled: Enabled) -> Result<Salvaged, ArgError> {
+pub fn salvage(text: &str, enabled: Enabled) -> Result<Salvaged, Unusable> {
     let strict = match serde_json::from_str::<Value>(text) {
         Ok(v) => return Ok(Salvaged::Value(v, Vec::new())),
         Err(e) => e,
@@ -49,7 +64,7 @@ pub fn salvage(text: &str, enabled: Enabled) -> Result<Salvaged, ArgError> {
     let failure = match tolerant::parse(body) {
         Ok((v, used)) => {
             if !enabled.has(Kind::TolerantParse) {
-                return Err(message::invalid_json(&strict));
+                return Err(Unusable::Invalid(strict));
             }
             repairs.push(Repair {
                 path: String::new(),
@@ -67,12 +82,12 @@ pub fn salvage(text: &str, enabled: Enabled) -> Result<Salvaged, ArgError> {
             let before = &text[..range.end];
             let line = before.matches('\n').count() + 1;
             let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count());
-            Err(message::cut_off_arguments(line, column))
+            Err(Unusable::CutOff { line, column })
         }
         Failure::Trailing { at } => {
-            duplicate(body, at, enabled, repairs).ok_or_else(message::two_values)
+            duplicate(body, at, enabled, repairs).ok_or(Unusable::TwoValues)
         }
-        Failure::Invalid { .. } => Err(message::invalid_json(&strict)),
+        Failure::Invalid { .. } => Err(Unusable::Invalid(strict)),
     }
 }
 
@@ -216,7 +231,7 @@ mod tests {
 
     fn err(text: &str) -> String {
         match salvage(text, Enabled::ALL) {
-            Err(e) => e.message,
+            Err(e) => crate::message::unusable(&e).message,
             other => panic!("{text:?}: {other:?}"),
         }
     }
@@ -304,7 +319,7 @@ mod tests {
 
     #[test]
     fn blank_text_is_empty() {
-        assert_eq!(salvage("  \n", Enabled::ALL), Ok(Salvaged::Empty(vec![])));
+        assert!(matches!(salvage("  \n", Enabled::ALL), Ok(Salvaged::Empty(r)) if r.is_empty()));
         assert!(
             matches!(salvage("```json\n```", Enabled::ALL), Ok(Salvaged::Empty(r)) if r.len() == 1)
         );

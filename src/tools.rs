@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
-use crate::error::Error;
+use crate::error::{Error, IoCause};
 use crate::provider::Provider;
 use crate::registry::Tool;
 use crate::render::{self, Syntax, Vars};
@@ -49,21 +49,40 @@ pub fn description_files(dir: &std::path::Path) -> Result<BTreeMap<String, PathB
     Ok(render::templates_in(dir)?.into_iter().collect())
 }
 
-/// The rendered `descriptions/<tool>.txt`, else the schema's own `description`.
-/// The description of `tool`: its template rendered, else its own.
+/// Why a tool's description cannot be made.
+#[derive(Debug, thiserror::Error)]
+pub enum DescriptionError {
+    /// Its template cannot be read.
+    #[error("cannot read {}", path.display())]
+    Read {
+        /// The template.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: IoCause,
+    },
+    /// Its template has placeholders that cannot be rendered (every one listed).
+    #[error("{} placeholder(s) cannot be rendered", .0.len())]
+    Template(Vec<render::TemplateError>),
+}
+
+/// The description of `tool`: its `descriptions/<tool>.txt` rendered, else the
+/// schema's own `description`.
 pub fn description(
     tool: &Tool,
     files: &BTreeMap<String, PathBuf>,
     vars: &Vars,
-) -> Result<String, Vec<String>> {
+) -> Result<String, DescriptionError> {
     let Some(path) = files.get(&tool.name) else {
         return Ok(tool.description.clone().unwrap_or_default());
     };
-    let text = crate::source::read_text(path)
-        .map_err(|e| vec![format!("cannot read {}: {e}", path.display())])?;
+    let text = crate::source::read_text(path).map_err(|e| DescriptionError::Read {
+        path: path.clone(),
+        source: IoCause(e),
+    })?;
     render::render(&text, &path.display().to_string(), vars, Syntax::Angle)
         .map(|r| r.text.trim_end().to_owned())
-        .map_err(|errs| errs.iter().map(ToString::to_string).collect())
+        .map_err(DescriptionError::Template)
 }
 
 /// The parameters schema as a provider takes it: references inlined (providers

@@ -27,6 +27,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use crate::error::Unrecognised;
 use crate::filter::{Conversation, Loops, Options};
 use crate::kinds::Kind;
 use crate::message::{ArgError, Style};
@@ -127,10 +128,10 @@ impl Toolset {
     /// part, an MCP `tools/call`, a generic `{name, arguments}`, calls leaked into
     /// assistant text). A record that holds no recognisable call is an `Err`
     /// saying what was seen; a text-only message is `Ok` with no calls.
-    pub fn check_record(&self, record: Value) -> Result<Vec<Checked>, String> {
+    pub fn check_record(&self, record: Value) -> Result<Vec<Checked>, Unrecognised> {
         let from_text = self.policy.enabled.has(Kind::ExtractFromText);
         match provider::extract(record, from_text) {
-            Extracted::Unrecognised(reason) => Err(reason),
+            Extracted::Unrecognised(reason) => Err(Unrecognised(reason)),
             Extracted::Calls(calls) => Ok(calls
                 .into_iter()
                 .map(|mut call| {
@@ -161,7 +162,8 @@ impl Toolset {
     }
 
     fn judge(&self, call: &mut provider::Call) -> Outcome {
-        let v = verdict::judge(&self.registry, call, &self.style, self.policy);
+        let mut v = verdict::judge(&self.registry, call, self.policy);
+        v.finish(&self.style, &call.name);
         outcome(v)
     }
 }
@@ -191,14 +193,10 @@ impl Session<'_> {
         let mut call = provider::bare_call(tool, String::new());
         call.args = Args::Value(arguments);
         call.args_as_text = false;
-        let mut v = verdict::judge(
-            &self.tools.registry,
-            &mut call,
-            &self.options.style,
-            self.options.policy,
-        );
+        let mut v = verdict::judge(&self.tools.registry, &mut call, self.options.policy);
         self.loops
             .check(&Conversation::Input(""), &call.name, &mut v, &self.options);
+        v.finish(&self.options.style, &call.name);
         outcome(v)
     }
 }

@@ -45,6 +45,28 @@ pub enum Fault {
     Schema,
 }
 
+/// What a rejection tells the model, decided when the call is judged and worded
+/// once, by [`Verdict::finish`], when the outcome is final.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Told {
+    /// The instruction: the prefix, then the errors.
+    Errors,
+    /// A message of its own (a broken schema or record): the one error's text.
+    Own,
+    /// An unknown tool: the tools there are, and the one it probably meant.
+    UnknownTool {
+        /// The first names of the registry (the rest are counted).
+        listed: Vec<String>,
+        /// How many tools there are.
+        total: usize,
+        /// The nearest name, when one is near.
+        suggestion: Option<String>,
+    },
+}
+
+/// How many registry names an unknown-tool message lists.
+const LISTED: usize = 20;
+
 #[derive(Debug, Clone, PartialEq)]
 /// The verdict on one call.
 pub struct Verdict {
@@ -57,14 +79,18 @@ pub struct Verdict {
     pub repairs: Vec<Repair>,
     /// What is wrong, when rejected.
     pub errors: Vec<ArgError>,
-    /// The instruction for the model; `None` unless rejected.
+    /// What a rejection tells the model.
+    pub told: Told,
+    /// The instruction for the model: `None` unless rejected, and until
+    /// [`Verdict::finish`] words it.
     pub message: Option<String>,
     /// Whose mistake a rejection is.
     pub fault: Fault,
     /// The argument text, when it could not be parsed (to recognise a repeat).
     pub raw: Option<String>,
-    /// The same rejected call has come back `--loop-limit` times.
-    pub looped: bool,
+    /// The same rejected call has come back this many times, `--loop-limit` or
+    /// more.
+    pub looped: Option<u32>,
 }
 
 impl Verdict {
@@ -78,50 +104,74 @@ impl Verdict {
             args: Some(args),
             repairs,
             errors: Vec::new(),
+            told: Told::Errors,
             message: None,
             fault: Fault::Call,
             raw: None,
-            looped: false,
+            looped: None,
         }
     }
 
-    /// A rejection whose message is the instruction built from `errors`.
-    pub fn invalid(args: Option<Value>, errors: Vec<ArgError>, style: &Style) -> Self {
-        let message = message::instruction(style, &errors);
+    /// A rejection whose message will be the instruction built from `errors`.
+    pub fn invalid(args: Option<Value>, errors: Vec<ArgError>) -> Self {
         Verdict {
             status: Status::Rejected,
             args,
             repairs: Vec::new(),
             errors,
-            message: Some(message),
+            told: Told::Errors,
+            message: None,
             fault: Fault::Call,
             raw: None,
-            looped: false,
+            looped: None,
         }
     }
 
-    /// A rejection with a message of its own (unknown tool, broken record).
+    /// A rejection with a message of its own (a broken schema or record).
     pub fn rejected(message: String, fault: Fault) -> Self {
         // Whatever of the input the message quotes, it stays one line.
         let message = message::one_line(&message).into_owned();
         Verdict {
-            status: Status::Rejected,
-            args: None,
-            repairs: Vec::new(),
-            errors: vec![ArgError::root(message.clone())],
-            message: Some(message),
+            told: Told::Own,
             fault,
-            raw: None,
-            looped: false,
+            ..Verdict::invalid(None, vec![ArgError::root(message)])
         }
+    }
+
+    /// Words the message of a rejection of a call to `tool`, once, from the final
+    /// outcome (after repeated-failure counting).
+    pub fn finish(&mut self, style: &Style, tool: &str) {
+        if self.status != Status::Rejected {
+            return;
+        }
+        if let Told::UnknownTool {
+            listed,
+            total,
+            suggestion,
+        } = &self.told
+        {
+            // The whole text is the error too, as `--format json` lists it.
+            let text = message::unknown_tool(style, tool, listed, *total, suggestion.as_deref());
+            self.errors = vec![ArgError::root(text)];
+            self.told = Told::Own;
+        }
+        self.message = Some(match (&self.told, self.looped) {
+            (_, Some(times)) => message::loop_instruction(style, tool, times, &self.errors),
+            (Told::Errors, None) => message::instruction(style, &self.errors),
+            (_, None) => self
+                .errors
+                .first()
+                .map(|e| e.message.clone())
+                .unwrap_or_default(),
+        });
     }
 }
 
 /// Judges one call. Its arguments are moved out of `call`; a `rename-tool`
 /// repair renames the call itself.
-pub fn judge(registry: &Registry, call: &mut Call, style: &Style, policy: Policy) -> Verdict {
+pub fn judge(registry: &Registry, call: &mut Call, policy: Policy) -> Verdict {
     if let Args::Malformed(why) = &call.args {
-        return Verdict::invalid(None, vec![ArgError::root(why.clone())], style);
+        return Verdict::invalid(None, vec![ArgError::root(why.clone())]);
     }
     let mut repairs = Vec::new();
     if let Some(markup) = &call.leaked {
@@ -132,16 +182,16 @@ pub fn judge(registry: &Registry, call: &mut Call, style: &Style, policy: Policy
             to: Value::Null,
         });
     }
-    let tool = match find_tool(registry, call, style, policy, &mut repairs) {
+    let tool = match find_tool(registry, call, policy, &mut repairs) {
         Ok(tool) => tool,
-        Err((text, fault)) => return Verdict::rejected(text, fault),
+        Err(verdict) => return *verdict,
     };
     if let Args::Text(text) = &call.args
         && !call.text_args_allowed()
     {
         if !policy.enabled.has(Kind::DoubleEncoded) {
             let error = message::arguments_as_text(call.provider);
-            return Verdict::invalid(None, vec![error], style);
+            return Verdict::invalid(None, vec![error]);
         }
         repairs.push(Repair {
             path: String::new(),
@@ -164,22 +214,22 @@ pub fn judge(registry: &Registry, call: &mut Call, style: &Style, policy: Policy
                         repairs.push(empty_repair());
                         v
                     }
-                    Err(e) => return Verdict::invalid(None, vec![e], style),
+                    Err(e) => return Verdict::invalid(None, vec![e]),
                 }
             }
             Err(e) => {
-                let mut verdict = Verdict::invalid(None, vec![e], style);
+                let mut verdict = Verdict::invalid(None, vec![message::unusable(&e)]);
                 verdict.raw = Some(text);
                 return verdict;
             }
         },
-        Args::Malformed(why) => return Verdict::invalid(None, vec![ArgError::root(why)], style),
+        Args::Malformed(why) => return Verdict::invalid(None, vec![ArgError::root(why)]),
         Args::Missing => match empty_arguments(tool, policy, message::missing_arguments()) {
             Ok(v) => {
                 repairs.push(empty_repair());
                 v
             }
-            Err(e) => return Verdict::invalid(None, vec![e], style),
+            Err(e) => return Verdict::invalid(None, vec![e]),
         },
     };
     if tool.validator.is_valid(&args) {
@@ -198,7 +248,7 @@ pub fn judge(registry: &Registry, call: &mut Call, style: &Style, policy: Policy
                 if errors.is_empty() {
                     errors.push(message::schema_mismatch());
                 }
-                return Verdict::invalid(Some(args), errors, style);
+                return Verdict::invalid(Some(args), errors);
             }
         }
     }
@@ -210,10 +260,9 @@ pub fn judge(registry: &Registry, call: &mut Call, style: &Style, policy: Policy
 fn find_tool<'r>(
     registry: &'r Registry,
     call: &mut Call,
-    style: &Style,
     policy: Policy,
     repairs: &mut Vec<Repair>,
-) -> Result<&'r Tool, (String, Fault)> {
+) -> Result<&'r Tool, Box<Verdict>> {
     let renamed = match registry.lookup(&call.name) {
         Lookup::Found(tool) => return Ok(tool),
         Lookup::Broken(err) => return Err(broken(&call.name, err)),
@@ -236,9 +285,17 @@ fn find_tool<'r>(
         }
     };
     let Some(new) = renamed else {
-        let suggestion = registry.closest(&call.name);
-        let text = message::unknown_tool(style, &call.name, registry.names(), suggestion);
-        return Err((text, Fault::Call));
+        let names = registry.names();
+        let total = names.len();
+        let told = Told::UnknownTool {
+            listed: names.take(LISTED).map(str::to_owned).collect(),
+            total,
+            suggestion: registry.closest(&call.name).map(str::to_owned),
+        };
+        return Err(Box::new(Verdict {
+            told,
+            ..Verdict::invalid(None, vec![ArgError::root("unknown tool".to_owned())])
+        }));
     };
     repairs.push(Repair {
         path: String::new(),
@@ -254,8 +311,11 @@ fn find_tool<'r>(
     }
 }
 
-fn broken(name: &str, err: &crate::registry::SchemaError) -> (String, Fault) {
-    (message::broken_schema(name, err), Fault::Schema)
+fn broken(name: &str, err: &crate::registry::SchemaError) -> Box<Verdict> {
+    Box::new(Verdict::rejected(
+        message::broken_schema(name, err),
+        Fault::Schema,
+    ))
 }
 
 /// `{}` for blank or missing arguments, only when the schema accepts `{}` (that

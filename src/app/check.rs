@@ -11,7 +11,7 @@ use super::cli::{CheckArgs, CheckFormat};
 use super::colour::{Stream, paint};
 
 /// `callfix check`.
-pub(crate) fn command(args: &CheckArgs) -> Result<super::Ended, Error> {
+pub(crate) fn command(args: &CheckArgs) -> anyhow::Result<super::Ended> {
     super::set_color(args.color);
     let registry = super::load_registry(&args.schemas)?;
     let vars = super::load_vars(&args.vars)?;
@@ -25,7 +25,7 @@ pub(crate) fn command(args: &CheckArgs) -> Result<super::Ended, Error> {
     let mut stdout = io::stdout().lock();
     for f in &found {
         let line = match args.format {
-            CheckFormat::Json => serde_json::to_string(f).map_err(|e| Error::Write(e.into()))?,
+            CheckFormat::Json => serde_json::to_string(f).map_err(|e| Error::write(e.into()))?,
             CheckFormat::Human => {
                 let severity = f.severity.to_string();
                 let severity = match f.severity {
@@ -37,9 +37,9 @@ pub(crate) fn command(args: &CheckArgs) -> Result<super::Ended, Error> {
                 format!("{}:{}: {severity}: {}", f.file, f.line, f.message)
             }
         };
-        writeln!(stdout, "{line}").map_err(Error::Write)?;
+        writeln!(stdout, "{line}").map_err(Error::write)?;
     }
-    stdout.flush().map_err(Error::Write)?;
+    stdout.flush().map_err(Error::write)?;
     let errors = found
         .iter()
         .filter(|f| f.severity == Severity::Error)

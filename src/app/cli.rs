@@ -2,8 +2,13 @@
 #![allow(rustdoc::invalid_html_tags)] // doc comments here are `--help` text, `<tool>` and all
 
 use std::path::PathBuf;
+use std::sync::LazyLock;
 
+use clap::builder::PossibleValue;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use callfix::provider::Provider;
+use callfix::repair::Kind;
 
 use callfix::message::DEFAULT_PREFIX;
 use callfix::output::Format;
@@ -81,26 +86,67 @@ pub(crate) struct VarArgs {
     pub vars_file: Option<PathBuf>,
 }
 
-fn parse_provider(s: &str) -> Result<&'static dyn callfix::provider::Provider, String> {
-    callfix::provider::by_name(s).ok_or_else(|| {
-        let names: Vec<&str> = callfix::provider::PROVIDERS
-            .iter()
-            .map(|p| p.name())
-            .collect();
-        format!("unknown provider \"{s}\" (known: {})", names.join(", "))
-    })
+/// A provider, named as `--to` and `--provider` take it; the list is the
+/// library's [`PROVIDERS`](callfix::provider::PROVIDERS).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ProviderArg(pub &'static dyn Provider);
+
+impl ValueEnum for ProviderArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        static ALL: LazyLock<Vec<ProviderArg>> = LazyLock::new(|| {
+            callfix::provider::PROVIDERS
+                .iter()
+                .map(|p| ProviderArg(*p))
+                .collect()
+        });
+        &ALL
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.0.name()))
+    }
 }
 
-/// `--repair`'s help, listing every kind from the one list of kinds.
-fn repair_help() -> String {
-    let kinds: Vec<&str> = callfix::repair::Kind::ALL
-        .iter()
-        .map(|k| k.name())
-        .collect();
-    format!(
-        "Repairs to make: all, none, or a comma-separated list of kinds ({})",
-        kinds.join(", ")
-    )
+/// One `--repair` value: `all`, `none` or a kind, from the library's one list of
+/// kinds ([`Kind::ALL`]), each with its summary in `--help`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RepairArg {
+    All,
+    None,
+    Kind(Kind),
+}
+
+impl RepairArg {
+    /// The kinds a `--repair` list turns on.
+    pub(crate) fn enabled(list: &[RepairArg]) -> Enabled {
+        if list.contains(&RepairArg::All) {
+            return Enabled::ALL;
+        }
+        Enabled::only(list.iter().filter_map(|r| match r {
+            RepairArg::Kind(k) => Some(*k),
+            _ => None,
+        }))
+    }
+}
+
+impl ValueEnum for RepairArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        static ALL: LazyLock<Vec<RepairArg>> = LazyLock::new(|| {
+            [RepairArg::All, RepairArg::None]
+                .into_iter()
+                .chain(Kind::ALL.into_iter().map(RepairArg::Kind))
+                .collect()
+        });
+        &ALL
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(match self {
+            RepairArg::All => PossibleValue::new("all").help("every kind below"),
+            RepairArg::None => PossibleValue::new("none").help("validate only"),
+            RepairArg::Kind(k) => PossibleValue::new(k.name()).help(k.summary()),
+        })
+    }
 }
 
 fn parse_pointer(s: &str) -> Result<String, String> {
@@ -178,10 +224,9 @@ pub(crate) struct ToolsArgs {
     #[arg(long, value_name = "DIR", default_value = "descriptions")]
     pub descriptions: PathBuf,
 
-    /// The API whose tool definitions to print: openai, openai-responses, anthropic,
-    /// gemini, mistral, mcp, generic
-    #[arg(long, value_name = "PROVIDER", default_value = "openai", value_parser = parse_provider)]
-    pub provider: &'static dyn callfix::provider::Provider,
+    /// The API whose tool definitions to print
+    #[arg(long, value_enum, value_name = "PROVIDER", default_value = "openai")]
+    pub provider: ProviderArg,
 
     #[command(flatten)]
     pub vars: VarArgs,
@@ -258,9 +303,16 @@ pub(crate) struct FilterArgs {
           value_parser = clap::value_parser!(u16).range(10..))]
     pub max_chars: u16,
 
-    #[arg(long, default_value = "all", value_name = "KINDS", help = repair_help(),
-          value_parser = |s: &str| Enabled::parse(s))]
-    pub repair: Enabled,
+    /// Repairs to make: all, none, or a comma-separated list of kinds
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "all",
+        value_name = "KINDS",
+        hide_possible_values = false
+    )]
+    pub repair: Vec<RepairArg>,
 
     /// At most N rounds of validate → repair
     #[arg(long, default_value_t = 6, value_name = "N",
@@ -278,10 +330,9 @@ pub(crate) struct FilterArgs {
     #[arg(long, value_name = "POINTER", value_parser = parse_pointer)]
     pub session: Option<String>,
 
-    /// Write calls for this provider (with --format call; ids and names in --format json):
-    /// openai, openai-responses, anthropic, gemini, mistral, mcp, generic
-    #[arg(long, value_name = "PROVIDER", value_parser = parse_provider)]
-    pub to: Option<&'static dyn callfix::provider::Provider>,
+    /// Write calls for this provider (with --format call; ids and names in --format json)
+    #[arg(long, value_enum, value_name = "PROVIDER")]
+    pub to: Option<ProviderArg>,
 
     /// Count repaired calls as failures too (exit 1): for CI over recorded calls
     #[arg(long)]

@@ -13,7 +13,9 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 use owo_colors::OwoColorize;
 
 use self::cli::{Cli, ColorArg, Command, FilterArgs, SchemaArgs, VarArgs};
-use callfix::error::Error;
+use anyhow::{Context, bail};
+
+use callfix::error::{Chain, Error};
 use callfix::filter::{Options, Summary};
 use callfix::message::Style;
 use callfix::output::{Format, Printer};
@@ -21,7 +23,7 @@ use callfix::registry::Registry;
 use callfix::repair::Policy;
 
 /// Runs what the command line asks. Returns the exit code.
-pub(crate) fn run(cli: &Cli) -> Result<Ended, Error> {
+pub(crate) fn run(cli: &Cli) -> anyhow::Result<Ended> {
     match &cli.command {
         None => filter(&cli.filter),
         Some(Command::Render(args)) => {
@@ -46,7 +48,7 @@ pub(crate) fn set_color(when: ColorArg) {
 }
 
 /// The filter: every call in, one result per call out.
-fn filter(cli: &FilterArgs) -> Result<Ended, Error> {
+fn filter(cli: &FilterArgs) -> anyhow::Result<Ended> {
     set_color(cli.color);
     let registry = load_registry(&cli.schemas)?;
     for w in &registry.warnings {
@@ -70,7 +72,7 @@ fn filter(cli: &FilterArgs) -> Result<Ended, Error> {
             max_chars: usize::from(cli.max_chars),
         },
         policy: Policy {
-            enabled: cli.repair,
+            enabled: cli::RepairArg::enabled(&cli.repair),
             max_rounds: usize::from(cli.max_rounds),
         },
         max_record_bytes: cli.max_record_bytes,
@@ -84,7 +86,7 @@ fn filter(cli: &FilterArgs) -> Result<Ended, Error> {
         options: &options,
     };
     let mut printer = Printer::new(BufWriter::with_capacity(1 << 16, stdout.lock()), format)
-        .to(cli.to)
+        .to(cli.to.map(|p| p.0))
         .colour(colour::on(colour::Stream::Stdout))
         .diagnostics(|message| report("error:", message));
     let mut summary = Summary::default();
@@ -113,16 +115,13 @@ fn filter(cli: &FilterArgs) -> Result<Ended, Error> {
                 Err(error) => {
                     input_failed = true;
                     let missing = error.kind() == io::ErrorKind::NotFound;
-                    let e = Error::Read {
-                        input: name.to_owned(),
-                        error,
-                    };
+                    let e = Error::read(name.to_owned(), error);
                     match subcommand_meant(name).filter(|_| i == 0 && missing) {
                         Some(meant) => report(
                             "error:",
-                            &format!("{e} (did you mean the `{meant}` subcommand?)"),
+                            &format!("{} (did you mean the `{meant}` subcommand?)", Chain(&e)),
                         ),
-                        None => report("error:", &e.to_string()),
+                        None => report("error:", &Chain(&e).to_string()),
                     }
                     continue;
                 }
@@ -144,12 +143,12 @@ fn filter(cli: &FilterArgs) -> Result<Ended, Error> {
             Ok(next) => next_index = next,
             Err(e @ Error::Read { .. }) => {
                 input_failed = true;
-                report("error:", &e.to_string());
+                report("error:", &Chain(&e).to_string());
             }
-            Err(e) => return Err(e),
+            Err(e) => return Err(e.into()),
         }
     }
-    printer.flush().map_err(Error::Write)?;
+    printer.flush().map_err(Error::write)?;
     if cli.stats {
         let _ = writeln!(io::stderr().lock(), "callfix: {summary}");
     }
@@ -173,24 +172,25 @@ fn run_input<R: io::Read, W: Write>(
         None => run.stream(input, printer, summary),
     }
     .map_err(|e| match e {
-        callfix::filter::StreamError::Read(error) => Error::Read { input: name, error },
-        callfix::filter::StreamError::Write(error) => Error::Write(error),
+        callfix::filter::StreamError::Read(error) => Error::read(name, error),
+        callfix::filter::StreamError::Write(error) => Error::write(error),
     })
 }
 
 /// The tool registry the command line names: `--schemas` sources, `--ref-map`.
-pub(crate) fn load_registry(args: &SchemaArgs) -> Result<Registry, Error> {
+pub(crate) fn load_registry(args: &SchemaArgs) -> anyhow::Result<Registry> {
     let registry = Registry::load(&args.schemas).map_err(|e| {
         // The default `./schemas` is missing: say how to point callfix elsewhere.
         let default = args.schemas.len() == 1
             && args.schemas[0] == std::path::Path::new("schemas")
             && std::env::var_os("CALLFIX_SCHEMAS").is_none();
         if default && !args.schemas[0].exists() {
-            Error::Usage(format!(
-                "{e} (no ./schemas here: pass --schemas PATH or set CALLFIX_SCHEMAS)"
-            ))
+            anyhow::anyhow!(
+                "{} (no ./schemas here: pass --schemas PATH or set CALLFIX_SCHEMAS)",
+                Chain(&e)
+            )
         } else {
-            Error::from(e)
+            anyhow::Error::from(e)
         }
     })?;
     Ok(registry.with_ref_map(callfix::resolve::RefMap::new(args.ref_map.clone())))
@@ -261,30 +261,25 @@ pub(crate) fn exit_code(result: &anyhow::Result<Ended>) -> std::process::ExitCod
 }
 
 /// Template variables: the built-ins, then `--vars FILE.json`, then `--var`.
-pub(crate) fn load_vars(args: &VarArgs) -> Result<callfix::render::Vars, Error> {
+pub(crate) fn load_vars(args: &VarArgs) -> anyhow::Result<callfix::render::Vars> {
     let mut vars = callfix::render::builtins();
     if let Some(path) = &args.vars_file {
         let name = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|error| Error::Read {
-            input: name.clone(),
-            error,
-        })?;
+        let text = std::fs::read_to_string(path).map_err(|error| Error::read(&name, error))?;
         let value: serde_json::Value = serde_json::from_str(&text)
-            .map_err(|e| Error::Usage(format!("--vars {name}: not valid JSON: {e}")))?;
+            .with_context(|| format!("--vars {name}: not valid JSON"))?;
         let serde_json::Value::Object(map) = value else {
-            return Err(Error::Usage(format!(
-                "--vars {name}: expected a JSON object"
-            )));
+            bail!("--vars {name}: expected a JSON object");
         };
         for (k, v) in map {
             let v = match v {
                 serde_json::Value::String(s) => s,
                 serde_json::Value::Number(n) => n.to_string(),
                 other => {
-                    return Err(Error::Usage(format!(
+                    bail!(
                         "--vars {name}: \"{k}\" is {}, not a string or number",
                         callfix::provider::json_type(&other)
-                    )));
+                    );
                 }
             };
             vars.insert(k, v);

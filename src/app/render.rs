@@ -4,14 +4,16 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 
-use callfix::error::Error;
+use anyhow::{Context, bail};
+
+use callfix::error::{Error, IoCause};
 use callfix::render::{Syntax, read, render, stem, templates_in};
 
 use super::cli::{RenderArgs, RenderFormat};
 
 /// `callfix render`: templates in, text out; every error in every file reported,
 /// and nothing written when any template fails.
-pub(crate) fn command(args: &RenderArgs) -> Result<super::Ended, Error> {
+pub(crate) fn command(args: &RenderArgs) -> anyhow::Result<super::Ended> {
     let vars = super::load_vars(&args.vars)?;
     let syntax = Syntax::from(args.syntax);
     let mut templates: Vec<(String, PathBuf)> = Vec::new();
@@ -25,22 +27,20 @@ pub(crate) fn command(args: &RenderArgs) -> Result<super::Ended, Error> {
         }
     }
     if templates.is_empty() {
-        return Err(Error::Usage("no .txt templates found".into()));
+        bail!("no .txt templates found");
     }
     let single = templates.len() == 1 && !from_dir;
     if !single && args.out.is_none() && args.format == RenderFormat::Text {
-        return Err(Error::Usage(
-            "several templates: write them with --out DIR or --format json".into(),
-        ));
+        bail!("several templates: write them with --out DIR or --format json");
     }
     let mut seen = BTreeMap::new();
     for (tool, path) in &templates {
         if let Some(first) = seen.insert(tool.clone(), path.clone()) {
-            return Err(Error::Usage(format!(
+            bail!(
                 "two templates for \"{tool}\": {} and {}",
                 first.display(),
                 path.display()
-            )));
+            );
         }
     }
     let mut rendered = Vec::new();
@@ -71,17 +71,14 @@ pub(crate) fn command(args: &RenderArgs) -> Result<super::Ended, Error> {
         return Ok(super::Ended::Findings);
     }
     if let Some(dir) = &args.out {
-        let create = |error| Error::Create {
-            path: dir.display().to_string(),
-            error,
-        };
-        std::fs::create_dir_all(dir).map_err(create)?;
+        std::fs::create_dir_all(dir)
+            .map_err(IoCause)
+            .with_context(|| format!("cannot write {}", dir.display()))?;
         for (tool, text) in &rendered {
             let path = dir.join(format!("{tool}.txt"));
-            std::fs::write(&path, text).map_err(|error| Error::Create {
-                path: path.display().to_string(),
-                error,
-            })?;
+            std::fs::write(&path, text)
+                .map_err(IoCause)
+                .with_context(|| format!("cannot write {}", path.display()))?;
         }
         return Ok(super::Ended::Clean);
     }
@@ -98,6 +95,6 @@ pub(crate) fn command(args: &RenderArgs) -> Result<super::Ended, Error> {
         }
         RenderFormat::Text => out.write_all(rendered[0].1.as_bytes()),
     };
-    written.and_then(|()| out.flush()).map_err(Error::Write)?;
+    written.and_then(|()| out.flush()).map_err(Error::write)?;
     Ok(super::Ended::Clean)
 }

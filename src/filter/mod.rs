@@ -90,7 +90,12 @@ impl Loops {
         let call = match (&verdict.args, &verdict.raw) {
             (Some(args), _) => canonical(args),
             (None, Some(raw)) => raw.trim().to_owned(),
-            (None, None) => verdict.message.clone().unwrap_or_default(),
+            (None, None) => verdict
+                .errors
+                .iter()
+                .map(|e| e.message.as_str())
+                .collect::<Vec<_>>()
+                .join("\n"),
         };
         if self.seen.len() >= Self::CAPACITY {
             self.seen.clear();
@@ -106,13 +111,7 @@ impl Loops {
             .or_insert(0);
         *n += 1;
         if *n >= options.loop_limit {
-            verdict.looped = true;
-            verdict.message = Some(message::loop_instruction(
-                &options.style,
-                tool,
-                *n,
-                &verdict.errors,
-            ));
+            verdict.looped = Some(*n);
         }
     }
 }
@@ -366,7 +365,6 @@ impl Filter<'_> {
                 break;
             };
             summary.records += 1;
-            let record_error = |text: String| Verdict::rejected(text, Fault::Call);
             let mut masked = false;
             let parsed = if let Some(size) = meta.oversized {
                 Err(message::record_too_large(
@@ -422,7 +420,9 @@ impl Filter<'_> {
             });
             match calls {
                 Err(text) => {
-                    let verdict = record_error(text);
+                    // A broken record: its message is its own, no tool's.
+                    let mut verdict = Verdict::rejected(text, Fault::Call);
+                    verdict.finish(&options.style, "");
                     summary.broken_records += 1;
                     printer.record(at, &verdict).map_err(StreamError::Write)?;
                 }
@@ -441,18 +441,15 @@ impl Filter<'_> {
                     let mut results = Vec::with_capacity(calls.len());
                     for (i, mut call) in calls.into_iter().enumerate() {
                         let mut verdict = match masked.then(|| lone_surrogate(&call)).flatten() {
-                            Some(path) => Verdict::invalid(
-                                None,
-                                vec![message::lone_surrogate(&path)],
-                                &options.style,
-                            ),
-                            None => {
-                                verdict::judge(registry, &mut call, &options.style, options.policy)
+                            Some(path) => {
+                                Verdict::invalid(None, vec![message::lone_surrogate(&path)])
                             }
+                            None => verdict::judge(registry, &mut call, options.policy),
                         };
                         summary
                             .loops
                             .check(&conversation, &call.name, &mut verdict, options);
+                        verdict.finish(&options.style, &call.name);
                         summary.count(&call.name, &verdict);
                         tell_operator(registry, &call.name, &verdict, summary, printer);
                         match &text {
@@ -509,19 +506,20 @@ impl Filter<'_> {
             Ok(text) => {
                 printer.begin_record(Spellings::scan(text.as_bytes()));
                 let mut call = provider::bare_call(name, text);
-                let mut verdict =
-                    verdict::judge(registry, &mut call, &options.style, options.policy);
+                let mut verdict = verdict::judge(registry, &mut call, options.policy);
                 let conversation = Conversation::Input(source);
                 summary
                     .loops
                     .check(&conversation, &call.name, &mut verdict, options);
+                verdict.finish(&options.style, &call.name);
                 tell_operator(registry, &call.name, &verdict, summary, printer);
                 (call, verdict)
             }
-            Err(text) => (
-                provider::bare_call(name, String::new()),
-                Verdict::rejected(text, Fault::Call),
-            ),
+            Err(text) => {
+                let mut verdict = Verdict::rejected(text, Fault::Call);
+                verdict.finish(&options.style, name);
+                (provider::bare_call(name, String::new()), verdict)
+            }
         };
         summary.count(name, &verdict);
         printer
@@ -568,7 +566,10 @@ fn tell_operator<S: Sink>(
         return;
     }
     if let crate::registry::Lookup::Broken(error) = registry.lookup(tool) {
-        printer.diagnostic(&format!("schema of tool \"{tool}\" is broken: {error}"));
+        printer.diagnostic(&format!(
+            "schema of tool \"{tool}\" is broken: {}",
+            crate::error::Chain(error)
+        ));
     }
     summary.broken_tools.insert(tool.to_owned());
 }

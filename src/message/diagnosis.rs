@@ -9,27 +9,7 @@ use crate::json::pointer_segments;
 /// them); the rest are counted in a last `(+N more)` entry.
 pub const MAX_ERRORS: usize = 100;
 
-/// Arguments with more values than this get only their first error reported.
-pub const ALL_ERRORS_UP_TO: usize = 100_000;
-
-/// Whether `v` holds more than `limit` values (counted without recursion, stopping
-/// at the limit).
-pub fn more_values_than(v: &Value, limit: usize) -> bool {
-    let mut stack = vec![v];
-    let mut seen = 0usize;
-    while let Some(v) = stack.pop() {
-        seen += 1;
-        if seen > limit {
-            return true;
-        }
-        match v {
-            Value::Array(items) => stack.extend(items),
-            Value::Object(m) => stack.extend(m.values()),
-            _ => {}
-        }
-    }
-    false
-}
+pub use crate::json::{ALL_ERRORS_UP_TO, more_values_than};
 
 /// Errors read from the validator per call before the rest are only counted.
 pub(super) const MAX_ERRORS_READ: usize = 10_000;

@@ -152,18 +152,17 @@ pub fn cut(s: &str, max: usize) -> String {
 }
 
 /// The message for a call to a tool the registry does not have.
-pub fn unknown_tool<'a>(
+pub fn unknown_tool(
     style: &Style,
     name: &str,
-    available: impl ExactSizeIterator<Item = &'a str>,
+    listed: &[String],
+    total: usize,
     suggestion: Option<&str>,
 ) -> String {
-    const LISTED: usize = 20;
-    let total = available.len();
     // Every name is cut to `--max-chars`: the model's (which may be anything) and
     // the operator's.
     let short = |n: &str| cut(n, style.max_chars);
-    let names: Vec<String> = available.take(LISTED).map(short).collect();
+    let names: Vec<String> = listed.iter().map(|n| short(n)).collect();
     let mut text = format!("Unknown tool {}.", quote(&short(name)));
     if total == 0 {
         text.push_str(" No tools are available.");
@@ -182,9 +181,20 @@ pub fn unknown_tool<'a>(
 /// A call whose tool exists but whose schema does not compile.
 pub fn broken_schema(name: &str, error: &SchemaError) -> String {
     format!(
-        "Tool {} cannot be checked: its schema is broken ({error})",
-        quote(name)
+        "Tool {} cannot be checked: its schema is broken ({})",
+        quote(name),
+        crate::error::Chain(error)
     )
+}
+
+/// Argument text that salvage could not use, worded.
+pub fn unusable(e: &crate::salvage::Unusable) -> ArgError {
+    use crate::salvage::Unusable;
+    match e {
+        Unusable::Invalid(e) => invalid_json(e),
+        Unusable::CutOff { line, column } => cut_off_arguments(*line, *column),
+        Unusable::TwoValues => two_values(),
+    }
 }
 
 /// Arguments that are not valid JSON: where it broke, and whether it was cut off.

@@ -213,18 +213,18 @@ mod unit {
             unknown_tool(
                 &Style::default(),
                 "todo_write",
-                ["read", "write", "todowrite"].into_iter(),
+                &[
+                    "read".to_owned(),
+                    "write".to_owned(),
+                    "todowrite".to_owned()
+                ],
+                3,
                 Some("todowrite")
             ),
             "Unknown tool \"todo_write\". Available tools: read, write, todowrite (did you mean \"todowrite\"?)"
         );
-        let many: Vec<String> = (0..25).map(|i| format!("t{i}")).collect();
-        let text = unknown_tool(
-            &Style::default(),
-            "x",
-            many.iter().map(String::as_str),
-            None,
-        );
+        let listed: Vec<String> = (0..20).map(|i| format!("t{i}")).collect();
+        let text = unknown_tool(&Style::default(), "x", &listed, 25, None);
         assert!(text.ends_with("t19 (+5 more)"), "{text}");
     }
 

@@ -12,7 +12,6 @@
 //! [`crate::resolve`], one resolver for the validator and everything else.
 
 use std::collections::HashMap;
-use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -20,54 +19,14 @@ use std::sync::{Arc, OnceLock};
 use jsonschema::{PatternOptions, Validator};
 use referencing::Uri;
 
+use crate::error::IoCause;
 use crate::fnv::FnvBuild;
 use crate::provider::tool_list::{self, ListedTool};
 use crate::resolve::{At, RefMap, Sandbox, file_uri, read_json};
-use crate::source::io_reason;
 use serde_json::Value;
 
 /// A schema that could not be loaded or compiled.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SchemaError {
-    /// The file the schema lives in.
-    pub file: PathBuf,
-    /// The line the problem is on, when known.
-    pub line: Option<usize>,
-    /// For a tool inside a tool-list file, the tool's name.
-    pub tool: Option<String>,
-    /// What is wrong.
-    pub reason: String,
-}
-
-impl fmt::Display for SchemaError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file.display())?;
-        if let Some(tool) = &self.tool {
-            write!(f, " (tool \"{tool}\")")?;
-        }
-        write!(f, ": {}", self.reason)
-    }
-}
-
-impl std::error::Error for SchemaError {}
-
-/// A schema source that cannot be used at all (missing directory, unreadable or
-/// unrecognised tool-list file).
-#[derive(Debug)]
-pub struct SourceError {
-    /// The source.
-    pub path: PathBuf,
-    /// What is wrong with it.
-    pub reason: String,
-}
-
-impl fmt::Display for SourceError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "schema source {}: {}", self.path.display(), self.reason)
-    }
-}
-
-impl std::error::Error for SourceError {}
+pub use crate::error::{SchemaError, SchemaProblem, SourceError, SourceProblem};
 
 /// A compiled tool schema.
 #[derive(Debug)]
@@ -203,7 +162,7 @@ impl Registry {
         for source in sources {
             let meta = fs::metadata(source).map_err(|e| SourceError {
                 path: source.clone(),
-                reason: io_reason(&e),
+                problem: IoCause(e).into(),
             })?;
             if meta.is_dir() {
                 reg.index_dir(source)?;
@@ -367,7 +326,7 @@ impl Registry {
     fn index_dir(&mut self, dir: &Path) -> Result<(), SourceError> {
         let err = |e: std::io::Error| SourceError {
             path: dir.to_owned(),
-            reason: io_reason(&e),
+            problem: IoCause(e).into(),
         };
         // Names only: no path is built and no file is read until a call needs it.
         let mut names = Vec::new();
@@ -397,9 +356,9 @@ impl Registry {
     }
 
     fn index_list_file(&mut self, file: &Path) -> Result<(), SourceError> {
-        let value = read_json(file).map_err(|reason| SourceError {
+        let value = read_json(file).map_err(|e| SourceError {
             path: file.to_owned(),
-            reason,
+            problem: e.into(),
         })?;
         let mut tools: Vec<ListedTool> = Vec::new();
         if !tool_list::read(value.clone(), &mut tools) {
@@ -414,9 +373,7 @@ impl Registry {
             } else {
                 return Err(SourceError {
                     path: file.to_owned(),
-                    reason: "not a directory, a tool list (OpenAI tools, Anthropic tools, \
-                             Gemini functionDeclarations, MCP tools/list) or a JSON Schema"
-                        .into(),
+                    problem: SourceProblem::Unrecognised,
                 });
             }
         }
@@ -440,11 +397,11 @@ fn compile(entry: &Entry, ref_map: &Arc<RefMap>) -> Result<Tool, SchemaError> {
         Origin::File(_) | Origin::Memory { .. } => (&path, None),
         Origin::Inline { file, .. } => (file, Some(entry.name.clone())),
     };
-    let fail = |reason: String| SchemaError {
+    let fail = |problem: SchemaProblem| SchemaError {
         file: file.clone(),
         line: None,
         tool: tool.clone(),
-        reason,
+        problem,
     };
     let (root, base, schema, text) = match &entry.origin {
         Origin::Memory { schema, .. } => {
@@ -464,21 +421,18 @@ fn compile(entry: &Entry, ref_map: &Arc<RefMap>) -> Result<Tool, SchemaError> {
                 .unwrap_or(Path::new("."));
             let root = dir
                 .canonicalize()
-                .map_err(|e| fail(format!("cannot resolve its directory: {}", io_reason(&e))))?;
-            let canonical = file.canonicalize().map_err(|e| fail(io_reason(&e)))?;
+                .map_err(|e| fail(SchemaProblem::Directory(IoCause(e))))?;
+            let canonical = file.canonicalize().map_err(|e| fail(IoCause(e).into()))?;
             if !canonical.starts_with(&root) {
-                return Err(fail(format!(
-                    "resolves to {}, outside the schema directory",
-                    canonical.display()
-                )));
+                return Err(fail(SchemaProblem::Outside(canonical)));
             }
             let (schema, text) = match &entry.origin {
                 Origin::File(_) => {
-                    let text =
-                        crate::source::read_text(&canonical).map_err(|e| fail(io_reason(&e)))?;
+                    let text = crate::source::read_text(&canonical)
+                        .map_err(|e| fail(IoCause(e).into()))?;
                     let schema = serde_json::from_str(&text).map_err(|e| SchemaError {
                         line: Some(e.line()),
-                        ..fail(format!("not valid JSON: {e}"))
+                        ..fail(SchemaProblem::Json(e))
                     })?;
                     (schema, Some(text))
                 }
@@ -501,20 +455,19 @@ fn compile(entry: &Entry, ref_map: &Arc<RefMap>) -> Result<Tool, SchemaError> {
         .retriever(sandbox.clone())
         .add(&base, draft.create_resource(schema.clone()))
         .and_then(referencing::RegistryBuilder::prepare)
-        .map_err(|e| fail(e.to_string()))?;
+        .map_err(|e| fail(e.into()))?;
     // References that multiply (each level naming the next twice) would make the
     // validator's work exponential: such a schema is broken, said at once.
-    let base_uri = referencing::uri::from_str(&base).map_err(|e| fail(e.to_string()))?;
+    let base_uri = referencing::uri::from_str(&base).map_err(|e| fail(e.into()))?;
     let expanded = crate::resolve::expansion(
         At::root(&schema, refs.resolver(base_uri.clone())),
         MAX_EXPANSION,
     );
     if expanded > MAX_EXPANSION {
-        return Err(fail(format!(
-            "its $refs expand to more than {MAX_EXPANSION} subschemas (references that multiply \
-             at each level, or nest deeper than {} levels)",
-            crate::resolve::MAX_REF_DEPTH
-        )));
+        return Err(fail(SchemaProblem::Expansion {
+            limit: MAX_EXPANSION,
+            depth: crate::resolve::MAX_REF_DEPTH,
+        }));
     }
     let validator = validator_options()
         .with_base_uri(base.clone())
@@ -525,7 +478,10 @@ fn compile(entry: &Entry, ref_map: &Arc<RefMap>) -> Result<Tool, SchemaError> {
             line: text
                 .as_deref()
                 .map(|t| locate(t, e.instance_path().as_str())),
-            ..fail(build_reason(&e))
+            ..fail(SchemaProblem::Invalid {
+                message: e.to_string(),
+                at: e.instance_path().as_str().to_owned(),
+            })
         })?;
     let description = match &entry.origin {
         Origin::Inline {
@@ -578,16 +534,6 @@ pub fn locate(text: &str, pointer: &str) -> usize {
         }
     }
     text[..pos].matches('\n').count() + 1
-}
-
-/// The reason a schema did not compile, naming the keyword location.
-fn build_reason(e: &jsonschema::ValidationError<'_>) -> String {
-    let at = e.instance_path().as_str();
-    if at.is_empty() {
-        e.to_string()
-    } else {
-        format!("{e} (at {at})")
-    }
 }
 
 #[cfg(test)]

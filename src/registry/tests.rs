@@ -18,7 +18,7 @@ fn found<'a>(reg: &'a Registry, name: &str) -> &'a Tool {
 
 fn broken(reg: &Registry, name: &str) -> String {
     match reg.lookup(name) {
-        Lookup::Broken(e) => e.to_string(),
+        Lookup::Broken(e) => crate::error::Chain(e).to_string(),
         other => panic!("{name}: {other:?}"),
     }
 }
@@ -104,11 +104,13 @@ fn single_schema_file_is_named_by_stem() {
 fn missing_source_and_unrecognised_file_are_source_errors() {
     let err = Registry::load(&[PathBuf::from("/no/such/dir")]).unwrap_err();
     assert_eq!(
-        err.to_string(),
+        crate::error::Chain(&err).to_string(),
         "schema source /no/such/dir: no such file or directory"
     );
+    assert!(matches!(err.problem, SourceProblem::Io(_)));
     let dir = dir_with(&[("x.json", "[1,2]")]);
-    assert!(Registry::load(&[dir.path().join("x.json")]).is_err());
+    let err = Registry::load(&[dir.path().join("x.json")]).unwrap_err();
+    assert!(matches!(err.problem, SourceProblem::Unrecognised));
 }
 
 #[test]

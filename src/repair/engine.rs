@@ -127,7 +127,7 @@ pub(super) const MAX_SITES: usize = 10_000;
 /// validations of the document, however many sites it has: linear in its size.
 pub fn repair(tool: &Tool, args: &Value, policy: Policy) -> Option<(Value, Vec<Repair>)> {
     // Arguments this large are no near miss, and listing their errors is costly.
-    if crate::message::more_values_than(args, crate::message::ALL_ERRORS_UP_TO) {
+    if crate::json::more_values_than(args, crate::json::ALL_ERRORS_UP_TO) {
         return None;
     }
     let schemas = Schemas { tool };

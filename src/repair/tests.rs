@@ -464,6 +464,7 @@ fn enabled_parses_lists_and_refuses_unknown_kinds() {
     assert!(
         Enabled::parse("coerce")
             .unwrap_err()
+            .to_string()
             .starts_with("unknown repair kind \"coerce\"")
     );
 }

@@ -274,5 +274,8 @@ fn unknown_provider_is_a_usage_error() {
         .args(["--to", "claude"])
         .assert()
         .code(2)
-        .stderr(predicates::str::contains("unknown provider \"claude\" (known: mcp, openai, openai-responses, anthropic, gemini, mistral, generic)"));
+        .stderr(predicates::str::contains(
+            "invalid value 'claude' for '--to <PROVIDER>'\n  [possible values: mcp, openai, \
+             openai-responses, anthropic, gemini, mistral, generic]",
+        ));
 }

@@ -202,7 +202,9 @@ fn repair_none_turns_everything_off() {
         .args(["--repair", "coerce"])
         .assert()
         .code(2)
-        .stderr(predicates::str::contains("unknown repair kind \"coerce\""));
+        .stderr(predicates::str::contains(
+            "invalid value 'coerce' for '--repair <KINDS>'",
+        ));
 }
 
 #[test]
