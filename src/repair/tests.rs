@@ -468,3 +468,18 @@ fn enabled_parses_lists_and_refuses_unknown_kinds() {
             .starts_with("unknown repair kind \"coerce\"")
     );
 }
+
+/// Paths are the validator's JSON pointers split into strings and read against
+/// the document, not jsonschema's typed `Location::segments()`, which reads a
+/// property named `"0"` as array index 0 (jsonschema 0.60): such a key is
+/// repaired at its own place, in an object and inside an array.
+#[test]
+fn a_property_named_like_an_index_is_a_property() {
+    let schema = json!({"type": "object", "properties": {
+        "0": {"type": "integer"},
+        "a": {"type": "array", "items": {"type": "object", "properties": {"0": {"type": "boolean"}}}}
+    }});
+    let (v, kinds) = fix(schema, json!({"0": "5", "a": [{"0": "true"}]})).unwrap();
+    assert_eq!(v, json!({"0": 5, "a": [{"0": true}]}));
+    assert_eq!(kinds, ["coerce-number", "coerce-boolean"]);
+}
