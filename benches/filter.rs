@@ -56,11 +56,7 @@ fn run(bencher: Bencher, input: Vec<u8>, format: Format) {
                 options: &options,
             }
             .stream(
-                Input {
-                    reader: black_box(&input[..]),
-                    source: "bench",
-                    first_index: 0,
-                },
+                Input::new(black_box(&input[..]), "bench"),
                 &mut printer,
                 &mut summary,
             )

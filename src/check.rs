@@ -316,11 +316,7 @@ fn check_calls(registry: &Registry, file: &Path, out: &mut Vec<Finding>) -> Resu
         registry,
         options: &options,
     };
-    let input = filter::Input {
-        reader: BufReader::new(reader),
-        source: &name,
-        first_index: 0,
-    };
+    let input = filter::Input::new(BufReader::new(reader), &name);
     run.stream(input, &mut sink, &mut Summary::default())
         .map_err(|e| match e {
             StreamError::Read(error) | StreamError::Write(error) => Error::read(name, error),

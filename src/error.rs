@@ -243,7 +243,7 @@ pub struct Unrecognised(pub String);
 
 /// An error and its causes on one line, joined with `: ` (what `anyhow` writes
 /// for `{:#}`).
-pub struct Chain<'a>(pub &'a (dyn std::error::Error + 'static));
+pub struct Chain<'a>(pub &'a (dyn std::error::Error + 'a));
 
 impl fmt::Display for Chain<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -1,22 +1,13 @@
 use std::process::ExitCode;
 
-use clap::Parser;
-
 mod app;
-
-use app::cli::Cli;
 
 fn main() -> ExitCode {
     if closed_stdout::at_start() {
         let closed = callfix::error::Error::write(std::io::Error::other("stdout is closed"));
-        return app::exit_code(&Err(closed.into()));
+        return ExitCode::from(app::exit_code(&Err(closed.into())));
     }
-    app::exit_code(&try_main())
-}
-
-fn try_main() -> anyhow::Result<app::Ended> {
-    let cli = Cli::parse();
-    app::run(&cli)
+    ExitCode::from(app::main(std::env::args_os()))
 }
 
 /// Whether stdout was closed when the process started (`callfix >&-`). Rust's

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::error::{Error, IoCause};
 use crate::provider::Provider;
-use crate::registry::Tool;
+use crate::registry::{Lookup, Registry, SchemaError, Tool};
 use crate::render::{self, Syntax, Vars};
 use crate::resolve::At;
 
@@ -47,6 +47,73 @@ pub fn description_files(dir: &std::path::Path) -> Result<BTreeMap<String, PathB
         return Ok(BTreeMap::new());
     }
     Ok(render::templates_in(dir)?.into_iter().collect())
+}
+
+/// Why the payload cannot be made: every problem, one per tool (or pair of tools).
+#[derive(Debug, thiserror::Error)]
+pub enum PayloadError<'r> {
+    /// A tool's schema does not compile.
+    #[error(transparent)]
+    Schema(&'r SchemaError),
+    /// A tool's description template cannot be read or rendered.
+    #[error(transparent)]
+    Description(#[from] DescriptionError),
+    /// Two tools whose names the provider's rules make one.
+    #[error("tools \"{first}\" and \"{second}\" both become \"{exposed}\" for this provider")]
+    SameName {
+        /// The tool seen first.
+        first: String,
+        /// The tool seen second.
+        second: String,
+        /// The name both become.
+        exposed: String,
+    },
+}
+
+/// The tool definitions `provider`'s API expects for every tool of `registry`,
+/// by name: each description rendered from `descriptions` (`<tool>.txt`, as
+/// [`description_files`] finds them) or the schema's own, each schema as
+/// [`parameters`] cleans it. Every problem is returned, not just the first.
+pub fn payload<'r>(
+    registry: &'r Registry,
+    provider: &dyn Provider,
+    descriptions: &BTreeMap<String, PathBuf>,
+    vars: &Vars,
+) -> Result<Value, Vec<PayloadError<'r>>> {
+    let mut problems = Vec::new();
+    let mut defs = Vec::new();
+    let mut names: BTreeMap<String, String> = BTreeMap::new();
+    for name in registry.names() {
+        let tool = match registry.lookup(name) {
+            Lookup::Found(t) => t,
+            Lookup::Broken(e) => {
+                problems.push(PayloadError::Schema(e));
+                continue;
+            }
+            Lookup::Unknown => continue,
+        };
+        let description = match description(tool, descriptions, vars) {
+            Ok(d) => d,
+            Err(e) => {
+                problems.push(e.into());
+                continue;
+            }
+        };
+        let exposed = provider.tool_name(name);
+        if let Some(other) = names.insert(exposed.clone(), name.to_owned()) {
+            problems.push(PayloadError::SameName {
+                first: other,
+                second: name.to_owned(),
+                exposed: exposed.clone(),
+            });
+        }
+        defs.push(provider.tool_definition(&exposed, &description, parameters(tool, provider)));
+    }
+    if problems.is_empty() {
+        Ok(provider.tools_payload(defs))
+    } else {
+        Err(problems)
+    }
 }
 
 /// Why a tool's description cannot be made.

@@ -143,15 +143,7 @@ fn run(input: &[u8]) -> (Vec<String>, Summary) {
         registry: registry(),
         options: &Options::default(),
     }
-    .stream(
-        Input {
-            reader: input,
-            source: "fuzz",
-            first_index: 0,
-        },
-        &mut printer,
-        &mut summary,
-    )
+    .stream(Input::new(input, "fuzz"), &mut printer, &mut summary)
     .unwrap();
     let out = String::from_utf8(printer.into_inner()).unwrap();
     (

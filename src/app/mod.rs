@@ -22,7 +22,26 @@ use callfix::output::{Format, Printer};
 use callfix::registry::Registry;
 use callfix::repair::Policy;
 
-/// Runs what the command line asks. Returns the exit code.
+/// The whole program for the arguments `args` (the first is the program's name):
+/// parse, run, and the exit code. `src/main.rs` calls it, and so does the Python
+/// package's `callfix` command (`python/src/lib.rs`).
+pub(crate) fn main<I, T>(args: I) -> u8
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    use clap::Parser;
+    match Cli::try_parse_from(args) {
+        Ok(cli) => exit_code(&run(&cli)),
+        Err(e) => {
+            // --help and --version end here too, on stdout with 0.
+            let _ = e.print();
+            u8::try_from(e.exit_code()).unwrap_or(2)
+        }
+    }
+}
+
+/// Runs what the command line asks.
 pub(crate) fn run(cli: &Cli) -> anyhow::Result<Ended> {
     match &cli.command {
         None => filter(&cli.filter),
@@ -128,9 +147,8 @@ fn filter(cli: &FilterArgs) -> anyhow::Result<Ended> {
             }
         };
         let input = callfix::filter::Input {
-            reader,
-            source: name,
             first_index: next_index,
+            ..callfix::filter::Input::new(reader, name)
         };
         let result = run_input(
             &filter_run,
@@ -239,8 +257,8 @@ fn filter_ended(summary: &Summary, strict: bool, input_failed: bool) -> Ended {
 /// The exit code contract, in one place: 0 clean, 1 findings, 2 trouble or an
 /// error (which is said on stderr), except that a reader going away (`| head`)
 /// ends the run quietly with 0.
-pub(crate) fn exit_code(result: &anyhow::Result<Ended>) -> std::process::ExitCode {
-    let code = match result {
+pub(crate) fn exit_code(result: &anyhow::Result<Ended>) -> u8 {
+    match result {
         Ok(Ended::Clean) => 0,
         Ok(Ended::Findings) => 1,
         Ok(Ended::Trouble) => 2,
@@ -256,8 +274,7 @@ pub(crate) fn exit_code(result: &anyhow::Result<Ended>) -> std::process::ExitCod
                 2
             }
         }
-    };
-    std::process::ExitCode::from(code)
+    }
 }
 
 /// Template variables: the built-ins, then `--vars FILE.json`, then `--var`.

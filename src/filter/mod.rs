@@ -333,6 +333,36 @@ pub struct Input<'a, R> {
     pub source: &'a str,
     /// The number of its first record (numbering continues across inputs).
     pub first_index: u64,
+    /// The line its first byte is on, for messages (1, unless the bytes are one
+    /// line of a larger file).
+    pub first_line: u64,
+    /// How many bytes to read at a time (less for a small input in memory).
+    pub buffer: usize,
+}
+
+impl<'a, R: Read> Input<'a, R> {
+    /// `reader`, named `source` in messages, its first record numbered 0 and
+    /// starting on line 1, read 64 KiB at a time.
+    pub fn new(reader: R, source: &'a str) -> Self {
+        Input {
+            reader,
+            source,
+            first_index: 0,
+            first_line: 1,
+            buffer: crate::input::CHUNK,
+        }
+    }
+}
+
+impl<'a> Input<'a, &'a [u8]> {
+    /// Bytes in memory, read in one piece (so a small record costs a small
+    /// buffer).
+    pub fn from_bytes(bytes: &'a [u8], source: &'a str) -> Self {
+        Input {
+            buffer: bytes.len().clamp(1, crate::input::CHUNK),
+            ..Input::new(bytes, source)
+        }
+    }
 }
 
 impl Filter<'_> {
@@ -349,8 +379,12 @@ impl Filter<'_> {
             reader,
             source,
             first_index,
+            first_line,
+            buffer,
         } = input;
-        let mut framer = Framer::new(reader, options.max_record_bytes, first_index);
+        let mut framer =
+            Framer::with_capacity(reader, options.max_record_bytes, first_index, buffer)
+                .first_line(first_line);
         let mut buf = Vec::new();
         loop {
             // Results are flushed before the framer waits for more input.
@@ -486,6 +520,7 @@ impl Filter<'_> {
             mut reader,
             source,
             first_index: index,
+            ..
         } = input;
         let mut bytes = Vec::new();
         reader

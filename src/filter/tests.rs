@@ -31,15 +31,7 @@ fn filter(input: &[u8], format: Format) -> (Vec<String>, Summary) {
         registry: shipped(),
         options: &Options::default(),
     }
-    .stream(
-        Input {
-            reader: input,
-            source: "stdin",
-            first_index: 0,
-        },
-        &mut printer,
-        &mut summary,
-    )
+    .stream(Input::new(input, "stdin"), &mut printer, &mut summary)
     .unwrap();
     let out = String::from_utf8(printer.into_inner()).unwrap();
     (out.lines().map(str::to_owned).collect(), summary)
@@ -104,7 +96,7 @@ proptest! {
         // Human output never writes a control character of the input.
         let mut printer = Printer::new(Vec::new(), Format::Human);
         let mut summary = Summary::default();
-        Filter { registry: shipped(), options: &Options::default() }.stream(Input { reader: input.as_bytes(), source: "stdin", first_index: 0 }, &mut printer, &mut summary).unwrap();
+        Filter { registry: shipped(), options: &Options::default() }.stream(Input::new(input.as_bytes(), "stdin"), &mut printer, &mut summary).unwrap();
         let human = String::from_utf8(printer.into_inner()).unwrap();
         prop_assert!(
             !human.chars().any(|c| (c.is_control() && c != '\n') || matches!(c, '\u{2028}' | '\u{2029}' | '\u{85}')),

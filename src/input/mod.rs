@@ -368,7 +368,7 @@ pub struct Framer<R> {
 }
 
 /// Bytes read from the input at a time.
-const CHUNK: usize = 1 << 16;
+pub(crate) const CHUNK: usize = 1 << 16;
 
 /// The smallest buffer: room to recognise an SSE field (`data: [DONE]`).
 const MIN_BUFFER: usize = 16;
@@ -380,7 +380,9 @@ impl<R: Read> Framer<R> {
         Self::with_capacity(reader, limit, first_index, CHUNK)
     }
 
-    fn with_capacity(reader: R, limit: usize, first_index: u64, capacity: usize) -> Self {
+    /// As [`Framer::new`], reading `capacity` bytes at a time (at least 16): less
+    /// than 64 KiB for a small input in memory.
+    pub fn with_capacity(reader: R, limit: usize, first_index: u64, capacity: usize) -> Self {
         Self {
             reader,
             buf: vec![0; capacity.max(MIN_BUFFER)],
@@ -393,6 +395,12 @@ impl<R: Read> Framer<R> {
             at_line_start: true,
             in_array: false,
         }
+    }
+
+    /// Counts lines from `line` (the input is part of a larger file).
+    pub fn first_line(mut self, line: u64) -> Self {
+        self.line = line;
+        self
     }
 
     /// The index the next record will get.
