@@ -1,9 +1,12 @@
 """examples/ray_scale_out.py in Ray's local mode: the CLI's results, in order."""
 
 import json
+import os
 import pathlib
+import shutil
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -23,11 +26,18 @@ def test_ray_results_equal_the_cli(tmp_path):
     log = tmp_path / "log.jsonl"
     log.write_text("\n".join(lines) + "\n")
     out = tmp_path / "out.jsonl"
-    run = subprocess.run(
-        [sys.executable, str(EXAMPLE), "--schemas", str(ROOT / "schemas"),
-         "--chunks", "7", str(log), str(out)],
-        capture_output=True, text=True, cwd=tmp_path, timeout=600,
-    )
+    # Ray's session files go to a directory of this test's own (a short path:
+    # Ray's socket paths must stay under the Unix limit), removed afterwards.
+    ray_tmp = tempfile.mkdtemp(prefix="cfray")
+    try:
+        run = subprocess.run(
+            [sys.executable, str(EXAMPLE), "--schemas", str(ROOT / "schemas"),
+             "--chunks", "7", str(log), str(out)],
+            capture_output=True, text=True, cwd=tmp_path, timeout=600,
+            env={**os.environ, "RAY_TMPDIR": ray_tmp},
+        )
+    finally:
+        shutil.rmtree(ray_tmp, ignore_errors=True)
     assert run.returncode == 0, run.stderr[-3000:]
     exe = pathlib.Path(sys.executable).with_name("callfix")
     cli = subprocess.run(
