@@ -15,7 +15,7 @@ use std::sync::{Mutex, OnceLock};
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyIterator, PyList, PyString, PyTuple};
 use serde_json::Value;
 
 use callfix::error::Chain;
@@ -129,10 +129,8 @@ fn text_of(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
     if let Ok(s) = obj.cast::<PyString>() {
         return Ok(s.to_cow()?.as_bytes().to_vec());
     }
-    if let Ok(b) = obj.extract::<Vec<u8>>()
-        && !obj.is_instance_of::<PyList>()
-    {
-        return Ok(b);
+    if let Ok(b) = obj.cast::<PyBytes>() {
+        return Ok(b.as_bytes().to_vec());
     }
     let mut out = Vec::with_capacity(128);
     write_json(obj, &mut out, 0)?;
@@ -498,6 +496,29 @@ fn results(py: Python<'_>, lines: Vec<Line>) -> PyResult<Vec<Py<CheckResult>>> {
 
 // ---------------------------------------------------------------- toolset
 
+/// Where checked bytes sit, for record numbers and messages.
+#[derive(Clone, Copy)]
+struct Place<'a> {
+    /// The input's name.
+    source: &'a str,
+    /// The number of its first record.
+    index: u64,
+    /// The line its first byte is on.
+    line: u64,
+}
+
+impl<'a> Place<'a> {
+    /// Record `index` of `source`, on line `index + 1` (one record per line, as
+    /// in a JSON Lines file).
+    fn record(source: &'a str, index: u64) -> Self {
+        Place {
+            source,
+            index,
+            line: index + 1,
+        }
+    }
+}
+
 /// Where a toolset's schemas came from, to rebuild it in another process.
 enum Origin {
     Dir(PathBuf),
@@ -525,27 +546,24 @@ impl Toolset {
         }
     }
 
-    /// Runs records (or, with `tool`, bare arguments) through the filter: the
-    /// record numbered `first`, on line `first + 1` of `source` (one record per
-    /// line, as in a JSON Lines file).
+    /// Runs records (or, with `tool`, bare arguments) through the filter.
     fn run(
         &self,
         options: &Options,
         summary: &mut Summary,
         text: &[u8],
         tool: Option<&str>,
-        at: (&str, u64),
+        at: Place<'_>,
         sink: &mut Collect,
     ) -> PyResult<()> {
         let filter = Filter {
             registry: &self.registry,
             options,
         };
-        let (source, first) = at;
         let input = Input {
-            first_index: first,
-            first_line: first + 1,
-            ..Input::from_bytes(text, source)
+            first_index: at.index,
+            first_line: at.line,
+            ..Input::from_bytes(text, at.source)
         };
         match tool {
             Some(tool) => filter.bare(input, tool, sink, summary),
@@ -634,7 +652,7 @@ impl Toolset {
         let text = text_of(arguments)?;
         let lines = py.detach(|| {
             let mut sink = Collect::default();
-            let at = ("<arguments>", 0);
+            let at = Place::record("<arguments>", 0);
             self.run(
                 &self.options,
                 &mut Summary::default(),
@@ -662,7 +680,7 @@ impl Toolset {
         let text = text_of(record)?;
         let lines = py.detach(|| {
             let mut sink = Collect::default();
-            let at = (source, 0);
+            let at = Place::record(source, 0);
             self.run(
                 &self.options,
                 &mut Summary::default(),
@@ -692,21 +710,21 @@ impl Toolset {
     ) -> PyResult<Vec<Py<CheckResult>>> {
         let text = text_of(data)?;
         let lines = py.detach(|| {
-            let filter = Filter {
-                registry: &self.registry,
-                options: &self.options,
-            };
-            let input = Input {
-                first_index,
-                first_line,
-                buffer: 1 << 16,
-                ..Input::from_bytes(&text, source)
-            };
             let mut sink = Collect::default();
-            filter
-                .stream(input, &mut sink, &mut Summary::default())
-                .map_err(|e| error(format!("{e:?}")))?;
-            Ok::<_, PyErr>(sink.lines)
+            let at = Place {
+                source,
+                index: first_index,
+                line: first_line,
+            };
+            self.run(
+                &self.options,
+                &mut Summary::default(),
+                &text,
+                None,
+                at,
+                &mut sink,
+            )
+            .map(|()| sink.lines)
         })?;
         results(py, lines)
     }
@@ -731,9 +749,9 @@ impl Toolset {
         Ok(Checks {
             source,
             toolset: slf.clone().unbind(),
-            records: Mutex::new(Some(records.try_iter()?.unbind().into_any())),
-            pending: Mutex::new(VecDeque::new()),
-            next_index: Mutex::new(0),
+            records: Some(records.try_iter()?.unbind()),
+            pending: VecDeque::new(),
+            next_index: 0,
             batch_size: batch_size.max(1),
         })
     }
@@ -768,14 +786,18 @@ impl Toolset {
     }
 }
 
-/// The lazy iterator `Toolset.check_many` returns.
-#[pyclass(frozen, module = "callfix")]
+/// The lazy iterator `Toolset.check_many` returns (like any Python iterator,
+/// for one thread at a time).
+#[pyclass(module = "callfix")]
 struct Checks {
     source: String,
     toolset: Py<Toolset>,
-    records: Mutex<Option<Py<PyAny>>>,
-    pending: Mutex<VecDeque<Line>>,
-    next_index: Mutex<u64>,
+    /// The records not yet read; `None` once they are exhausted.
+    records: Option<Py<PyIterator>>,
+    /// Results checked and not yet handed out.
+    pending: VecDeque<Line>,
+    /// The number of the next record read.
+    next_index: u64,
     batch_size: usize,
 }
 
@@ -785,44 +807,43 @@ impl Checks {
         slf
     }
 
-    fn __next__(&self, py: Python<'_>) -> PyResult<Option<Py<CheckResult>>> {
+    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<CheckResult>>> {
         loop {
-            if let Some(line) = lock(&self.pending).pop_front() {
+            if let Some(line) = self.pending.pop_front() {
                 return Ok(Some(Py::new(py, CheckResult::new(line))?));
             }
-            let Some(records) = lock(&self.records).as_ref().map(|r| r.clone_ref(py)) else {
+            let Some(records) = &self.records else {
                 return Ok(None);
             };
-            let records = records.bind(py);
+            let mut records = records.bind(py).clone();
             let mut batch = Vec::with_capacity(self.batch_size);
             while batch.len() < self.batch_size {
-                match records.call_method0("__next__") {
-                    Ok(r) => batch.push(text_of(&r)?),
-                    Err(e) if e.is_instance_of::<pyo3::exceptions::PyStopIteration>(py) => {
-                        *lock(&self.records) = None;
+                match records.next() {
+                    Some(r) => batch.push(text_of(&r?)?),
+                    None => {
+                        self.records = None;
                         break;
                     }
-                    Err(e) => return Err(e),
                 }
             }
             if batch.is_empty() {
                 return Ok(None);
             }
-            let first = *lock(&self.next_index);
-            *lock(&self.next_index) = first + batch.len() as u64;
-            let toolset = self.toolset.get();
+            let first = self.next_index;
+            self.next_index += batch.len() as u64;
+            let (toolset, source) = (self.toolset.get(), self.source.as_str());
             let lines = py.detach(|| {
                 let mut sink = Collect::default();
                 for (i, text) in batch.iter().enumerate() {
                     // Each record is numbered by its place in the iterable, even
                     // one that is only whitespace (which has no result).
-                    let at = (self.source.as_str(), first + i as u64);
+                    let at = Place::record(source, first + i as u64);
                     let summary = &mut Summary::default();
                     toolset.run(&toolset.options, summary, text, None, at, &mut sink)?;
                 }
                 Ok::<_, PyErr>(sink.lines)
             })?;
-            lock(&self.pending).extend(lines);
+            self.pending.extend(lines);
         }
     }
 }
@@ -848,7 +869,7 @@ impl Session {
             let mut state = lock(&self.state);
             let (summary, next) = &mut *state;
             let mut sink = Collect::default();
-            let at = ("<session>", *next);
+            let at = Place::record("<session>", *next);
             toolset.run(&self.options, summary, &text, tool, at, &mut sink)?;
             *next += 1;
             Ok(sink.lines)

@@ -76,6 +76,14 @@ def test_arguments_as_text_are_salvaged():
     assert cut.status == "rejected" and "cut off" in cut.message
 
 
+def test_tuples_are_arrays_and_bytes_are_text():
+    ts = callfix.Toolset({"pair": {"type": "array", "items": {"type": "integer"}}})
+    r = ts.check("pair", (1, 2))
+    assert r.status == "valid" and r.args == [1, 2]
+    assert ts.check("pair", b"[3, 4]").args == [3, 4]
+    assert ts.check_record(b'{"name": "pair", "arguments": [5]}')[0].args == [5]
+
+
 def test_schemas_may_be_json_text():
     ts = callfix.Toolset({"read": json.dumps(READ)})
     assert ts.check("read", {"path": "/a"}).ok
