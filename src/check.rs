@@ -330,7 +330,7 @@ struct CallFindings<'a> {
 }
 
 impl Sink for CallFindings<'_> {
-    fn call(&mut self, at: Position, call: &Call, verdict: &Verdict) -> io::Result<()> {
+    fn call(&mut self, at: Position, call: Call, verdict: Verdict) -> io::Result<()> {
         if verdict.status != Status::Valid {
             let errors: Vec<String> = verdict.errors.iter().map(|e| e.line()).collect();
             self.out.push(Finding::new(
@@ -349,12 +349,12 @@ impl Sink for CallFindings<'_> {
         Ok(())
     }
 
-    fn record(&mut self, at: Position, verdict: &Verdict) -> io::Result<()> {
+    fn record(&mut self, at: Position, verdict: Verdict) -> io::Result<()> {
         self.out.push(Finding::new(
             &self.file,
             at.line as usize,
             Severity::Error,
-            verdict.message.clone().unwrap_or_default(),
+            verdict.message.unwrap_or_default(),
         ));
         Ok(())
     }

@@ -50,19 +50,19 @@ pub trait Sink {
 
     /// Something the operator must fix (a broken schema), said once.
     fn diagnostic(&mut self, _message: &str) {}
-    /// Writes the result of one call.
-    fn call(&mut self, at: Position, call: &Call, verdict: &Verdict) -> io::Result<()>;
-    /// Writes the result of a record that held no usable call.
-    fn record(&mut self, at: Position, verdict: &Verdict) -> io::Result<()>;
+    /// Takes the result of one call (the sink owns it: keeping it costs no copy).
+    fn call(&mut self, at: Position, call: Call, verdict: Verdict) -> io::Result<()>;
+    /// Takes the result of a record that held no usable call.
+    fn record(&mut self, at: Position, verdict: Verdict) -> io::Result<()>;
 
     /// The results of an assistant message's calls, with the message's text.
     fn message(
         &mut self,
         at: Position,
         _text: &str,
-        results: &[(Call, Verdict)],
+        results: Vec<(Call, Verdict)>,
     ) -> io::Result<()> {
-        for (i, (call, verdict)) in results.iter().enumerate() {
+        for (i, (call, verdict)) in results.into_iter().enumerate() {
             self.call(Position { call: i, ..at }, call, verdict)?;
         }
         Ok(())
@@ -87,20 +87,25 @@ impl<W: Write> Sink for Printer<W> {
         }
     }
 
-    fn call(&mut self, at: Position, call: &Call, verdict: &Verdict) -> io::Result<()> {
-        Printer::call(self, at, call, verdict)
+    fn call(&mut self, at: Position, call: Call, verdict: Verdict) -> io::Result<()> {
+        Printer::call(self, at, &call, &verdict)
     }
 
-    fn record(&mut self, at: Position, verdict: &Verdict) -> io::Result<()> {
-        Printer::record(self, at, verdict)
+    fn record(&mut self, at: Position, verdict: Verdict) -> io::Result<()> {
+        Printer::record(self, at, &verdict)
     }
 
     /// With `--to` and `--format call`: the message in the target's shape (its
     /// text and its usable calls), then one error result per rejected call.
-    fn message(&mut self, at: Position, text: &str, results: &[(Call, Verdict)]) -> io::Result<()> {
+    fn message(
+        &mut self,
+        at: Position,
+        text: &str,
+        results: Vec<(Call, Verdict)>,
+    ) -> io::Result<()> {
         let (Format::Call, Some(to)) = (self.format, self.to) else {
             for (i, (call, verdict)) in results.iter().enumerate() {
-                self.call(Position { call: i, ..at }, call, verdict)?;
+                Printer::call(self, Position { call: i, ..at }, call, verdict)?;
             }
             return Ok(());
         };

@@ -38,10 +38,7 @@ impl Spellings {
     /// Adds the spellings found in `text`.
     pub fn add(&mut self, text: &[u8]) {
         // Most text has no exponent at all: one cheap pass says so.
-        if !text
-            .windows(2)
-            .any(|w| w[0].is_ascii_digit() && (w[1] | 0x20) == b'e')
-        {
+        if !memchr::memchr2_iter(b'e', b'E', text).any(|i| i > 0 && text[i - 1].is_ascii_digit()) {
             return;
         }
         let mut i = 0;

@@ -325,21 +325,21 @@ impl Sink for Collect {
         self.spellings = spellings;
     }
 
-    fn call(&mut self, at: Position, call: &Call, verdict: &Verdict) -> io::Result<()> {
+    fn call(&mut self, at: Position, call: Call, verdict: Verdict) -> io::Result<()> {
         self.lines.push(Line {
             at,
-            call: Some(call.clone()),
-            verdict: verdict.clone(),
+            call: Some(call),
+            verdict,
             spellings: self.spellings.clone(),
         });
         Ok(())
     }
 
-    fn record(&mut self, at: Position, verdict: &Verdict) -> io::Result<()> {
+    fn record(&mut self, at: Position, verdict: Verdict) -> io::Result<()> {
         self.lines.push(Line {
             at,
             call: None,
-            verdict: verdict.clone(),
+            verdict,
             spellings: self.spellings.clone(),
         });
         Ok(())

@@ -458,7 +458,7 @@ impl Filter<'_> {
                     let mut verdict = Verdict::rejected(text, Fault::Call);
                     verdict.finish(&options.style, "");
                     summary.broken_records += 1;
-                    printer.record(at, &verdict).map_err(StreamError::Write)?;
+                    printer.record(at, verdict).map_err(StreamError::Write)?;
                 }
                 Ok(calls) => {
                     if calls.is_empty() {
@@ -490,7 +490,7 @@ impl Filter<'_> {
                             // An assistant message is written whole (`--to`).
                             Some(_) => results.push((call, verdict)),
                             None => printer
-                                .call(Position { call: i, ..at }, &call, &verdict)
+                                .call(Position { call: i, ..at }, call, verdict)
                                 .map_err(StreamError::Write)?,
                         }
                     }
@@ -498,7 +498,7 @@ impl Filter<'_> {
                         && !results.is_empty()
                     {
                         printer
-                            .message(at, text, &results)
+                            .message(at, text, results)
                             .map_err(StreamError::Write)?;
                     }
                 }
@@ -564,8 +564,8 @@ impl Filter<'_> {
                     call: 0,
                     line: 1,
                 },
-                &call,
-                &verdict,
+                call,
+                verdict,
             )
             .map_err(StreamError::Write)
     }

@@ -343,6 +343,19 @@ impl Scan {
         Step::Continue
     }
 
+    /// Inside a valid string, after its quote or an escape: how many of the
+    /// bytes `rest` starts with are plain characters that [`Scan::step`] would
+    /// only pass over (none is a quote, a backslash, a control character or a
+    /// newline, so none ends a line or the record).
+    fn plain_string_run(&self, rest: &[u8]) -> usize {
+        if self.string != Some((false, 0)) || self.broken.is_some() {
+            return 0;
+        }
+        rest.iter()
+            .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+            .unwrap_or(rest.len())
+    }
+
     /// Whether the record holds a whole value at the end of the input.
     fn complete_at_eof(&self) -> bool {
         self.broken.is_none()
@@ -484,7 +497,9 @@ impl<R: Read> Framer<R> {
             // The record broke at this index after a candidate.
             let mut backtrack = None;
             let mut newlines = 0;
-            for (i, &b) in chunk.iter().enumerate() {
+            let mut i = 0;
+            while i < chunk.len() {
+                let b = chunk[i];
                 let line_start = self.at_line_start && size + i > 0;
                 let was_valid = scan.broken.is_none();
                 let step = scan.step(b, line_start, in_array);
@@ -518,6 +533,7 @@ impl<R: Read> Framer<R> {
                 }
                 self.at_line_start = b == b'\n';
                 newlines += u64::from(b == b'\n');
+                i += 1 + scan.plain_string_run(&chunk[i + 1..]);
             }
             if let (Some(i), Some((at, line))) = (backtrack, candidate)
                 && size + i < self.limit

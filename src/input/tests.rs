@@ -54,6 +54,34 @@ mod unit {
     }
 
     #[test]
+    fn long_strings_frame_the_same_in_one_read_as_in_many() {
+        // Plain runs are passed over in one go; what ends them (a quote, an
+        // escape, a control character, a raw newline) is still seen.
+        let long = "é-x".repeat(200);
+        let input = format!(
+            "{{\"a\":\"{long}\\\"{long}\\u00e9{long}\"}}\n\
+             {{\"b\":\"{long}\n{{\"c\":\"{long}\\t\"}}\n\
+             {{\"d\":\"{long}\t\"}}\n"
+        );
+        let mut framer = Framer::new(input.as_bytes(), usize::MAX, 0);
+        let mut buf = Vec::new();
+        let mut whole = Vec::new();
+        while let Some(meta) = framer.next_record(&mut buf, &mut || {}).unwrap() {
+            whole.push((String::from_utf8_lossy(&buf).into_owned(), meta));
+        }
+        assert_eq!(whole, frame(input.as_bytes()));
+        let endings: Vec<_> = whole.iter().map(|(_, m)| m.ending).collect();
+        assert_eq!(
+            endings,
+            [Ending::Complete, Ending::Resync, Ending::Complete, Ending::Complete]
+        );
+        assert!(whole[0].0.ends_with(&format!("\\u00e9{long}\"}}")));
+        assert_eq!(whole[1].0, format!("{{\"b\":\"{long}"));
+        let lines: Vec<_> = whole.iter().map(|(_, m)| m.line).collect();
+        assert_eq!(lines, [1, 2, 3, 4]);
+    }
+
+    #[test]
     fn escaped_quotes_and_backslashes_do_not_confuse_strings() {
         let input = br#"{"a":"x\"}\\"}
 {"b":"\\"}"#;
