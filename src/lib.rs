@@ -21,6 +21,7 @@ pub mod fnv;
 pub mod input;
 pub mod json;
 pub mod kinds;
+pub mod mcp;
 pub mod message;
 pub mod output;
 pub mod provider;

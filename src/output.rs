@@ -175,7 +175,7 @@ struct RepairOut<'a> {
 }
 
 /// Where operator diagnostics go.
-type Diagnostics = Box<dyn FnMut(&str)>;
+type Diagnostics = Box<dyn FnMut(&str) + Send>;
 
 /// Writes results in one format.
 pub struct Printer<W: Write> {
@@ -211,7 +211,7 @@ impl<W: Write> Printer<W> {
     }
 
     /// Sends operator diagnostics (a broken schema, said once) to `say`.
-    pub fn diagnostics(mut self, say: impl FnMut(&str) + 'static) -> Self {
+    pub fn diagnostics(mut self, say: impl FnMut(&str) + Send + 'static) -> Self {
         self.diagnostics = Some(Box::new(say));
         self
     }

@@ -51,6 +51,15 @@ pub(crate) enum Command {
     Tools(ToolsArgs),
     /// Check a tool set for CI: schemas, descriptions, drift, recorded calls
     Check(CheckArgs),
+    /// Run an MCP server (stdio) behind callfix, which judges its tools/call requests
+    ///
+    /// Every message passes through unchanged, except tools/call requests to tools
+    /// the server listed: valid ones are forwarded as they came, repairable ones
+    /// repaired, and the rest answered by callfix with an isError result holding
+    /// the instruction (the server never sees them).
+    Mcp(McpArgs),
+    /// Answer an agent's pre-tool-use hook (payload on stdin, decision on stdout)
+    Hook(HookArgs),
 }
 
 /// Where the tool schemas are.
@@ -267,28 +276,9 @@ pub(crate) enum CheckFormat {
     Json,
 }
 
-/// The filter: tool calls in, one result per call out.
-#[derive(Debug, Args)]
-pub(crate) struct FilterArgs {
-    /// Files of tool calls ('-' = stdin) [default: stdin]
-    #[arg(value_name = "FILE")]
-    pub files: Vec<PathBuf>,
-
-    #[command(flatten)]
-    pub schemas: SchemaArgs,
-
-    /// The input is the bare arguments of one call to NAME (the shape a shell hook gets)
-    #[arg(short, long, value_name = "NAME")]
-    pub tool: Option<String>,
-
-    /// Output format [default: human on a terminal, else args]
-    #[arg(short, long, value_enum)]
-    pub format: Option<FormatArg>,
-
-    /// When to colour human output
-    #[arg(long, value_enum, default_value_t = ColorArg::Auto, value_name = "WHEN")]
-    pub color: ColorArg,
-
+/// How calls are judged and answered: the same for the filter, `mcp` and `hook`.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct JudgeArgs {
     /// Text before the errors in the instruction for the model
     #[arg(long, default_value = DEFAULT_PREFIX, value_name = "TEXT")]
     pub prefix: String,
@@ -323,6 +313,32 @@ pub(crate) struct FilterArgs {
     /// stop retrying (0: never)
     #[arg(long, default_value_t = 3, value_name = "N")]
     pub loop_limit: u32,
+}
+
+/// The filter: tool calls in, one result per call out.
+#[derive(Debug, Args)]
+pub(crate) struct FilterArgs {
+    /// Files of tool calls ('-' = stdin) [default: stdin]
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub schemas: SchemaArgs,
+
+    /// The input is the bare arguments of one call to NAME (the shape a shell hook gets)
+    #[arg(short, long, value_name = "NAME")]
+    pub tool: Option<String>,
+
+    /// Output format [default: human on a terminal, else args]
+    #[arg(short, long, value_enum)]
+    pub format: Option<FormatArg>,
+
+    /// When to colour human output
+    #[arg(long, value_enum, default_value_t = ColorArg::Auto, value_name = "WHEN")]
+    pub color: ColorArg,
+
+    #[command(flatten)]
+    pub judge: JudgeArgs,
 
     /// Count repeated rejections per conversation: the JSON pointer to a record's
     /// conversation id (e.g. /metadata/conversation_id). Without it, each input
@@ -350,6 +366,69 @@ pub(crate) struct FilterArgs {
     /// (a value takes far more memory than its bytes)
     #[arg(long, default_value_t = 1_000_000, value_name = "N")]
     pub max_record_values: u64,
+}
+
+/// `callfix mcp [OPTIONS] -- COMMAND [ARGS]...`
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Exit codes:\n  the server's own exit code (128+N if signal N ended it); 0 when the\n  client closed the session and the server stopped; 2 if the server could\n  not be started"
+)]
+pub(crate) struct McpArgs {
+    /// More tool schemas (a directory of <tool>.json or a tool-list file); they
+    /// override what the server lists. Repeatable
+    #[arg(short, long = "schemas", value_name = "PATH")]
+    pub schemas: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub judge: JudgeArgs,
+
+    /// Append one JSON line per judged tools/call to FILE (the --format json object)
+    #[arg(long, value_name = "FILE")]
+    pub log: Option<PathBuf>,
+
+    /// Print a summary to stderr when the session ends
+    #[arg(long)]
+    pub stats: bool,
+
+    /// Seconds to wait for the server to exit after the client closes, before
+    /// SIGTERM (and as long again before SIGKILL)
+    #[arg(long, default_value_t = 2.0, value_name = "SECONDS")]
+    pub grace: f64,
+
+    /// The MCP server to run, and its arguments
+    #[arg(required = true, last = true, value_name = "COMMAND")]
+    pub command: Vec<std::ffi::OsString>,
+}
+
+/// `callfix hook claude-code`
+#[derive(Debug, Args)]
+pub(crate) struct HookArgs {
+    /// The agent whose hook protocol to speak
+    #[arg(value_enum)]
+    pub agent: HookAgent,
+
+    #[command(flatten)]
+    pub schemas: SchemaArgs,
+
+    #[command(flatten)]
+    pub judge: JudgeArgs,
+
+    /// What a repaired call asks for: `ask` shows the user the repaired input
+    /// (safe: the agent's permission rules still apply), `allow` runs it at once
+    #[arg(long, value_enum, default_value_t = RepairedDecision::Ask, value_name = "DECISION")]
+    pub repaired: RepairedDecision,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum HookAgent {
+    /// Claude Code's PreToolUse hook (JSON on stdin, hookSpecificOutput on stdout)
+    ClaudeCode,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum RepairedDecision {
+    Ask,
+    Allow,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

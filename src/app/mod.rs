@@ -4,6 +4,8 @@
 pub(crate) mod check;
 pub(crate) mod cli;
 pub(crate) mod colour;
+pub(crate) mod hook;
+pub(crate) mod mcp;
 pub(crate) mod render;
 pub(crate) mod tools;
 
@@ -12,7 +14,7 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 
 use owo_colors::OwoColorize;
 
-use self::cli::{Cli, ColorArg, Command, FilterArgs, SchemaArgs, VarArgs};
+use self::cli::{Cli, ColorArg, Command, FilterArgs, JudgeArgs, SchemaArgs, VarArgs};
 use anyhow::{Context, bail};
 
 use callfix::error::{Chain, Error};
@@ -41,6 +43,24 @@ where
     }
 }
 
+/// How calls are judged and worded, from the options every judging command
+/// shares.
+pub(crate) fn judge_options(judge: &JudgeArgs) -> Options {
+    Options {
+        style: Style {
+            prefix: judge.prefix.clone(),
+            max_errors: usize::from(judge.max_errors),
+            max_chars: usize::from(judge.max_chars),
+        },
+        policy: Policy {
+            enabled: cli::RepairArg::enabled(&judge.repair),
+            max_rounds: usize::from(judge.max_rounds),
+        },
+        loop_limit: judge.loop_limit,
+        ..Options::default()
+    }
+}
+
 /// Runs what the command line asks.
 pub(crate) fn run(cli: &Cli) -> anyhow::Result<Ended> {
     match &cli.command {
@@ -54,6 +74,14 @@ pub(crate) fn run(cli: &Cli) -> anyhow::Result<Ended> {
             tools::command(args)
         }
         Some(Command::Check(args)) => check::command(args),
+        Some(Command::Mcp(args)) => {
+            set_color(ColorArg::Auto);
+            mcp::command(args)
+        }
+        Some(Command::Hook(args)) => {
+            set_color(ColorArg::Auto);
+            hook::command(args)
+        }
     }
 }
 
@@ -85,20 +113,11 @@ fn filter(cli: &FilterArgs) -> anyhow::Result<Ended> {
         Format::from,
     );
     let options = Options {
-        style: Style {
-            prefix: cli.prefix.clone(),
-            max_errors: usize::from(cli.max_errors),
-            max_chars: usize::from(cli.max_chars),
-        },
-        policy: Policy {
-            enabled: cli::RepairArg::enabled(&cli.repair),
-            max_rounds: usize::from(cli.max_rounds),
-        },
         max_record_bytes: cli.max_record_bytes,
         max_record_values: cli.max_record_values,
-        loop_limit: cli.loop_limit,
         session: cli.session.clone(),
         whole_messages: cli.to.is_some() && format == Format::Call,
+        ..judge_options(&cli.judge)
     };
     let filter_run = callfix::filter::Filter {
         registry: &registry,
@@ -240,6 +259,8 @@ pub(crate) enum Ended {
     /// Something could not be checked at all: an unreadable input, a call whose
     /// tool's schema is broken.
     Trouble,
+    /// `mcp`: the server's own exit code.
+    Server(u8),
 }
 
 /// How a filter run ended: trouble when something could not be checked at all,
@@ -262,6 +283,7 @@ pub(crate) fn exit_code(result: &anyhow::Result<Ended>) -> u8 {
         Ok(Ended::Clean) => 0,
         Ok(Ended::Findings) => 1,
         Ok(Ended::Trouble) => 2,
+        Ok(Ended::Server(code)) => *code,
         Err(err) => {
             let quiet = err
                 .chain()

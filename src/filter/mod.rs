@@ -232,7 +232,7 @@ pub struct Summary {
 }
 
 impl Summary {
-    fn count(&mut self, tool: &str, verdict: &Verdict) {
+    pub(crate) fn count(&mut self, tool: &str, verdict: &Verdict) {
         self.total.add(verdict.status);
         match self.per_tool.get_mut(tool) {
             Some(c) => c.add(verdict.status),

@@ -73,7 +73,12 @@ mod unit {
         let endings: Vec<_> = whole.iter().map(|(_, m)| m.ending).collect();
         assert_eq!(
             endings,
-            [Ending::Complete, Ending::Resync, Ending::Complete, Ending::Complete]
+            [
+                Ending::Complete,
+                Ending::Resync,
+                Ending::Complete,
+                Ending::Complete
+            ]
         );
         assert!(whole[0].0.ends_with(&format!("\\u00e9{long}\"}}")));
         assert_eq!(whole[1].0, format!("{{\"b\":\"{long}"));

@@ -358,6 +358,28 @@ pub(crate) fn quote(s: &str) -> String {
     Value::String(s.to_owned()).to_string()
 }
 
+/// What a repair changed, for a person approving the call (an agent hook's
+/// reason): `callfix repaired the input: offset: "2" → 2 (coerce-number)`.
+pub fn repaired(repairs: &[crate::kinds::Repair]) -> String {
+    let each: Vec<String> = repairs
+        .iter()
+        .map(|r| {
+            let path = if r.path.is_empty() {
+                "(input)"
+            } else {
+                &r.path
+            };
+            format!(
+                "{path}: {} → {} ({})",
+                short_json(&r.from),
+                short_json(&r.to),
+                r.kind.name()
+            )
+        })
+        .collect();
+    format!("callfix repaired the input: {}", each.join("; "))
+}
+
 /// Compact JSON of a value, cut to a short length without first rendering a huge
 /// value in full.
 pub fn short_json(v: &Value) -> String {

@@ -7,6 +7,7 @@
 //! knows how a provider spells "arguments".
 
 mod anthropic;
+pub mod claude_code;
 mod gemini;
 mod generic;
 pub mod leak;
@@ -98,8 +99,9 @@ impl std::fmt::Debug for dyn Provider {
 }
 
 /// Every provider, in the order envelopes are recognised (generic last).
-pub static PROVIDERS: [&dyn Provider; 7] = [
+pub static PROVIDERS: [&dyn Provider; 8] = [
     &mcp::Mcp,
+    &claude_code::ClaudeCode,
     &openai::OpenAi,
     &responses::Responses,
     &anthropic::Anthropic,

@@ -171,6 +171,7 @@ fn every_provider_is_registered_once_by_name() {
         names,
         [
             "mcp",
+            "claude-code",
             "openai",
             "openai-responses",
             "anthropic",
@@ -196,4 +197,21 @@ fn mistral_ids_are_nine_alphanumerics_and_deterministic() {
     }
     assert_ne!(m.call_id(&json!("call_1")), m.call_id(&json!("call_2")));
     assert_eq!(m.call_id(&json!("abc123XYZ")), json!("abc123XYZ"));
+}
+
+#[test]
+fn a_claude_code_pre_tool_use_payload_is_a_call_and_other_events_hold_none() {
+    let payload = json!({"session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Read",
+        "tool_input": {"file_path": "/a"}, "tool_use_id": "toolu_1"});
+    let Extracted::Calls(calls) = extract(payload, false) else {
+        panic!()
+    };
+    assert_eq!(calls.len(), 1);
+    assert_eq!(
+        (calls[0].name.as_str(), &calls[0].id),
+        ("Read", &json!("toolu_1"))
+    );
+    assert_eq!(calls[0].args, Args::Value(json!({"file_path": "/a"})));
+    let other = json!({"hook_event_name": "SessionStart", "source": "startup"});
+    assert_eq!(extract(other, false), Extracted::Calls(Vec::new()));
 }

@@ -7,6 +7,7 @@ mod exact;
 mod formats;
 mod golden;
 mod hardening;
+mod hook;
 mod live;
 mod providers;
 mod readme;

@@ -275,7 +275,7 @@ fn unknown_provider_is_a_usage_error() {
         .assert()
         .code(2)
         .stderr(predicates::str::contains(
-            "invalid value 'claude' for '--to <PROVIDER>'\n  [possible values: mcp, openai, \
-             openai-responses, anthropic, gemini, mistral, generic]",
+            "invalid value 'claude' for '--to <PROVIDER>'\n  [possible values: mcp, claude-code, \
+             openai, openai-responses, anthropic, gemini, mistral, generic]",
         ));
 }

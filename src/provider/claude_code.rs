@@ -1,0 +1,97 @@
+//! Claude Code hooks: a `PreToolUse` payload
+//! `{"session_id", "hook_event_name": "PreToolUse", "tool_name", "tool_input",
+//! "tool_use_id", …}` is a call; other hook events hold none. The hook's answers
+//! (`hookSpecificOutput`) are written here too: [`hook_answer`].
+
+use serde_json::{Map, Value, json};
+
+use super::{Call, Provider, read_call};
+
+pub(super) struct ClaudeCode;
+
+impl Provider for ClaudeCode {
+    fn name(&self) -> &'static str {
+        "claude-code"
+    }
+
+    fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, String>> {
+        let event = map.get("hook_event_name")?.as_str()?;
+        if event != "PreToolUse" {
+            return Some(Ok(Vec::new()));
+        }
+        let call = read_call(
+            std::mem::take(map),
+            self.name(),
+            "Claude Code PreToolUse payload",
+            &["tool_name"],
+            &["tool_input"],
+            &[&["tool_use_id"]],
+        );
+        Some(call.map(|c| vec![c]))
+    }
+
+    fn new_call(&self, id: &Value, name: &str, args: &Value) -> Value {
+        json!({"hook_event_name": "PreToolUse", "tool_name": name, "tool_input": args, "tool_use_id": id})
+    }
+
+    /// The hook's answer that blocks the call and shows Claude why.
+    fn error_result(&self, _id: &Value, _name: &str, message: &str) -> Value {
+        decision("deny", message, None)
+    }
+
+    /// Claude Code speaks the Anthropic API: its tool definitions.
+    fn tool_definition(&self, name: &str, description: &str, parameters: Value) -> Value {
+        json!({"name": name, "description": description, "input_schema": parameters})
+    }
+}
+
+/// What a `PreToolUse` hook answers for a checked call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookAnswer<'a> {
+    /// No opinion: the call goes on under the user's own permission rules.
+    Pass,
+    /// Run the call with `input` instead; `allow` runs it at once, else the
+    /// user is asked (and sees the repaired input).
+    Repaired {
+        /// The repaired `tool_input`.
+        input: &'a Value,
+        /// What was changed, for the user.
+        reason: &'a str,
+        /// Approve it too.
+        allow: bool,
+    },
+    /// Block the call; `reason` is shown to Claude.
+    Block {
+        /// The instruction for the model.
+        reason: &'a str,
+    },
+}
+
+/// The JSON to print on stdout for `answer` (`None`: print nothing, exit 0).
+pub fn hook_answer(answer: HookAnswer<'_>) -> Option<Value> {
+    match answer {
+        HookAnswer::Pass => None,
+        HookAnswer::Repaired {
+            input,
+            reason,
+            allow,
+        } => Some(decision(
+            if allow { "allow" } else { "ask" },
+            reason,
+            Some(input),
+        )),
+        HookAnswer::Block { reason } => Some(decision("deny", reason, None)),
+    }
+}
+
+fn decision(decision: &str, reason: &str, input: Option<&Value>) -> Value {
+    let mut out = json!({
+        "hookEventName": "PreToolUse",
+        "permissionDecision": decision,
+        "permissionDecisionReason": reason,
+    });
+    if let Some(input) = input {
+        out["updatedInput"] = input.clone();
+    }
+    json!({ "hookSpecificOutput": out })
+}

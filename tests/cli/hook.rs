@@ -1,0 +1,122 @@
+//! `callfix hook claude-code` on recorded PreToolUse payloads (the shape Claude
+//! Code's hooks reference documents).
+
+use serde_json::{Value, json};
+
+use super::callfix;
+
+const SCHEMAS: &str = "tests/fixtures/claude-code/schemas";
+
+fn hook(payload: &str, extra: &[&str]) -> (i32, String, String) {
+    let path = super::root()
+        .join("tests/fixtures/claude-code")
+        .join(payload);
+    let out = callfix()
+        .args(["hook", "claude-code", "--schemas", SCHEMAS])
+        .args(extra)
+        .pipe_stdin(path)
+        .unwrap()
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn decision(stdout: &str) -> Value {
+    serde_json::from_str::<Value>(stdout).unwrap()["hookSpecificOutput"].clone()
+}
+
+#[test]
+fn a_valid_call_gets_no_opinion() {
+    // Nothing printed, exit 0: the user's own permission rules decide.
+    assert_eq!(
+        hook("pre_tool_use_valid.json", &[]),
+        (0, String::new(), String::new())
+    );
+}
+
+#[test]
+fn a_repairable_call_is_passed_back_repaired_for_the_user_to_approve() {
+    let (code, stdout, _) = hook("pre_tool_use_repair.json", &[]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        decision(&stdout),
+        json!({
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "ask",
+            "permissionDecisionReason": "callfix repaired the input: offset: \"120\" → 120 (coerce-number)",
+            "updatedInput": {"file_path": "/home/dev/app/src/main.rs", "offset": 120, "limit": 40},
+        })
+    );
+}
+
+#[test]
+fn repaired_calls_can_be_allowed_outright() {
+    let (_, stdout, _) = hook("pre_tool_use_repair.json", &["--repaired", "allow"]);
+    assert_eq!(decision(&stdout)["permissionDecision"], "allow");
+}
+
+#[test]
+fn an_invalid_call_is_blocked_with_the_instruction_for_claude() {
+    let (code, stdout, _) = hook("pre_tool_use_block.json", &[]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        decision(&stdout),
+        json!({
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "Please rewrite the input with valid arguments. Errors: file_path: Required; limit: expected number, got string; path: unrecognized key (did you mean \"file_path\"?)",
+        })
+    );
+}
+
+#[test]
+fn tools_without_a_schema_and_other_events_get_no_opinion() {
+    for payload in ["pre_tool_use_no_schema.json", "post_tool_use.json"] {
+        assert_eq!(
+            hook(payload, &[]),
+            (0, String::new(), String::new()),
+            "{payload}"
+        );
+    }
+}
+
+#[test]
+fn trouble_is_a_non_blocking_error_never_exit_2() {
+    // Exit 2 would block the call in Claude Code: a broken hook must not.
+    let out = callfix()
+        .args(["hook", "claude-code", "--schemas", SCHEMAS])
+        .write_stdin("{\"hook_event_name\":")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let out = callfix()
+        .args(["hook", "claude-code", "--schemas", "no/such/dir"])
+        .pipe_stdin(super::root().join("tests/fixtures/claude-code/pre_tool_use_valid.json"))
+        .unwrap()
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no/such/dir"));
+}
+
+#[test]
+fn the_filter_reads_the_payload_as_an_envelope() {
+    let out = callfix()
+        .args([
+            "--schemas",
+            SCHEMAS,
+            "-f",
+            "json",
+            "tests/fixtures/claude-code/pre_tool_use_repair.json",
+        ])
+        .output()
+        .unwrap();
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["tool"], "Read");
+    assert_eq!(result["id"], "toolu_01Hh2m9QeT4rVb6Wc1xLs8Nd");
+    assert_eq!(result["status"], "repaired");
+}
