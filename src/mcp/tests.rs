@@ -184,3 +184,28 @@ fn given_schemas_come_before_learned_ones() {
     let (action, _) = p.from_client(&call(json!(5), "read", json!({"path": "/a"})));
     assert!(matches!(action, FromClient::Answer(_)), "{action:?}");
 }
+
+#[test]
+fn the_same_rejected_call_again_and_again_is_told_to_stop() {
+    let mut p = proxy();
+    list(&mut p, 1, None, json!([read_tool()]));
+    let texts: Vec<String> = (0..3)
+        .map(|i| {
+            let (action, _) = p.from_client(&call(json!(10 + i), "read", json!({"offset": 1})));
+            let FromClient::Answer(out) = action else {
+                panic!("{action:?}")
+            };
+            let answer: Value = serde_json::from_slice(&out).unwrap();
+            answer["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(texts[0], texts[1]);
+    assert_ne!(
+        texts[1], texts[2],
+        "the third time is a loop (--loop-limit 3)"
+    );
+    assert!(texts[2].contains("read"), "{}", texts[2]);
+}
