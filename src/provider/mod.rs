@@ -7,12 +7,14 @@
 //! knows how a provider spells "arguments".
 
 mod anthropic;
+mod bedrock;
 pub mod claude_code;
 mod gemini;
 mod generic;
 pub mod leak;
 mod mcp;
 mod mistral;
+mod ollama;
 mod openai;
 mod responses;
 pub mod tool_list;
@@ -99,14 +101,16 @@ impl std::fmt::Debug for dyn Provider {
 }
 
 /// Every provider, in the order envelopes are recognised (generic last).
-pub static PROVIDERS: [&dyn Provider; 8] = [
+pub static PROVIDERS: [&dyn Provider; 10] = [
     &mcp::Mcp,
     &claude_code::ClaudeCode,
+    &ollama::Ollama,
     &openai::OpenAi,
     &responses::Responses,
     &anthropic::Anthropic,
     &gemini::Gemini,
     &mistral::Mistral,
+    &bedrock::Bedrock,
     &generic::Generic,
 ];
 
@@ -334,6 +338,12 @@ fn collect_value(
     }
     for p in PROVIDERS {
         for (key, inner) in p.containers() {
+            // A container holding one object (Ollama's `message`, Bedrock's
+            // `output`) is read as a list of one.
+            if let Some(one @ Value::Object(_)) = map.get_mut(*key) {
+                let one = one.take();
+                return collect(one, out, depth + 1, from_text).map_err(|e| format!("{key}: {e}"));
+            }
             if let Some(Value::Array(items)) = map.get_mut(*key) {
                 for (i, mut item) in std::mem::take(items).into_iter().enumerate() {
                     let item = match inner {

@@ -1,6 +1,8 @@
 //! OpenAI Chat Completions: `{"id","type":"function","function":{"name","arguments"}}`
-//! tool calls, in an assistant message's `tool_calls`, in a completion's `choices`.
-//! Arguments travel as JSON text.
+//! tool calls, in an assistant message's `tool_calls`, in a completion's `choices`;
+//! and the legacy `{"role": "assistant", "function_call": {"name", "arguments"}}`
+//! message (no id; its result is a `role: function` message). Arguments travel as
+//! JSON text.
 
 use serde_json::{Map, Value, json};
 
@@ -14,6 +16,17 @@ impl Provider for OpenAi {
     }
 
     fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, String>> {
+        if map.get("function_call").is_some_and(Value::is_object) {
+            let call = read_call(
+                std::mem::take(map),
+                self.name(),
+                "OpenAI function_call",
+                &["function_call", "name"],
+                &["function_call", "arguments"],
+                &[],
+            );
+            return Some(call.map(|c| vec![c]));
+        }
         // Also without `type`, as some gateways send it.
         let typed = matches!(
             map.get("type").and_then(Value::as_str),
@@ -45,7 +58,12 @@ impl Provider for OpenAi {
         json!({"id": id, "type": "function", "function": {"name": name, "arguments": args}})
     }
 
-    fn error_result(&self, id: &Value, _name: &str, message: &str) -> Value {
+    /// A `role: tool` message; for a legacy `function_call` (no id), the
+    /// `role: function` message that answered it.
+    fn error_result(&self, id: &Value, name: &str, message: &str) -> Value {
+        if id.is_null() {
+            return json!({"role": "function", "name": name, "content": message});
+        }
         json!({"role": "tool", "tool_call_id": id, "content": message})
     }
 

@@ -172,11 +172,13 @@ fn every_provider_is_registered_once_by_name() {
         [
             "mcp",
             "claude-code",
+            "ollama",
             "openai",
             "openai-responses",
             "anthropic",
             "gemini",
             "mistral",
+            "bedrock",
             "generic"
         ]
     );
@@ -214,4 +216,59 @@ fn a_claude_code_pre_tool_use_payload_is_a_call_and_other_events_hold_none() {
     assert_eq!(calls[0].args, Args::Value(json!({"file_path": "/a"})));
     let other = json!({"hook_event_name": "SessionStart", "source": "startup"});
     assert_eq!(extract(other, false), Extracted::Calls(Vec::new()));
+}
+
+#[test]
+fn a_legacy_function_call_message_is_a_call_answered_by_a_function_message() {
+    let c = one(json!({"role": "assistant", "content": null,
+        "function_call": {"name": "read", "arguments": "{\"file_path\":\"/a\"}"}}));
+    assert_eq!((c.name.as_str(), c.provider), ("read", "openai"));
+    assert_eq!(c.args, Args::Text("{\"file_path\":\"/a\"}".into()));
+    assert_eq!(
+        error_result(&c, "bad"),
+        json!({"role": "function", "name": "read", "content": "bad"})
+    );
+}
+
+#[test]
+fn an_ollama_chat_response_holds_calls_with_object_arguments() {
+    let response = json!({"model": "qwen3", "created_at": "2026-11-01T10:00:00Z",
+        "message": {"role": "assistant", "content": "",
+            "tool_calls": [{"function": {"name": "read", "arguments": {"file_path": "/a"}}}]},
+        "done": true});
+    let c = one(response);
+    assert_eq!((c.name.as_str(), c.provider), ("read", "ollama"));
+    assert_eq!(c.args, Args::Value(json!({"file_path": "/a"})));
+    let args = json!({"file_path": "/b"});
+    assert_eq!(
+        write_call(&c, &args, &Spellings::default()),
+        json!({"function": {"name": "read", "arguments": {"file_path": "/b"}}})
+    );
+    assert_eq!(
+        error_result(&c, "bad"),
+        json!({"role": "tool", "tool_name": "read", "content": "bad"})
+    );
+}
+
+#[test]
+fn a_bedrock_converse_response_holds_tool_use_blocks() {
+    let response = json!({"output": {"message": {"role": "assistant", "content": [
+            {"text": "Reading it."},
+            {"toolUse": {"toolUseId": "tooluse_1", "name": "read", "input": {"file_path": "/a"}}}]}},
+        "stopReason": "tool_use", "usage": {"inputTokens": 10, "outputTokens": 5}});
+    let c = one(response);
+    assert_eq!((c.name.as_str(), c.provider), ("read", "bedrock"));
+    assert_eq!(c.id, json!("tooluse_1"));
+    assert_eq!(c.args, Args::Value(json!({"file_path": "/a"})));
+    assert_eq!(
+        error_result(&c, "bad"),
+        json!({"toolResult": {"toolUseId": "tooluse_1", "content": [{"text": "bad"}], "status": "error"}})
+    );
+}
+
+#[test]
+fn an_openai_call_with_a_type_stays_openai_even_with_object_arguments() {
+    let c = one(json!({"id": "call_1", "type": "function",
+        "function": {"name": "read", "arguments": {"file_path": "/a"}}}));
+    assert_eq!(c.provider, "openai");
 }

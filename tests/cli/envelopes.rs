@@ -161,3 +161,44 @@ fn bare_arguments_from_several_files_are_numbered_in_order() {
         [(json!(0), json!("valid")), (json!(1), json!("rejected"))]
     );
 }
+
+#[test]
+fn openai_legacy_function_call_message() {
+    // Before tool_calls: one call per message, no id. It used to be read as a
+    // message without calls, and nothing was written.
+    let msg = json!({"role": "assistant", "content": null, "function_call": {"name": "glob", "arguments": ARGS}});
+    expect_glob(&one(msg.clone()), json!(null));
+    let completion =
+        json!({"object": "chat.completion", "choices": [{"index": 0, "message": msg}]});
+    expect_glob(&one(completion), json!(null));
+}
+
+#[test]
+fn ollama_chat_response() {
+    let response = json!({"model": "qwen3:8b", "created_at": "2026-11-01T10:00:00.000Z",
+        "message": {"role": "assistant", "content": "",
+            "tool_calls": [{"function": {"name": "glob", "arguments": {"pattern": "src/**/*.rs"}}}]},
+        "done": true, "done_reason": "stop"});
+    expect_glob(&one(response.clone()), json!(null));
+    // Written back, its arguments stay an object.
+    let out = crate::callfix()
+        .args(["-f", "call"])
+        .write_stdin(format!("{}\n", response["message"]["tool_calls"][0]))
+        .output()
+        .unwrap();
+    let call: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        call,
+        json!({"function": {"name": "glob", "arguments": {"pattern": "src/**/*.rs"}}})
+    );
+}
+
+#[test]
+fn bedrock_converse_response() {
+    let response = json!({"output": {"message": {"role": "assistant", "content": [
+            {"text": "Looking for Rust files."},
+            {"toolUse": {"toolUseId": "tooluse_kZJMlvQmRJ6eAyJE5GIl7Q", "name": "glob",
+                "input": {"pattern": "src/**/*.rs"}}}]}},
+        "stopReason": "tool_use", "usage": {"inputTokens": 30, "outputTokens": 20, "totalTokens": 50}});
+    expect_glob(&one(response), json!("tooluse_kZJMlvQmRJ6eAyJE5GIl7Q"));
+}

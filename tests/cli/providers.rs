@@ -276,6 +276,6 @@ fn unknown_provider_is_a_usage_error() {
         .code(2)
         .stderr(predicates::str::contains(
             "invalid value 'claude' for '--to <PROVIDER>'\n  [possible values: mcp, claude-code, \
-             openai, openai-responses, anthropic, gemini, mistral, generic]",
+             ollama, openai, openai-responses, anthropic, gemini, mistral, bedrock, generic]",
         ));
 }

@@ -1,0 +1,82 @@
+//! AWS Bedrock Converse: `{"toolUse": {"toolUseId", "name", "input"}}` blocks in
+//! a message's `content`, in a response's `output.message`. Arguments travel as
+//! an object.
+
+use serde_json::{Map, Value, json};
+
+use super::{Call, Provider, provider_name, read_call};
+
+pub(super) struct Bedrock;
+
+/// Content blocks that are not calls (each is an object under one key).
+const NOT_CALLS: [&str; 8] = [
+    "text",
+    "reasoningContent",
+    "toolResult",
+    "image",
+    "document",
+    "video",
+    "guardContent",
+    "cachePoint",
+];
+
+impl Provider for Bedrock {
+    fn name(&self) -> &'static str {
+        "bedrock"
+    }
+
+    fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, String>> {
+        if !map.get("toolUse").is_some_and(Value::is_object) {
+            return None;
+        }
+        let call = read_call(
+            std::mem::take(map),
+            self.name(),
+            "Bedrock toolUse",
+            &["toolUse", "name"],
+            &["toolUse", "input"],
+            &[&["toolUse", "toolUseId"]],
+        );
+        Some(call.map(|c| vec![c]))
+    }
+
+    /// A Converse response's `output` (an object holding the `message`).
+    fn containers(&self) -> &'static [(&'static str, Option<&'static str>)] {
+        &[("output", None)]
+    }
+
+    fn is_not_a_call(&self, map: &Map<String, Value>) -> bool {
+        map.len() == 1 && map.keys().all(|k| NOT_CALLS.contains(&k.as_str()))
+    }
+
+    fn new_call(&self, id: &Value, name: &str, args: &Value) -> Value {
+        json!({"toolUse": {"toolUseId": id, "name": name, "input": args}})
+    }
+
+    fn error_result(&self, id: &Value, _name: &str, message: &str) -> Value {
+        json!({"toolResult": {"toolUseId": id, "content": [{"text": message}], "status": "error"}})
+    }
+
+    fn new_message(&self, text: &str, calls: Vec<Value>) -> Value {
+        let mut content = Vec::new();
+        if !text.trim().is_empty() {
+            content.push(json!({ "text": text }));
+        }
+        content.extend(calls);
+        json!({"role": "assistant", "content": content})
+    }
+
+    fn tool_definition(&self, name: &str, description: &str, parameters: Value) -> Value {
+        json!({"toolSpec": {"name": name, "description": description, "inputSchema": {"json": parameters}}})
+    }
+
+    /// A `toolConfig`.
+    fn tools_payload(&self, definitions: Vec<Value>) -> Value {
+        json!({ "tools": definitions })
+    }
+
+    /// Names must match `^[a-zA-Z0-9_-]{1,64}$`.
+    fn tool_name(&self, name: &str) -> String {
+        provider_name(name)
+    }
+}

@@ -1,0 +1,56 @@
+//! Ollama `/api/chat`: `{"model", "message": {"role": "assistant", "content",
+//! "tool_calls": [{"function": {"name", "arguments": {…}}}]}, "done"}`. Unlike
+//! OpenAI's, its calls carry no `type` and no id, and their arguments are an
+//! object, and are written back as one.
+
+use serde_json::{Map, Value, json};
+
+use super::{Call, Provider, read_call};
+
+pub(super) struct Ollama;
+
+impl Provider for Ollama {
+    fn name(&self) -> &'static str {
+        "ollama"
+    }
+
+    fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, String>> {
+        let object_args = map
+            .get("function")
+            .and_then(|f| f.get("arguments"))
+            .is_some_and(Value::is_object);
+        if map.contains_key("type") || !object_args {
+            return None;
+        }
+        let call = read_call(
+            std::mem::take(map),
+            self.name(),
+            "Ollama tool call",
+            &["function", "name"],
+            &["function", "arguments"],
+            &[&["id"]],
+        );
+        Some(call.map(|c| vec![c]))
+    }
+
+    /// The response's one `message` (an object, not a list).
+    fn containers(&self) -> &'static [(&'static str, Option<&'static str>)] {
+        &[("message", None)]
+    }
+
+    fn new_call(&self, _id: &Value, name: &str, args: &Value) -> Value {
+        json!({"function": {"name": name, "arguments": args}})
+    }
+
+    fn error_result(&self, _id: &Value, name: &str, message: &str) -> Value {
+        json!({"role": "tool", "tool_name": name, "content": message})
+    }
+
+    fn new_message(&self, text: &str, calls: Vec<Value>) -> Value {
+        let mut m = json!({"role": "assistant", "content": text});
+        if !calls.is_empty() {
+            m["tool_calls"] = Value::Array(calls);
+        }
+        m
+    }
+}
