@@ -10,9 +10,10 @@ use serde_json::Value;
 use crate::input::{Ending, Framer};
 use crate::message::{self, Style, plural};
 use crate::output::{Position, Sink};
-use crate::provider::{self, Extracted};
+use crate::provider;
+use crate::provider::stream::{Fed, Streams};
 use crate::registry::Registry;
-use crate::repair::{Kind, Policy};
+use crate::repair::Policy;
 use crate::spelling::Spellings;
 use crate::surrogates;
 use crate::verdict::{self, Fault, Status, Verdict};
@@ -374,7 +375,7 @@ impl Filter<'_> {
         printer: &mut S,
         summary: &mut Summary,
     ) -> Result<u64, StreamError> {
-        let (registry, options) = (self.registry, self.options);
+        let options = self.options;
         let Input {
             reader,
             source,
@@ -386,6 +387,7 @@ impl Filter<'_> {
             Framer::with_capacity(reader, options.max_record_bytes, first_index, buffer)
                 .first_line(first_line);
         let mut buf = Vec::new();
+        let mut streams = Streams::default();
         loop {
             // Results are flushed before the framer waits for more input.
             let mut flushed = Ok(());
@@ -437,72 +439,33 @@ impl Filter<'_> {
                 call: 0,
                 line: meta.line,
             };
-            let from_text = options.policy.enabled.has(Kind::ExtractFromText);
-            let mut text = None;
-            let mut conversation = Conversation::Input(source);
-            let calls = parsed.and_then(|value| {
-                conversation = Conversation::of(&value, options, source);
-                if options.whole_messages {
-                    text = provider::assistant_text(&value);
-                }
-                match provider::extract(value, from_text) {
-                    Extracted::Calls(calls) => Ok(calls),
-                    Extracted::Unrecognised(reason) => {
-                        Err(message::record_unrecognised(source, meta.line, &reason))
-                    }
-                }
-            });
-            match calls {
-                Err(text) => {
-                    // A broken record: its message is its own, no tool's.
-                    let mut verdict = Verdict::rejected(text, Fault::Call);
-                    verdict.finish(&options.style, "");
-                    summary.broken_records += 1;
-                    printer.record(at, verdict).map_err(StreamError::Write)?;
-                }
-                Ok(calls) => {
-                    if calls.is_empty() {
-                        summary.records_without_calls += 1;
-                    }
-                    let mut spellings = Spellings::scan(&buf);
-                    spellings.masked = masked;
-                    for call in &calls {
-                        if let provider::Args::Text(text) = &call.args {
-                            spellings.add(text.as_bytes());
-                        }
-                    }
-                    printer.begin_record(spellings);
-                    let mut results = Vec::with_capacity(calls.len());
-                    for (i, mut call) in calls.into_iter().enumerate() {
-                        let mut verdict = match masked.then(|| lone_surrogate(&call)).flatten() {
-                            Some(path) => {
-                                Verdict::invalid(None, vec![message::lone_surrogate(&path)])
-                            }
-                            None => verdict::judge(registry, &mut call, options.policy),
-                        };
-                        summary
-                            .loops
-                            .check(&conversation, &call.name, &mut verdict, options);
-                        verdict.finish(&options.style, &call.name);
-                        summary.count(&call.name, &verdict);
-                        tell_operator(registry, &call.name, &verdict, summary, printer);
-                        match &text {
-                            // An assistant message is written whole (`--to`).
-                            Some(_) => results.push((call, verdict)),
-                            None => printer
-                                .call(Position { call: i, ..at }, call, verdict)
-                                .map_err(StreamError::Write)?,
-                        }
-                    }
-                    if let Some(text) = &text
-                        && !results.is_empty()
-                    {
-                        printer
-                            .message(at, text, results)
-                            .map_err(StreamError::Write)?;
+            let record = Record {
+                at,
+                masked,
+                bytes: &buf,
+                incomplete: &[],
+            };
+            match parsed {
+                Err(text) => self.judge(Err(text), record, source, summary, printer)?,
+                Ok(value) => {
+                    for fed in streams.feed(value, meta.index, meta.line) {
+                        self.fed(fed, record, source, summary, printer)?;
                     }
                 }
             }
+        }
+        if let Some(done) = streams.finish() {
+            let record = Record {
+                at: Position {
+                    index: 0,
+                    call: 0,
+                    line: 0,
+                },
+                masked: false,
+                bytes: b"",
+                incomplete: &[],
+            };
+            self.fed(Fed::Done(done), record, source, summary, printer)?;
         }
         Ok(framer.next_index())
     }
@@ -608,6 +571,9 @@ fn tell_operator<S: Sink>(
     }
     summary.broken_tools.insert(tool.to_owned());
 }
+
+mod record;
+use record::Record;
 
 #[cfg(test)]
 mod tests;

@@ -245,6 +245,11 @@ pub fn two_values() -> ArgError {
     ArgError::root("arguments hold two different JSON values; send exactly one object")
 }
 
+/// A streamed call whose stream ended before the call was complete.
+pub fn stream_cut_off() -> String {
+    "the stream ended before this call was complete; send the complete call".to_owned()
+}
+
 /// An envelope with no arguments at all.
 pub fn missing_arguments() -> ArgError {
     ArgError::root("arguments are missing; send a JSON object")

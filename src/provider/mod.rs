@@ -17,6 +17,7 @@ mod mistral;
 mod ollama;
 mod openai;
 mod responses;
+pub mod stream;
 pub mod tool_list;
 
 use crate::spelling::Spellings;

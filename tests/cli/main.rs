@@ -16,6 +16,7 @@ mod render;
 mod repairs;
 mod robustness;
 mod schemas;
+mod streams;
 mod tools;
 
 use std::path::{Path, PathBuf};
