@@ -448,9 +448,11 @@ impl Filter<'_> {
             match parsed {
                 Err(text) => self.judge(Err(text), record, source, summary, printer)?,
                 Ok(value) => {
-                    for fed in streams.feed(value, meta.index, meta.line) {
-                        self.fed(fed, record, source, summary, printer)?;
+                    let (ended, fed) = streams.feed(value, meta.index, meta.line);
+                    if let Some(ended) = ended {
+                        self.fed(Fed::Done(ended), record, source, summary, printer)?;
                     }
+                    self.fed(fed, record, source, summary, printer)?;
                 }
             }
         }

@@ -66,14 +66,14 @@ enum Kind {
 }
 
 impl Streams {
-    /// Takes `record`, the record numbered `index` on line `line`.
-    pub fn feed(&mut self, record: Value, index: u64, line: u64) -> Vec<Fed> {
-        let mut out = Vec::new();
+    /// Takes `record`, the record numbered `index` on line `line`. The first
+    /// part is a stream that this record's stream ended before it completed.
+    pub fn feed(&mut self, record: Value, index: u64, line: u64) -> (Option<Assembled>, Fed) {
         let Value::Object(map) = record else {
-            return vec![Fed::Record(record)];
+            return (None, Fed::Record(record));
         };
         let event = match Event::of(map) {
-            Event::None(map) => return vec![Fed::Record(Value::Object(map))],
+            Event::None(map) => return (None, Fed::Record(Value::Object(map))),
             event => event,
         };
         // Another kind of stream, or a new one of the same kind, ends the open one.
@@ -101,9 +101,11 @@ impl Streams {
             ) => type_of(m) != "message_start",
             _ => false,
         };
-        if !same && let Some(open) = self.open.take() {
-            out.push(Fed::Done(open.end()));
-        }
+        let ended = if same {
+            None
+        } else {
+            self.open.take().map(Open::end)
+        };
         let open = self.open.get_or_insert_with(|| Open {
             first: (index, line),
             kind: match &event {
@@ -118,12 +120,11 @@ impl Streams {
             (Kind::Anthropic(a), Event::Anthropic(m)) => a.feed(m),
             _ => false,
         };
-        if complete && let Some(open) = self.open.take() {
-            out.push(Fed::Done(open.end()));
-        } else {
-            out.push(Fed::Kept);
-        }
-        out
+        let fed = match self.open.take_if(|_| complete) {
+            Some(open) => Fed::Done(open.end()),
+            None => Fed::Kept,
+        };
+        (ended, fed)
     }
 
     /// The input ended: a stream still open comes out as far as it got.

@@ -11,7 +11,7 @@ fn chunk(id: &str, delta: serde_json::Value, finish: Option<&str>) -> serde_json
 fn a_record_that_is_no_event_comes_back_as_it_is() {
     let mut s = Streams::default();
     let call = json!({"name": "glob", "arguments": {}});
-    assert_eq!(s.feed(call.clone(), 0, 1), vec![Fed::Record(call)]);
+    assert_eq!(s.feed(call.clone(), 0, 1), (None, Fed::Record(call)));
     assert!(s.finish().is_none());
 }
 
@@ -19,10 +19,9 @@ fn a_record_that_is_no_event_comes_back_as_it_is() {
 fn a_new_stream_ends_the_open_one_as_cut_off() {
     let mut s = Streams::default();
     let start = json!({"tool_calls": [{"index": 0, "id": "c1", "function": {"name": "glob", "arguments": "{}"}}]});
-    assert_eq!(s.feed(chunk("a", start, None), 0, 1), vec![Fed::Kept]);
-    let fed = s.feed(chunk("b", json!({"content": "hi"}), None), 1, 2);
-    let [Fed::Done(done), Fed::Kept] = &fed[..] else {
-        panic!("{fed:?}")
+    assert_eq!(s.feed(chunk("a", start, None), 0, 1), (None, Fed::Kept));
+    let (Some(done), Fed::Kept) = s.feed(chunk("b", json!({"content": "hi"}), None), 1, 2) else {
+        panic!()
     };
     assert_eq!(done.first, (0, 1));
     assert_eq!(done.incomplete, [0]);
@@ -59,11 +58,10 @@ fn anthropic_input_that_does_not_parse_stays_text_for_salvage() {
         json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{\"a\": 1,}"}}),
         json!({"type": "content_block_stop", "index": 0}),
     ] {
-        assert_eq!(s.feed(event, 0, 1), vec![Fed::Kept]);
+        assert_eq!(s.feed(event, 0, 1), (None, Fed::Kept));
     }
-    let fed = s.feed(json!({"type": "message_stop"}), 0, 1);
-    let [Fed::Done(done)] = &fed[..] else {
-        panic!("{fed:?}")
+    let (None, Fed::Done(done)) = s.feed(json!({"type": "message_stop"}), 0, 1) else {
+        panic!()
     };
     assert_eq!(done.record["content"][0]["input"], "{\"a\": 1,}");
     assert!(done.incomplete.is_empty());
