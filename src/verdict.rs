@@ -174,11 +174,11 @@ pub fn judge(registry: &Registry, call: &mut Call, policy: Policy) -> Verdict {
         return Verdict::invalid(None, vec![ArgError::root(why.clone())]);
     }
     let mut repairs = Vec::new();
-    if let Some(markup) = &call.leaked {
+    if let Some(leak) = &call.leaked {
         repairs.push(Repair {
             path: String::new(),
             kind: Kind::ExtractFromText,
-            from: Value::String(markup.clone()),
+            from: Value::String(leak.markup.clone()),
             to: Value::Null,
         });
     }

@@ -226,6 +226,8 @@ pub struct Summary {
     pub per_tool: BTreeMap<String, Counts>,
     /// Repairs made, by kind.
     pub repairs: BTreeMap<&'static str, u64>,
+    /// Calls found written into assistant text, by call syntax.
+    pub leaks: BTreeMap<&'static str, u64>,
     /// Calls rejected because their tool's schema is broken.
     pub schema_faults: u64,
     /// Tools whose broken schema the operator has been told about.
@@ -311,6 +313,18 @@ impl fmt::Display for Summary {
                 .map(|(kind, n)| format!("{kind} {n}"))
                 .collect();
             write!(f, "\n  repairs: {}", list.join(", "))?;
+        }
+        if !self.leaks.is_empty() {
+            let list: Vec<String> = self
+                .leaks
+                .iter()
+                .map(|(family, n)| format!("{family} {n}"))
+                .collect();
+            write!(
+                f,
+                "\n  calls written in text, by syntax: {}",
+                list.join(", ")
+            )?;
         }
         Ok(())
     }

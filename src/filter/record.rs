@@ -122,6 +122,9 @@ impl Filter<'_> {
                         .check(&conversation, &call.name, &mut verdict, options);
                     verdict.finish(&options.style, &call.name);
                     summary.count(&call.name, &verdict);
+                    if let Some(leak) = &call.leaked {
+                        *summary.leaks.entry(leak.family).or_insert(0) += 1;
+                    }
                     tell_operator(registry, &call.name, &verdict, summary, printer);
                     match &text {
                         // An assistant message is written whole (`--to`).

@@ -154,7 +154,16 @@ pub struct Call {
     /// Where the name sits in the envelope.
     pub name_at: &'static [&'static str],
     /// For a call found written in assistant text: that markup.
-    pub leaked: Option<String>,
+    pub leaked: Option<Leak>,
+}
+
+/// Where a call written into assistant text came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Leak {
+    /// The markup as it stood in the text.
+    pub markup: String,
+    /// Its call syntax (`hermes`, `glm`, `kimi-k2`, …).
+    pub family: &'static str,
 }
 
 impl Call {
@@ -305,7 +314,10 @@ fn leaked_call(l: leak::Leaked) -> Call {
     let mut call = bare_call(&l.name, String::new());
     call.args = args;
     call.args_as_text = false;
-    call.leaked = Some(l.markup);
+    call.leaked = Some(Leak {
+        markup: l.markup,
+        family: l.family,
+    });
     call
 }
 

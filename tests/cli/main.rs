@@ -8,6 +8,7 @@ mod formats;
 mod golden;
 mod hardening;
 mod hook;
+mod leaks;
 mod live;
 mod providers;
 mod readme;

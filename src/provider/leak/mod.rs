@@ -1,0 +1,321 @@
+//! Tool calls written into assistant text instead of emitted as calls.
+//!
+//! One file per family of call syntax, each behind [`Family`]: the sentinels
+//! that open its markup, and how to read the markup that starts there.
+//!
+//! | family | markup |
+//! |---|---|
+//! | `dsml` | DeepSeek DSML / MiniMax: `<[｜DSML｜]invoke name="x"><[｜DSML｜]parameter name="p" string="true">…` |
+//! | `qwen-coder` | `<function=x><parameter=p>…</parameter></function>` |
+//! | `hermes` | `<tool_call>{"name", "arguments"}</tool_call>` (Hermes, Qwen) |
+//! | `qwen3-coder` | `<tool_call><function=x>…</function></tool_call>` |
+//! | `glm` | `<tool_call>x<arg_key>p</arg_key><arg_value>…</arg_value></tool_call>` |
+//! | `kimi-k2` | `<\|tool_call_begin\|>functions.x:0<\|tool_call_argument_begin\|>{…}<\|tool_call_end\|>` |
+//! | `deepseek-v3` | `<｜tool▁call▁begin｜>[function<｜tool▁sep｜>]x…<｜tool▁call▁end｜>` |
+//! | `mistral` | `[TOOL_CALLS][{"name", "arguments"}]`, `[TOOL_CALLS]x[ARGS]{…}` |
+//! | `llama3` | `<\|python_tag\|>{"name", "parameters"}` |
+//! | `granite` | `<\|tool_call\|>[{"name", "arguments"}]` |
+//! | `cohere` | `<\|START_ACTION\|>[{"tool_name", "parameters"}]<\|END_ACTION\|>` |
+//!
+//! A family is recognised only by its sentinels, and not inside a code span or
+//! a fenced code block (prose quoting the syntax is no call). Markup that is
+//! not closed, or JSON that does not parse, is reported as malformed: it is
+//! never completed or guessed at.
+
+mod cohere;
+mod deepseek;
+mod dsml;
+mod json_list;
+mod kimi;
+mod mistral;
+mod qwen_coder;
+mod tool_call;
+
+use serde_json::{Map, Value};
+
+/// One call found in text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Leaked {
+    /// The tool name (empty when the markup is too broken to tell).
+    pub name: String,
+    /// The arguments, or why they cannot be read.
+    pub args: Result<Map<String, Value>, String>,
+    /// The markup as it stood in the text.
+    pub markup: String,
+    /// The call syntax it was written in (`hermes`, `glm`, …).
+    pub family: &'static str,
+}
+
+/// One family of call syntax.
+trait Family: Sync {
+    /// Its name in reports.
+    fn name(&self) -> &'static str;
+    /// The sentinels that open its markup.
+    fn openings(&self) -> &'static [&'static str];
+    /// Closing sentinels of wrappers, removed from the text around calls.
+    fn closings(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// Reads the markup at the start of `text` (which starts with one of the
+    /// openings): the calls it holds (none for a wrapper) and its length.
+    fn read(&self, text: &str) -> (Vec<Leaked>, usize);
+}
+
+/// Every family, in the order their openings are tried at one position.
+static FAMILIES: [&dyn Family; 9] = [
+    &dsml::Dsml,
+    &qwen_coder::QwenCoder,
+    &tool_call::ToolCall,
+    &kimi::Kimi,
+    &deepseek::DeepSeek,
+    &mistral::Mistral,
+    &json_list::Llama3,
+    &json_list::Granite,
+    &cohere::Cohere,
+];
+
+/// Finds every leaked call in `text`, in order; returns them and the text with
+/// their markup removed.
+pub fn find(text: &str) -> (Vec<Leaked>, String) {
+    let mut calls = Vec::new();
+    let mut clean = String::with_capacity(text.len());
+    let mut at = 0;
+    let mut openings = Openings::new(text);
+    while let Some((start, family)) = openings.next(text, at) {
+        clean.push_str(&text[at..start]);
+        let (found, used) = family.read(&text[start..]);
+        calls.extend(found.into_iter().map(|mut l| {
+            if l.family.is_empty() {
+                l.family = family.name();
+            }
+            l
+        }));
+        at = start + used.max(1);
+    }
+    clean.push_str(&text[at.min(text.len())..]);
+    if !calls.is_empty() || clean.len() != text.len() {
+        for closing in FAMILIES.iter().flat_map(|f| f.closings()) {
+            clean = clean.replace(closing, "");
+        }
+    }
+    (calls, clean.trim().to_owned())
+}
+
+/// Where each opening next occurs outside code, remembered between calls so that
+/// the text is searched once per opening, not once per call found (which was
+/// quadratic).
+struct Openings {
+    all: Vec<(&'static str, &'static dyn Family)>,
+    /// Per opening: `None` not searched yet; `Some(None)` no more in the text;
+    /// `Some(Some(i))` the next one at byte `i`.
+    next: Vec<Option<Option<usize>>>,
+    /// Code spans and fenced blocks: byte ranges where nothing is a call.
+    code: Vec<(usize, usize)>,
+}
+
+impl Openings {
+    fn new(text: &str) -> Self {
+        let all: Vec<_> = FAMILIES
+            .iter()
+            .flat_map(|f| f.openings().iter().map(move |o| (*o, *f)))
+            .collect();
+        Openings {
+            next: vec![None; all.len()],
+            all,
+            code: code_ranges(text),
+        }
+    }
+
+    /// The first opening at or after byte `from` of `text`, outside code.
+    fn next(&mut self, text: &str, from: usize) -> Option<(usize, &'static dyn Family)> {
+        let mut best: Option<(usize, &'static dyn Family)> = None;
+        for (slot, (pat, family)) in self.next.iter_mut().zip(&self.all) {
+            let mut at = match *slot {
+                Some(Some(i)) if i >= from => Some(i),
+                Some(None) => None,
+                _ => text.get(from..).and_then(|t| t.find(pat)).map(|i| i + from),
+            };
+            while let Some(i) = at
+                && let Some(&(_, end)) = self.code.iter().find(|(s, e)| *s <= i && i < *e)
+            {
+                at = text[end..].find(pat).map(|j| j + end);
+            }
+            *slot = Some(at);
+            if let Some(i) = at
+                && best.is_none_or(|(b, _)| i < b)
+            {
+                best = Some((i, *family));
+            }
+        }
+        best
+    }
+}
+
+/// The byte ranges of code spans and fenced code blocks: a run of backticks
+/// up to the next run of the same length. A run with no match is literal.
+fn code_ranges(text: &str) -> Vec<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(j) = memchr::memchr(b'`', &bytes[i..]) {
+        let start = i + j;
+        let n = bytes[start..].iter().take_while(|&&b| b == b'`').count();
+        let mut k = start + n;
+        let mut end = None;
+        while let Some(m) = memchr::memchr(b'`', &bytes[k..]) {
+            let run = k + m;
+            let len = bytes[run..].iter().take_while(|&&b| b == b'`').count();
+            if len == n {
+                end = Some(run + len);
+                break;
+            }
+            k = run + len;
+        }
+        match end {
+            Some(e) => {
+                out.push((start, e));
+                i = e;
+            }
+            None => i = start + n,
+        }
+    }
+    out
+}
+
+fn malformed(markup: &str, name: &str, why: String) -> (Vec<Leaked>, usize) {
+    (
+        vec![Leaked {
+            name: name.to_owned(),
+            args: Err(why),
+            markup: markup.to_owned(),
+            family: "",
+        }],
+        markup.len(),
+    )
+}
+
+/// The markup up to and including `close`, if the text closes it.
+fn enclosed<'t>(text: &'t str, close: &str) -> Option<&'t str> {
+    text.find(close).map(|i| &text[..i + close.len()])
+}
+
+/// A call whose markup is never closed: the rest of the text is its markup.
+fn unclosed(text: &str) -> (Vec<Leaked>, usize) {
+    malformed(
+        text,
+        "",
+        "the tool call written in the text is not closed".into(),
+    )
+}
+
+/// A call read from `markup`.
+fn found(name: String, args: Map<String, Value>, markup: &str) -> (Vec<Leaked>, usize) {
+    (vec![leaked(name, Ok(args), markup)], markup.len())
+}
+
+fn leaked(name: String, args: Result<Map<String, Value>, String>, markup: &str) -> Leaked {
+    Leaked {
+        name,
+        args,
+        markup: markup.to_owned(),
+        family: "",
+    }
+}
+
+/// A call to `name` whose arguments are the JSON object `json`.
+fn object_call(name: &str, json: &str, markup: &str) -> (Vec<Leaked>, usize) {
+    match serde_json::from_str::<Value>(json.trim()) {
+        Ok(Value::Object(args)) => found(name.to_owned(), args, markup),
+        Ok(_) => malformed(markup, name, not_an_object()),
+        Err(e) => malformed(
+            markup,
+            name,
+            format!("the tool call written in the text is not valid JSON: {e}"),
+        ),
+    }
+}
+
+fn no_name(markup: &str) -> (Vec<Leaked>, usize) {
+    malformed(
+        markup,
+        "",
+        "the tool call written in the text has no name".into(),
+    )
+}
+
+/// Arguments given as an object, or as JSON text holding one.
+fn object_args(value: Option<&Value>) -> Result<Map<String, Value>, String> {
+    match value {
+        Some(Value::Object(m)) => Ok(m.clone()),
+        Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
+            Ok(Value::Object(m)) => Ok(m),
+            _ => Err(not_an_object()),
+        },
+        None => Ok(Map::new()),
+        Some(_) => Err(not_an_object()),
+    }
+}
+
+fn not_an_object() -> String {
+    "the arguments of the tool call written in the text are not a JSON object".to_owned()
+}
+
+/// The one JSON value `text` starts with (after whitespace), and the bytes it
+/// takes; a value cut off by the end of the text is "not closed".
+fn json_prefix(text: &str) -> Result<(Value, usize), String> {
+    let mut values = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+    match values.next() {
+        Some(Ok(v)) => Ok((v, values.byte_offset())),
+        Some(Err(e)) if e.is_eof() => Err("the tool call written in the text is not closed".into()),
+        Some(Err(e)) => Err(format!(
+            "the tool call written in the text is not valid JSON: {e}"
+        )),
+        None => Err("the tool call written in the text is empty".into()),
+    }
+}
+
+/// `{"name"|"tool_name", "arguments"|"parameters"}` objects, one or a list.
+fn json_calls(value: &Value, markup: &str) -> Vec<Leaked> {
+    let items = match value {
+        Value::Array(items) => items.iter().collect(),
+        other => vec![other],
+    };
+    items
+        .into_iter()
+        .map(|item| {
+            let name = ["name", "tool_name"]
+                .iter()
+                .find_map(|k| item.get(*k).and_then(Value::as_str))
+                .unwrap_or_default()
+                .to_owned();
+            if name.is_empty() {
+                return leaked(
+                    name,
+                    Err("the tool call written in the text has no name".into()),
+                    markup,
+                );
+            }
+            let args = item.get("arguments").or_else(|| item.get("parameters"));
+            leaked(name, object_args(args), markup)
+        })
+        .collect()
+}
+
+/// `name="value"` in a tag head.
+fn attribute(head: &str, name: &str) -> Option<String> {
+    let pat = format!("{name}=\"");
+    let mut from = 0;
+    while let Some(i) = head[from..].find(&pat) {
+        let at = from + i;
+        // Whole attribute names only (`name=` must not match `filename=`).
+        if at == 0 || head.as_bytes()[at - 1].is_ascii_whitespace() {
+            let v = &head[at + pat.len()..];
+            return v.find('"').map(|e| v[..e].to_owned());
+        }
+        from = at + pat.len();
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests;
