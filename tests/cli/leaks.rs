@@ -65,6 +65,14 @@ const FAMILIES: &[(&str, &str)] = &[
         "cohere",
         "<|START_ACTION|>[\n    {\"tool_call_id\": \"0\", \"tool_name\": \"read\", \"parameters\": {\"file_path\": \"/src/main.rs\", \"offset\": 120}}\n]<|END_ACTION|>",
     ),
+    (
+        "harmony",
+        "<|start|>assistant<|channel|>commentary to=functions.read <|constrain|>json<|message|>{\"file_path\": \"/src/main.rs\", \"offset\": 120}<|call|>",
+    ),
+    (
+        "harmony",
+        "<|channel|>commentary to=functions.read <|constrain|>json<|message|>{\"file_path\": \"/src/main.rs\", \"offset\": 120}",
+    ),
 ];
 
 fn run(text: &str) -> (i32, Vec<Value>, String) {

@@ -16,6 +16,7 @@
 //! | `llama3` | `<\|python_tag\|>{"name", "parameters"}` |
 //! | `granite` | `<\|tool_call\|>[{"name", "arguments"}]` |
 //! | `cohere` | `<\|START_ACTION\|>[{"tool_name", "parameters"}]<\|END_ACTION\|>` |
+//! | `harmony` | `<\|channel\|>commentary to=functions.x <\|constrain\|>json<\|message\|>{…}<\|call\|>` |
 //!
 //! A family is recognised only by its sentinels, and not inside a code span or
 //! a fenced code block (prose quoting the syntax is no call). Markup that is
@@ -25,6 +26,7 @@
 mod cohere;
 mod deepseek;
 mod dsml;
+mod harmony;
 mod json_list;
 mod kimi;
 mod mistral;
@@ -62,7 +64,7 @@ trait Family: Sync {
 }
 
 /// Every family, in the order their openings are tried at one position.
-static FAMILIES: [&dyn Family; 9] = [
+static FAMILIES: [&dyn Family; 10] = [
     &dsml::Dsml,
     &qwen_coder::QwenCoder,
     &tool_call::ToolCall,
@@ -72,6 +74,7 @@ static FAMILIES: [&dyn Family; 9] = [
     &json_list::Llama3,
     &json_list::Granite,
     &cohere::Cohere,
+    &harmony::Harmony,
 ];
 
 /// Finds every leaked call in `text`, in order; returns them and the text with
