@@ -1,6 +1,6 @@
 //! Tool calls written into assistant text instead of emitted as calls.
 //!
-//! One file per family of call syntax, each behind [`Family`]: the sentinels
+//! One file per family of call syntax, each behind `Family`: the sentinels
 //! that open its markup, and how to read the markup that starts there.
 //!
 //! | family | markup |
