@@ -464,24 +464,20 @@ impl Filter<'_> {
                 Ok(value) => {
                     let (ended, fed) = streams.feed(value, meta.index, meta.line);
                     if let Some(ended) = ended {
-                        self.fed(Fed::Done(ended), record, source, summary, printer)?;
+                        self.assembled(ended, source, summary, printer)?;
                     }
-                    self.fed(fed, record, source, summary, printer)?;
+                    match fed {
+                        Fed::Kept => {}
+                        Fed::Record(value) => {
+                            self.judge(Ok(value), record, source, summary, printer)?;
+                        }
+                        Fed::Done(done) => self.assembled(done, source, summary, printer)?,
+                    }
                 }
             }
         }
         if let Some(done) = streams.finish() {
-            let record = Record {
-                at: Position {
-                    index: 0,
-                    call: 0,
-                    line: 0,
-                },
-                masked: false,
-                bytes: b"",
-                incomplete: &[],
-            };
-            self.fed(Fed::Done(done), record, source, summary, printer)?;
+            self.assembled(done, source, summary, printer)?;
         }
         Ok(framer.next_index())
     }

@@ -1,4 +1,4 @@
-//! One record through the stages after the framer: stream events reassembled,
+//! One record through the stages after the framer (and the stream assembler):
 //! the calls taken out of the envelope, each judged, and one result per call
 //! handed to the sink.
 
@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::{Conversation, Filter, StreamError, Summary, lone_surrogate, tell_operator};
 use crate::message;
 use crate::output::{Position, Sink};
-use crate::provider::stream::Fed;
+use crate::provider::stream::Assembled;
 use crate::provider::{self, Extracted};
 use crate::repair::Kind;
 use crate::spelling::Spellings;
@@ -27,34 +27,26 @@ pub(super) struct Record<'b> {
 }
 
 impl Filter<'_> {
-    /// What the stream assembler made of a parsed record: nothing yet, the
-    /// record itself, or a whole reassembled response.
-    pub(super) fn fed<S: Sink>(
+    /// Judges a response a stream reassembled, numbered by its first record.
+    pub(super) fn assembled<S: Sink>(
         &self,
-        fed: Fed,
-        record: Record<'_>,
+        done: Assembled,
         source: &str,
         summary: &mut Summary,
         printer: &mut S,
     ) -> Result<(), StreamError> {
-        match fed {
-            Fed::Kept => Ok(()),
-            Fed::Record(value) => self.judge(Ok(value), record, source, summary, printer),
-            Fed::Done(done) => {
-                let (index, line) = done.first;
-                let record = Record {
-                    at: Position {
-                        index,
-                        call: 0,
-                        line,
-                    },
-                    masked: false,
-                    bytes: b"",
-                    incomplete: &done.incomplete,
-                };
-                self.judge(Ok(done.record), record, source, summary, printer)
-            }
-        }
+        let (index, line) = done.first;
+        let record = Record {
+            at: Position {
+                index,
+                call: 0,
+                line,
+            },
+            masked: false,
+            bytes: b"",
+            incomplete: &done.incomplete,
+        };
+        self.judge(Ok(done.record), record, source, summary, printer)
     }
 
     /// Judges every call of one parsed record (or says why it has none).
