@@ -571,6 +571,24 @@ impl Toolset {
         }
         .map_err(|e| error(format!("{e:?}")))
     }
+
+    /// Checks `text` with the GIL released, without loop detection: the
+    /// results of `Toolset.check`, `check_record` and `check_stream`.
+    fn checked(
+        &self,
+        py: Python<'_>,
+        text: &[u8],
+        tool: Option<&str>,
+        at: Place<'_>,
+    ) -> PyResult<Vec<Py<CheckResult>>> {
+        let lines = py.detach(|| {
+            let mut sink = Collect::default();
+            let summary = &mut Summary::default();
+            self.run(&self.options, summary, text, tool, at, &mut sink)
+                .map(|()| sink.lines)
+        })?;
+        results(py, lines)
+    }
 }
 
 #[pymethods]
@@ -649,21 +667,10 @@ impl Toolset {
         name: &str,
         arguments: &Bound<'_, PyAny>,
     ) -> PyResult<Py<CheckResult>> {
-        let text = text_of(arguments)?;
-        let lines = py.detach(|| {
-            let mut sink = Collect::default();
-            let at = Place::record("<arguments>", 0);
-            self.run(
-                &self.options,
-                &mut Summary::default(),
-                &text,
-                Some(name),
-                at,
-                &mut sink,
-            )
-            .map(|()| sink.lines)
-        })?;
-        Ok(results(py, lines)?.remove(0))
+        let at = Place::record("<arguments>", 0);
+        Ok(self
+            .checked(py, &text_of(arguments)?, Some(name), at)?
+            .remove(0))
     }
 
     /// Checks every call in one record, in any envelope the CLI reads (a dict, or
@@ -677,21 +684,7 @@ impl Toolset {
         record: &Bound<'_, PyAny>,
         source: &str,
     ) -> PyResult<Vec<Py<CheckResult>>> {
-        let text = text_of(record)?;
-        let lines = py.detach(|| {
-            let mut sink = Collect::default();
-            let at = Place::record(source, 0);
-            self.run(
-                &self.options,
-                &mut Summary::default(),
-                &text,
-                None,
-                at,
-                &mut sink,
-            )
-            .map(|()| sink.lines)
-        })?;
-        results(py, lines)
+        self.checked(py, &text_of(record)?, None, Place::record(source, 0))
     }
 
     /// Checks a stream of records in one piece, exactly as the CLI reads a file:
@@ -708,25 +701,12 @@ impl Toolset {
         first_index: u64,
         first_line: u64,
     ) -> PyResult<Vec<Py<CheckResult>>> {
-        let text = text_of(data)?;
-        let lines = py.detach(|| {
-            let mut sink = Collect::default();
-            let at = Place {
-                source,
-                index: first_index,
-                line: first_line,
-            };
-            self.run(
-                &self.options,
-                &mut Summary::default(),
-                &text,
-                None,
-                at,
-                &mut sink,
-            )
-            .map(|()| sink.lines)
-        })?;
-        results(py, lines)
+        let at = Place {
+            source,
+            index: first_index,
+            line: first_line,
+        };
+        self.checked(py, &text_of(data)?, None, at)
     }
 
     /// Checks every record of an iterable, lazily and in order: an iterator of
