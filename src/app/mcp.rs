@@ -12,7 +12,7 @@
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::mpsc;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -113,7 +113,7 @@ pub(crate) fn command(args: &McpArgs) -> anyhow::Result<Ended> {
             // The server's stdin is closed: it should exit by itself.
             let status = stop(&mut child, grace)?;
             // Let the server's last lines reach the client.
-            let _ = wait_for(&rx, grace);
+            let _ = rx.recv_timeout(grace);
             match exit_code(status) {
                 0 => Ended::Clean,
                 _ if status.code().is_none() => Ended::Clean,
@@ -242,10 +242,6 @@ fn terminate(child: &Child) {
 
 #[cfg(not(unix))]
 fn terminate(_child: &Child) {}
-
-fn wait_for(rx: &Receiver<End>, grace: Duration) -> Result<End, RecvTimeoutError> {
-    rx.recv_timeout(grace)
-}
 
 /// The server's exit status as an exit code: its own, or 128 + the signal.
 fn exit_code(status: ExitStatus) -> u8 {
