@@ -192,7 +192,7 @@ impl Proxy {
         let Some(registry) = tool.and_then(|t| self.registry_of(t)) else {
             return (FromClient::Forward, None);
         };
-        let Extracted::Calls(mut calls) = provider::extract(message, false) else {
+        let Extracted::Calls(mut calls) = provider::extract(message, None) else {
             return (FromClient::Forward, None);
         };
         let Some(mut call) = calls.pop() else {

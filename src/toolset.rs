@@ -129,7 +129,10 @@ impl Toolset {
     /// assistant text). A record that holds no recognisable call is an `Err`
     /// saying what was seen; a text-only message is `Ok` with no calls.
     pub fn check_record(&self, record: Value) -> Result<Vec<Checked>, Unrecognised> {
-        let from_text = self.policy.enabled.has(Kind::ExtractFromText);
+        let declared = |name: &str| self.registry.contains(name);
+        let from_text = (self.policy.enabled)
+            .has(Kind::ExtractFromText)
+            .then_some(&declared as provider::Declared);
         match provider::extract(record, from_text) {
             Extracted::Unrecognised(reason) => Err(Unrecognised(reason)),
             Extracted::Calls(calls) => Ok(calls

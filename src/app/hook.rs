@@ -46,7 +46,7 @@ fn answer(args: &HookArgs) -> anyhow::Result<Option<(Value, Spellings)>> {
     io::stdin().take(MAX_PAYLOAD).read_to_end(&mut text)?;
     let payload: Value = serde_json::from_slice(&text)
         .map_err(|e| anyhow::anyhow!("the hook payload on stdin is not JSON: {e}"))?;
-    let calls = match provider::extract(payload, false) {
+    let calls = match provider::extract(payload, None) {
         Extracted::Calls(calls) => calls,
         Extracted::Unrecognised(why) => anyhow::bail!("not a Claude Code hook payload: {why}"),
     };

@@ -65,13 +65,18 @@ impl Filter<'_> {
             bytes,
             incomplete,
         } = record;
-        let from_text = options.policy.enabled.has(Kind::ExtractFromText);
+        let declared = |name: &str| registry.contains(name);
+        let from_text = options
+            .policy
+            .enabled
+            .has(Kind::ExtractFromText)
+            .then_some(&declared as provider::Declared);
         let mut text = None;
         let mut conversation = Conversation::Input(source);
         let calls = parsed.and_then(|value| {
             conversation = Conversation::of(&value, options, source);
             if options.whole_messages {
-                text = provider::assistant_text(&value);
+                text = provider::assistant_text(&value, &declared);
             }
             match provider::extract(value, from_text) {
                 Extracted::Calls(calls) => Ok(calls),

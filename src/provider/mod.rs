@@ -21,6 +21,7 @@ pub mod stream;
 pub mod tool_list;
 
 use crate::spelling::Spellings;
+pub use leak::Declared;
 use serde_json::{Map, Value, json};
 
 /// One provider's envelopes and quirks.
@@ -203,8 +204,9 @@ pub enum Extracted {
 const MAX_DEPTH: usize = 8;
 
 /// Takes every tool call out of a record. With `from_text`, an assistant message
-/// that has text but no calls is searched for calls written into the text.
-pub fn extract(record: Value, from_text: bool) -> Extracted {
+/// that has text but no calls is searched for calls written into the text (a
+/// call list with no sentinel counts only if every name in it is `declared`).
+pub fn extract(record: Value, from_text: Option<Declared>) -> Extracted {
     let mut calls = Vec::new();
     match collect(record, &mut calls, 0, from_text) {
         Ok(()) => Extracted::Calls(calls),
@@ -229,20 +231,26 @@ pub fn bare_call(name: &str, text: String) -> Call {
     }
 }
 
-fn collect(value: Value, out: &mut Vec<Call>, depth: usize, from_text: bool) -> Result<(), String> {
+fn collect(
+    value: Value,
+    out: &mut Vec<Call>,
+    depth: usize,
+    from_text: Option<Declared>,
+) -> Result<(), String> {
     if depth > MAX_DEPTH {
         return Err("nested too deeply to be a tool call envelope".into());
     }
     let text = match &value {
-        Value::Object(m) if from_text && is_assistant(m) => message_text(m),
+        Value::Object(m) if from_text.is_some() && is_assistant(m) => message_text(m),
         _ => None,
     };
     let before = out.len();
     collect_value(value, out, depth, from_text)?;
     if let Some(text) = text
+        && let Some(declared) = from_text
         && out.len() == before
     {
-        out.extend(leak::find(&text).0.into_iter().map(leaked_call));
+        out.extend(leak::find(&text, declared).0.into_iter().map(leaked_call));
     }
     Ok(())
 }
@@ -273,13 +281,13 @@ fn message_text(m: &Map<String, Value>) -> Option<String> {
 
 /// When a record is an assistant message, its text with any leaked call markup
 /// removed (empty when it has none).
-pub fn assistant_text(record: &Value) -> Option<String> {
+pub fn assistant_text(record: &Value, declared: Declared) -> Option<String> {
     let m = record.as_object()?;
     if !is_assistant(m) {
         return None;
     }
     let text = message_text(m).unwrap_or_default();
-    Some(leak::find(&text).1)
+    Some(leak::find(&text, declared).1)
 }
 
 /// A call in `to`'s envelope, with `to`'s quirks: the id and name that provider
@@ -325,7 +333,7 @@ fn collect_value(
     value: Value,
     out: &mut Vec<Call>,
     depth: usize,
-    from_text: bool,
+    from_text: Option<Declared>,
 ) -> Result<(), String> {
     let mut map = match value {
         Value::Object(map) => map,

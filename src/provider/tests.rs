@@ -3,7 +3,7 @@
 use super::*;
 
 fn calls(v: Value) -> Vec<Call> {
-    match extract(v, true) {
+    match extract(v, Some(&|_: &str| true)) {
         Extracted::Calls(c) => c,
         Extracted::Unrecognised(r) => panic!("unrecognised: {r}"),
     }
@@ -103,15 +103,19 @@ fn messages_without_calls_hold_zero_calls() {
 
 #[test]
 fn unrecognised_records_say_what_they_saw() {
-    let Extracted::Unrecognised(r) = extract(json!({"foo": 1, "bar": 2}), true) else {
+    let Extracted::Unrecognised(r) = extract(json!({"foo": 1, "bar": 2}), Some(&|_: &str| true))
+    else {
         panic!()
     };
     assert_eq!(r, "no tool call found in an object with keys foo, bar");
-    let Extracted::Unrecognised(r) = extract(json!(42), true) else {
+    let Extracted::Unrecognised(r) = extract(json!(42), Some(&|_: &str| true)) else {
         panic!()
     };
     assert_eq!(r, "expected a tool call object, got number");
-    let Extracted::Unrecognised(r) = extract(json!({"type": "tool_use", "input": {}}), true) else {
+    let Extracted::Unrecognised(r) = extract(
+        json!({"type": "tool_use", "input": {}}),
+        Some(&|_: &str| true),
+    ) else {
         panic!()
     };
     assert_eq!(r, "Anthropic tool_use has no \"name\"");
@@ -205,7 +209,7 @@ fn mistral_ids_are_nine_alphanumerics_and_deterministic() {
 fn a_claude_code_pre_tool_use_payload_is_a_call_and_other_events_hold_none() {
     let payload = json!({"session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Read",
         "tool_input": {"file_path": "/a"}, "tool_use_id": "toolu_1"});
-    let Extracted::Calls(calls) = extract(payload, false) else {
+    let Extracted::Calls(calls) = extract(payload, None) else {
         panic!()
     };
     assert_eq!(calls.len(), 1);
@@ -215,7 +219,7 @@ fn a_claude_code_pre_tool_use_payload_is_a_call_and_other_events_hold_none() {
     );
     assert_eq!(calls[0].args, Args::Value(json!({"file_path": "/a"})));
     let other = json!({"hook_event_name": "SessionStart", "source": "startup"});
-    assert_eq!(extract(other, false), Extracted::Calls(Vec::new()));
+    assert_eq!(extract(other, None), Extracted::Calls(Vec::new()));
 }
 
 #[test]

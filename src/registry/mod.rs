@@ -223,6 +223,11 @@ impl Registry {
         self.entries.iter().map(|e| e.name.as_str())
     }
 
+    /// Whether a tool of this name is declared (nothing is compiled).
+    pub fn contains(&self, name: &str) -> bool {
+        self.by_name.contains_key(name)
+    }
+
     /// How many tools.
     pub fn len(&self) -> usize {
         self.entries.len()

@@ -73,6 +73,24 @@ const FAMILIES: &[(&str, &str)] = &[
         "harmony",
         "<|channel|>commentary to=functions.read <|constrain|>json<|message|>{\"file_path\": \"/src/main.rs\", \"offset\": 120}",
     ),
+    (
+        "pythonic",
+        "<|python_start|>[read(file_path=\"/src/main.rs\", offset=120)]<|python_end|>",
+    ),
+];
+
+/// (family, markup) with no sentinel: a call only as the whole message, every
+/// name in it a declared tool.
+const BARE: &[(&str, &str)] = &[
+    ("pythonic", "[read(file_path='/src/main.rs', offset=120)]"),
+    (
+        "json",
+        "[{\"name\": \"read\", \"arguments\": {\"file_path\": \"/src/main.rs\", \"offset\": 120}}]",
+    ),
+    (
+        "json",
+        "{\"name\": \"read\", \"parameters\": {\"file_path\": \"/src/main.rs\", \"offset\": 120}}",
+    ),
 ];
 
 fn run(text: &str) -> (i32, Vec<Value>, String) {
@@ -88,8 +106,11 @@ fn run(text: &str) -> (i32, Vec<Value>, String) {
 
 #[test]
 fn the_whole_markup_gives_the_exact_call() {
-    for (family, markup) in FAMILIES {
-        let text = format!("I will read the file.\n{markup}");
+    let with_prose = FAMILIES
+        .iter()
+        .map(|(family, markup)| (*family, format!("I will read the file.\n{markup}")));
+    let bare = BARE.iter().map(|(f, m)| (*f, m.to_string()));
+    for (family, text) in with_prose.chain(bare) {
         let (code, out, stats) = run(&text);
         assert_eq!(code, 0, "{family}: {out:?}");
         assert_eq!(out.len(), 1, "{family}: {out:?}");
@@ -116,9 +137,15 @@ fn the_whole_markup_gives_the_exact_call() {
 
 #[test]
 fn markup_cut_off_is_rejected_never_completed() {
-    for (family, markup) in FAMILIES {
+    let with_prose = FAMILIES.iter().map(|(family, markup)| {
         let cut = &markup[..markup.find("/src/ma").unwrap()];
-        let (code, out, _) = run(&format!("I will read the file.\n{cut}"));
+        (*family, format!("I will read the file.\n{cut}"))
+    });
+    let bare = BARE
+        .iter()
+        .map(|(f, m)| (*f, m[..m.find("/src/ma").unwrap()].to_owned()));
+    for (family, cut) in with_prose.chain(bare) {
+        let (code, out, _) = run(&cut);
         assert_eq!(code, 1, "{family}: {cut}");
         assert_eq!(out.len(), 1, "{family}: {out:?}");
         assert_eq!(out[0]["status"], "rejected", "{family}");
@@ -133,7 +160,7 @@ fn markup_cut_off_is_rejected_never_completed() {
 
 #[test]
 fn markup_quoted_in_code_is_no_call() {
-    for (family, markup) in FAMILIES {
+    for (family, markup) in FAMILIES.iter().chain(BARE) {
         for text in [
             format!("The syntax looks like this:\n\n````\n{markup}\n````\n\nThat is all."),
             format!("Write `{markup}` to call a tool."),
@@ -141,5 +168,18 @@ fn markup_quoted_in_code_is_no_call() {
             let (code, out, _) = run(&text);
             assert_eq!((code, out.len()), (0, 0), "{family}: {text}: {out:?}");
         }
+    }
+}
+
+#[test]
+fn a_bare_list_naming_an_undeclared_tool_is_text() {
+    for text in [
+        "[search(query='rust')]",
+        "[{\"name\": \"search\", \"arguments\": {\"query\": \"rust\"}}]",
+        "[read(file_path='/a'), search(query='rust')]",
+        "[search(query='ru",
+    ] {
+        let (code, out, _) = run(text);
+        assert_eq!((code, out.len()), (0, 0), "{text}: {out:?}");
     }
 }

@@ -17,9 +17,14 @@
 //! | `granite` | `<\|tool_call\|>[{"name", "arguments"}]` |
 //! | `cohere` | `<\|START_ACTION\|>[{"tool_name", "parameters"}]<\|END_ACTION\|>` |
 //! | `harmony` | `<\|channel\|>commentary to=functions.x <\|constrain\|>json<\|message\|>{…}<\|call\|>` |
+//! | `pythonic` | `<\|python_start\|>[x(p="…", n=1)]<\|python_end\|>` (Llama 4), or the bare list |
+//! | `json` | a bare `{"name", "arguments"\|"parameters"}` object or list of them (xLAM, Llama 3 JSON) |
 //!
 //! A family is recognised only by its sentinels, and not inside a code span or
-//! a fenced code block (prose quoting the syntax is no call). Markup that is
+//! a fenced code block (prose quoting the syntax is no call). The two
+//! sentinel-free syntaxes (a bare pythonic or JSON call list) are recognised
+//! only when they are the whole message and every name in them is a declared
+//! tool. Markup that is
 //! not closed, or JSON that does not parse, is reported as malformed: it is
 //! never completed or guessed at.
 
@@ -30,6 +35,7 @@ mod harmony;
 mod json_list;
 mod kimi;
 mod mistral;
+mod pythonic;
 mod qwen_coder;
 mod tool_call;
 
@@ -64,7 +70,7 @@ trait Family: Sync {
 }
 
 /// Every family, in the order their openings are tried at one position.
-static FAMILIES: [&dyn Family; 10] = [
+static FAMILIES: [&dyn Family; 11] = [
     &dsml::Dsml,
     &qwen_coder::QwenCoder,
     &tool_call::ToolCall,
@@ -75,11 +81,16 @@ static FAMILIES: [&dyn Family; 10] = [
     &json_list::Granite,
     &cohere::Cohere,
     &harmony::Harmony,
+    &pythonic::Llama4,
 ];
+
+/// Whether a tool of this name is declared: a call list with no sentinel is a
+/// call only when every name in it is.
+pub type Declared<'a> = &'a dyn Fn(&str) -> bool;
 
 /// Finds every leaked call in `text`, in order; returns them and the text with
 /// their markup removed.
-pub fn find(text: &str) -> (Vec<Leaked>, String) {
+pub fn find(text: &str, declared: Declared) -> (Vec<Leaked>, String) {
     let mut calls = Vec::new();
     let mut clean = String::with_capacity(text.len());
     let mut at = 0;
@@ -96,6 +107,12 @@ pub fn find(text: &str) -> (Vec<Leaked>, String) {
         at = start + used.max(1);
     }
     clean.push_str(&text[at.min(text.len())..]);
+    if calls.is_empty()
+        && clean.len() == text.len()
+        && let Some(bare) = bare(text.trim(), declared)
+    {
+        return (bare, String::new());
+    }
     if !calls.is_empty() || clean.len() != text.len() {
         for closing in FAMILIES.iter().flat_map(|f| f.closings()) {
             clean = clean.replace(closing, "");
@@ -183,6 +200,71 @@ fn code_ranges(text: &str) -> Vec<(usize, usize)> {
         }
     }
     out
+}
+
+/// A message that is nothing but a call list with no sentinel: a pythonic
+/// list, or a JSON call object or list, every name in it declared. A list cut
+/// off is a call (not closed) when the name it starts with is declared.
+fn bare(text: &str, declared: Declared) -> Option<Vec<Leaked>> {
+    let tag = |mut calls: Vec<Leaked>, family| {
+        for c in &mut calls {
+            c.family = family;
+        }
+        Some(calls)
+    };
+    if let Some(first) = pythonic::first_name(text) {
+        return match pythonic::whole(text) {
+            Ok(Some(calls)) if calls.iter().all(|(name, _)| declared(name)) => tag(
+                calls
+                    .into_iter()
+                    .map(|(name, args)| leaked(name, Ok(args), text))
+                    .collect(),
+                "pythonic",
+            ),
+            Err(pythonic::Stop::Cut) if declared(first) => tag(unclosed(text).0, "pythonic"),
+            _ => None,
+        };
+    }
+    if !(text.starts_with('[') || text.starts_with('{')) {
+        return None;
+    }
+    match serde_json::from_str::<Value>(text) {
+        Ok(value) => {
+            let items = match &value {
+                Value::Array(items) if !items.is_empty() => items.iter().collect(),
+                Value::Object(_) => vec![&value],
+                _ => return None,
+            };
+            let is_call = |item: &Value| {
+                let Some(m) = item.as_object() else {
+                    return false;
+                };
+                let named = m.get("name").and_then(Value::as_str).is_some_and(declared);
+                let has_args = m.contains_key("arguments") || m.contains_key("parameters");
+                let known = ["name", "arguments", "parameters", "id", "type"];
+                named && has_args && m.keys().all(|k| known.contains(&k.as_str()))
+            };
+            if items.into_iter().all(is_call) {
+                tag(json_calls(&value, text), "json")
+            } else {
+                None
+            }
+        }
+        Err(e) if e.is_eof() && json_first_name(text).is_some_and(declared) => {
+            tag(unclosed(text).0, "json")
+        }
+        Err(_) => None,
+    }
+}
+
+/// The name in `[{"name": "x"` or `{"name": "x"` at the start of `text`.
+fn json_first_name(text: &str) -> Option<&str> {
+    let t = text.strip_prefix('[').unwrap_or(text).trim_start();
+    let t = t.strip_prefix('{')?.trim_start();
+    let t = t.strip_prefix("\"name\"")?.trim_start();
+    let t = t.strip_prefix(':')?.trim_start();
+    let (name, _) = t.strip_prefix('"')?.split_once('"')?;
+    (!name.contains('\\')).then_some(name)
 }
 
 fn malformed(markup: &str, name: &str, why: String) -> (Vec<Leaked>, usize) {

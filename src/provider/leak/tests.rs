@@ -1,6 +1,16 @@
 use super::*;
 use serde_json::json;
 
+/// Sentinel families only: no tool is declared.
+fn find(text: &str) -> (Vec<Leaked>, String) {
+    super::find(text, &|_| false)
+}
+
+/// With `read` and `glob` declared.
+fn find_declared(text: &str) -> (Vec<Leaked>, String) {
+    super::find(text, &|name| matches!(name, "read" | "glob"))
+}
+
 fn one(text: &str) -> (Leaked, String) {
     let (mut calls, clean) = find(text);
     assert_eq!(calls.len(), 1, "{calls:?}");
@@ -168,4 +178,71 @@ fn llama3_calls_joined_by_semicolons() {
     let names: Vec<&str> = calls.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(names, ["a", "b"]);
     assert_eq!(clean, "");
+}
+
+#[test]
+fn a_bare_call_list_naming_declared_tools() {
+    for (text, family) in [
+        ("[read(file_path=\"/a\"), glob(pattern='*.rs')]", "pythonic"),
+        (
+            "[{\"name\": \"read\", \"arguments\": {\"file_path\": \"/a\"}}, {\"name\": \"glob\", \"arguments\": {\"pattern\": \"*.rs\"}}]",
+            "json",
+        ),
+    ] {
+        let (calls, clean) = find_declared(&format!("  {text}\n"));
+        let got: Vec<(&str, &str)> = calls.iter().map(|c| (c.name.as_str(), c.family)).collect();
+        assert_eq!(got, [("read", family), ("glob", family)], "{text}");
+        assert_eq!(
+            Value::Object(calls[1].args.clone().unwrap()),
+            json!({"pattern": "*.rs"})
+        );
+        assert_eq!(clean, "");
+        // Not declared, or not the whole message: text, not a call.
+        assert!(find(text).0.is_empty(), "{text}");
+        assert!(find_declared(&format!("Try {text}")).0.is_empty(), "{text}");
+    }
+    let (calls, _) = find_declared("{\"name\": \"read\", \"parameters\": {\"file_path\": \"/a\"}}");
+    assert_eq!((calls[0].name.as_str(), calls[0].family), ("read", "json"));
+}
+
+#[test]
+fn a_bare_list_that_only_looks_like_calls_is_text() {
+    for text in [
+        "[read(the docs)]",
+        "[read(file_path=\"/a\"), unknown()]",
+        "{\"name\": \"read\"}",
+        "{\"name\": \"read\", \"arguments\": {}, \"why\": \"x\"}",
+        "[]",
+        "[\"read\"]",
+    ] {
+        assert!(find_declared(text).0.is_empty(), "{text}");
+    }
+}
+
+#[test]
+fn a_bare_list_cut_off_is_rejected_when_its_first_name_is_declared() {
+    for text in [
+        "[read(file_path=\"/a",
+        "[{\"name\": \"read\", \"arguments\": {\"file_",
+    ] {
+        let (calls, _) = find_declared(text);
+        assert_eq!(calls.len(), 1, "{text}");
+        assert_eq!(
+            calls[0].args,
+            Err("the tool call written in the text is not closed".into())
+        );
+        assert!(find_declared(&text.replace("read", "other")).0.is_empty());
+    }
+}
+
+#[test]
+fn llama4_python_start() {
+    let (call, clean) =
+        one("Reading.<|python_start|>[read(file_path=\"/a\", offset=120)]<|python_end|>");
+    assert_eq!((call.name.as_str(), call.family), ("read", "pythonic"));
+    assert_eq!(
+        Value::Object(call.args.unwrap()),
+        json!({"file_path": "/a", "offset": 120})
+    );
+    assert_eq!(clean, "Reading.");
 }
