@@ -9,7 +9,7 @@ use owo_colors::OwoColorize;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::message::{ArgError, one_line};
+use crate::message::{self, ArgError, one_line};
 use crate::provider::{self, Call, Provider};
 use crate::spelling::Spellings;
 use crate::verdict::{Status, Verdict};
@@ -96,7 +96,8 @@ impl<W: Write> Sink for Printer<W> {
     }
 
     /// With `--to` and `--format call`: the message in the target's shape (its
-    /// text and its usable calls), then one error result per rejected call.
+    /// text and every call, a rejected one with its arguments as sent), then
+    /// the rejected calls' error results, wrapped as the target's API takes them.
     fn message(
         &mut self,
         at: Position,
@@ -109,21 +110,53 @@ impl<W: Write> Sink for Printer<W> {
             }
             return Ok(());
         };
-        let calls: Vec<Value> = results
-            .iter()
-            .filter(|(_, v)| v.status != Status::Rejected)
-            .filter_map(|(c, v)| {
-                v.args
-                    .as_ref()
-                    .map(|a| provider::convert(c, to, a, &self.spellings).0)
-            })
-            .collect();
+        let mut calls = Vec::with_capacity(results.len());
+        let mut errors = Vec::new();
+        for (i, (call, verdict)) in results.iter().enumerate() {
+            let place = place(Position { call: i, ..at });
+            match verdict
+                .args
+                .as_ref()
+                .filter(|_| verdict.status != Status::Rejected)
+            {
+                Some(args) => {
+                    calls.push(provider::convert(call, to, args, &self.spellings, place).call)
+                }
+                None => {
+                    // As sent: the text, else the parsed value, else what the
+                    // call still holds (judging stopped before taking it).
+                    let sent = match (&verdict.raw, &verdict.args) {
+                        (Some(text), _) => provider::Args::Text(text.clone()),
+                        (None, Some(v)) => provider::Args::Value(v.clone()),
+                        (None, None) => call.args.clone(),
+                    };
+                    let (c, sent) =
+                        provider::convert_rejected(call, &sent, to, &self.spellings, place);
+                    let message = verdict.message.as_deref().unwrap_or_default();
+                    let message = match sent {
+                        Some(sent) => message::with_arguments_sent(message, &sent),
+                        None => message.to_owned(),
+                    };
+                    errors.push(to.error_result(&c.id, &c.name, &message));
+                    calls.push(c.call);
+                }
+            }
+        }
         self.value_line(&to.new_message(text, calls))?;
-        for (call, verdict) in results.iter().filter(|(_, v)| v.status == Status::Rejected) {
-            let message = verdict.message.as_deref().unwrap_or_default();
-            self.value_line(&provider::convert_error(call, to, message))?;
+        if !errors.is_empty() {
+            for line in to.results_messages(errors) {
+                self.value_line(&line)?;
+            }
         }
         Ok(())
+    }
+}
+
+/// A result's position as the provider module counts it (for derived ids).
+fn place(at: Position) -> provider::Place {
+    provider::Place {
+        record: at.index,
+        call: at.call,
     }
 }
 
@@ -235,11 +268,11 @@ impl<W: Write> Printer<W> {
                         provider::error_result(call, message)
                     }
                     (Status::Rejected, _, Some(to)) | (_, None, Some(to)) => {
-                        provider::convert_error(call, to, message)
+                        provider::convert_error(call, to, message, place(at))
                     }
                     (_, Some(args), None) => provider::write_call(call, args, &self.spellings),
                     (_, Some(args), Some(to)) => {
-                        provider::convert(call, to, args, &self.spellings).0
+                        provider::convert(call, to, args, &self.spellings, place(at)).call
                     }
                 };
                 self.value_line(&value)
@@ -321,7 +354,7 @@ impl<W: Write> Printer<W> {
             // back (null for a record that held no call).
             provider_id: self
                 .to
-                .map(|to| call.map_or(Value::Null, |c| to.call_id(&c.id))),
+                .map(|to| call.map_or(Value::Null, |c| provider::target_id(c, to, place(at)))),
             provider_name: self
                 .to
                 .map(|to| call.map_or(Value::Null, |c| to.tool_name(&c.name).into())),

@@ -86,7 +86,9 @@ pub struct Verdict {
     pub message: Option<String>,
     /// Whose mistake a rejection is.
     pub fault: Fault,
-    /// The argument text, when it could not be parsed (to recognise a repeat).
+    /// For a rejected call whose arguments came as text: that text (to
+    /// recognise a repeat that could not be parsed, and to keep the call as
+    /// sent in a converted history).
     pub raw: Option<String>,
     /// The same rejected call has come back this many times, `--loop-limit` or
     /// more.
@@ -200,11 +202,13 @@ pub fn judge(registry: &Registry, call: &mut Call, policy: Policy) -> Verdict {
             to: Value::Null,
         });
     }
+    let mut sent_text = None;
     let args = match std::mem::replace(&mut call.args, Args::Missing) {
         Args::Value(v) => v,
         Args::Text(text) => match salvage::salvage(&text, policy.enabled) {
             Ok(Salvaged::Value(v, r)) => {
                 repairs.extend(r);
+                sent_text = Some(text);
                 v
             }
             Ok(Salvaged::Empty(r)) => {
@@ -248,7 +252,9 @@ pub fn judge(registry: &Registry, call: &mut Call, policy: Policy) -> Verdict {
                 if errors.is_empty() {
                     errors.push(message::schema_mismatch());
                 }
-                return Verdict::invalid(Some(args), errors);
+                let mut verdict = Verdict::invalid(Some(args), errors);
+                verdict.raw = sent_text;
+                return verdict;
             }
         }
     }

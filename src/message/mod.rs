@@ -250,6 +250,16 @@ pub fn stream_cut_off() -> String {
     "the stream ended before this call was complete; send the complete call".to_owned()
 }
 
+/// An error result for a call kept in a converted history with `{}` in place
+/// of arguments that were not an object: the instruction, then what was sent
+/// (cut to 200 characters), so the model sees its own mistake.
+pub fn with_arguments_sent(instruction: &str, sent: &str) -> String {
+    format!(
+        "{instruction} (arguments as sent: {})",
+        cut(&one_line(sent), 200)
+    )
+}
+
 /// An envelope with no arguments at all.
 pub fn missing_arguments() -> ArgError {
     ArgError::root("arguments are missing; send a JSON object")

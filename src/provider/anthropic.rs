@@ -55,6 +55,11 @@ impl Provider for Anthropic {
         json!({"type": "tool_result", "tool_use_id": id, "is_error": true, "content": message})
     }
 
+    /// One `user` message of `tool_result` blocks.
+    fn results_messages(&self, results: Vec<Value>) -> Vec<Value> {
+        vec![json!({"role": "user", "content": results})]
+    }
+
     fn tool_definition(&self, name: &str, description: &str, parameters: Value) -> Value {
         json!({"name": name, "description": description, "input_schema": parameters})
     }

@@ -66,6 +66,11 @@ impl Provider for Bedrock {
         json!({"role": "assistant", "content": content})
     }
 
+    /// One `user` message of `toolResult` blocks.
+    fn results_messages(&self, results: Vec<Value>) -> Vec<Value> {
+        vec![json!({"role": "user", "content": results})]
+    }
+
     fn tool_definition(&self, name: &str, description: &str, parameters: Value) -> Value {
         json!({"toolSpec": {"name": name, "description": description, "inputSchema": {"json": parameters}}})
     }

@@ -57,6 +57,16 @@ impl Provider for Gemini {
         json!({ "functionResponse": response })
     }
 
+    /// Optional: without one, a response is matched to its call by name.
+    fn ids(&self) -> super::Ids {
+        super::Ids::Optional
+    }
+
+    /// One `user` content of `functionResponse` parts.
+    fn results_messages(&self, results: Vec<Value>) -> Vec<Value> {
+        vec![json!({"role": "user", "parts": results})]
+    }
+
     fn tool_definition(&self, name: &str, description: &str, parameters: Value) -> Value {
         json!({"name": name, "description": description, "parameters": parameters})
     }

@@ -41,6 +41,10 @@ impl Provider for Generic {
         json!({"id": id, "name": name, "arguments": args})
     }
 
+    fn ids(&self) -> super::Ids {
+        super::Ids::Optional
+    }
+
     fn tool_definition(&self, name: &str, description: &str, parameters: Value) -> Value {
         json!({"name": name, "description": description, "parameters": parameters})
     }

@@ -38,6 +38,10 @@ impl Provider for Mcp {
         json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": args}})
     }
 
+    fn ids(&self) -> super::Ids {
+        super::Ids::JsonRpc
+    }
+
     fn tool_definition(&self, name: &str, description: &str, parameters: Value) -> Value {
         json!({"name": name, "description": description, "inputSchema": parameters})
     }

@@ -9,6 +9,7 @@
 mod anthropic;
 mod bedrock;
 pub mod claude_code;
+mod convert;
 mod gemini;
 mod generic;
 pub mod leak;
@@ -21,6 +22,7 @@ pub mod stream;
 pub mod tool_list;
 
 use crate::spelling::Spellings;
+pub use convert::{Converted, Ids, Place, convert, convert_error, convert_rejected, target_id};
 pub use leak::Declared;
 use serde_json::{Map, Value, json};
 
@@ -59,6 +61,18 @@ pub trait Provider: Sync {
 
     /// The error tool result that answers a call, ready to send to the model.
     fn error_result(&self, id: &Value, name: &str, message: &str) -> Value;
+
+    /// What this provider requires of call ids.
+    fn ids(&self) -> Ids {
+        Ids::Strings
+    }
+
+    /// Tool results (from [`Provider::error_result`]) as the messages that carry
+    /// them back, one per output line: by default each result is a message of
+    /// its own (OpenAI `role: tool`).
+    fn results_messages(&self, results: Vec<Value>) -> Vec<Value> {
+        results
+    }
 
     /// An assistant message in this provider's shape, holding `text` (if any)
     /// and `calls` (already in this provider's call shape), in order.
@@ -288,29 +302,6 @@ pub fn assistant_text(record: &Value, declared: Declared) -> Option<String> {
     }
     let text = message_text(m).unwrap_or_default();
     Some(leak::find(&text, declared).1)
-}
-
-/// A call in `to`'s envelope, with `to`'s quirks: the id and name that provider
-/// accepts (also returned, so a result can be mapped back).
-pub fn convert(
-    call: &Call,
-    to: &dyn Provider,
-    args: &Value,
-    spellings: &Spellings,
-) -> (Value, Value, String) {
-    let id = to.call_id(&call.id);
-    let name = to.tool_name(&call.name);
-    let args = if to.args_as_text() {
-        Value::String(spellings.to_text(args))
-    } else {
-        args.clone()
-    };
-    (to.new_call(&id, &name, &args), id, name)
-}
-
-/// `to`'s error result for a rejected call, under the id and name `to` accepts.
-pub fn convert_error(call: &Call, to: &dyn Provider, message: &str) -> Value {
-    to.error_result(&to.call_id(&call.id), &to.tool_name(&call.name), message)
 }
 
 /// A call found written into text, as a generic call.

@@ -46,6 +46,10 @@ impl Provider for Ollama {
         json!({"role": "tool", "tool_name": name, "content": message})
     }
 
+    fn ids(&self) -> super::Ids {
+        super::Ids::None
+    }
+
     fn new_message(&self, text: &str, calls: Vec<Value>) -> Value {
         let mut m = json!({"role": "assistant", "content": text});
         if !calls.is_empty() {

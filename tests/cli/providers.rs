@@ -243,15 +243,109 @@ fn whole_messages_convert() {
 }
 
 #[test]
-fn a_rejected_call_in_a_message_follows_it_as_an_error_result() {
+fn a_rejected_call_stays_in_the_message_and_its_error_result_follows() {
     let msg = r#"{"role":"assistant","content":"Two calls.","tool_calls":[{"id":"c1","type":"function","function":{"name":"read","arguments":"{\"file_path\":\"/a\"}"}},{"id":"c2","type":"function","function":{"name":"glob","arguments":"{}"}}]}"#;
+    let m = "Please rewrite the input with valid arguments. Errors: pattern: Required";
     let out = call_lines(&["--to", "anthropic"], msg);
-    assert_eq!(out.len(), 2);
-    assert_eq!(out[0]["content"].as_array().unwrap().len(), 2);
-    assert_eq!(out[1]["type"], "tool_result");
-    assert_eq!(out[1]["tool_use_id"], "c2");
+    assert_eq!(
+        out,
+        [
+            json!({"role": "assistant", "content": [
+                {"type": "text", "text": "Two calls."},
+                {"type": "tool_use", "id": "c1", "name": "read", "input": {"file_path": "/a"}},
+                {"type": "tool_use", "id": "c2", "name": "glob", "input": {}},
+            ]}),
+            json!({"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "c2", "is_error": true, "content": m},
+            ]}),
+        ]
+    );
+    let out = call_lines(&["--to", "gemini"], msg);
+    assert_eq!(out[0]["parts"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        out[1],
+        json!({"role": "user", "parts": [
+            {"functionResponse": {"name": "glob", "response": {"error": m}, "id": "c2"}},
+        ]})
+    );
+    let out = call_lines(&["--to", "bedrock"], msg);
+    assert_eq!(out[1]["role"], "user");
+    assert_eq!(out[1]["content"][0]["toolResult"]["toolUseId"], "c2");
+    // OpenAI: one `role: tool` message per result.
+    let out = call_lines(&["--to", "openai"], msg);
+    assert_eq!(out[0]["tool_calls"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        out[1],
+        json!({"role": "tool", "tool_call_id": "c2", "content": m})
+    );
     // Without --to, a message's calls are written one per line, as before.
     assert_eq!(call_lines(&[], msg).len(), 2);
+}
+
+#[test]
+fn a_rejected_calls_arguments_as_sent_or_an_object_with_the_text_quoted() {
+    // OpenAI in, arguments that are not JSON at all.
+    let msg = r#"{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"glob","arguments":"pattern=*.rs"}}]}"#;
+    // A target that takes text keeps the text as sent.
+    let out = call_lines(&["--to", "openai-responses"], msg);
+    assert_eq!(out[0][0]["arguments"], "pattern=*.rs");
+    assert!(!out[1]["output"].as_str().unwrap().contains("as sent"));
+    // A target that needs an object gets `{}`, and the result quotes the text.
+    let out = call_lines(&["--to", "anthropic"], msg);
+    assert_eq!(out[0]["content"][0]["input"], json!({}));
+    let said = out[1]["content"][0]["content"].as_str().unwrap();
+    assert!(
+        said.ends_with(" (arguments as sent: pattern=*.rs)"),
+        "{said}"
+    );
+    // Arguments that parse to an object are kept as that object.
+    let msg = r#"{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"glob","arguments":"{\"path\": \"/src\",\"n\":1.50}"}}]}"#;
+    let out = call_lines(&["--to", "anthropic"], msg);
+    let want: Value = serde_json::from_str(r#"{"path": "/src", "n": 1.50}"#).unwrap();
+    assert_eq!(out[0]["content"][0]["input"], want);
+    // … and a target that takes text keeps the text exactly as sent.
+    let out = call_lines(&["--to", "openai"], msg);
+    assert_eq!(
+        out[0]["tool_calls"][0]["function"]["arguments"],
+        "{\"path\": \"/src\",\"n\":1.50}"
+    );
+}
+
+#[test]
+fn ids_are_strings_where_the_target_needs_them() {
+    // Gemini without ids, and MCP with a numeric id.
+    let gemini = r#"{"role":"model","parts":[{"functionCall":{"name":"glob","args":{"pattern":"*"}}},{"functionCall":{"name":"glob","args":{}}}]}"#;
+    let out = call_lines(&["--to", "anthropic"], gemini);
+    let id = out[0]["content"][0]["id"].as_str().unwrap().to_owned();
+    assert!(id.starts_with("call_") && id.len() == 21, "{id}");
+    let rejected = out[0]["content"][1]["id"].as_str().unwrap();
+    assert_ne!(id, rejected);
+    // The result names the same derived id as its call; the same input gives
+    // the same ids.
+    assert_eq!(out[1]["content"][0]["tool_use_id"], rejected);
+    assert_eq!(call_lines(&["--to", "anthropic"], gemini), out);
+    let out = call_lines(&["--to", "openai"], gemini);
+    assert!(out[0]["tool_calls"][0]["id"].is_string());
+    // Mistral maps the derived id to its 9 characters, in call and result alike.
+    let out = call_lines(&["--to", "mistral"], gemini);
+    let id = out[0]["tool_calls"][1]["id"].as_str().unwrap();
+    assert_eq!(id.len(), 9);
+    assert_eq!(out[1]["tool_call_id"], id);
+    // Gemini itself needs none, and Ollama has none.
+    let out = call_lines(&["--to", "gemini"], gemini);
+    assert!(out[0]["parts"][0]["functionCall"].get("id").is_none());
+    let out = call_lines(&["--to", "ollama"], gemini);
+    assert!(out[0]["tool_calls"][0].get("id").is_none());
+    assert_eq!(
+        out[0]["tool_calls"][0]["function"]["arguments"],
+        json!({"pattern": "*"})
+    );
+    assert_eq!(out[1]["role"], "tool");
+    assert_eq!(out[1]["tool_name"], "glob");
+    // A numeric id is written as text for Anthropic, kept for MCP.
+    let mcp = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"glob","arguments":{"pattern":"*"}}}"#;
+    assert_eq!(call_lines(&["--to", "anthropic"], mcp)[0]["id"], "7");
+    assert_eq!(call_lines(&["--to", "mcp"], mcp)[0]["id"], 7);
 }
 
 #[test]
