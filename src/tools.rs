@@ -9,37 +9,13 @@ use serde_json::{Map, Value};
 
 use crate::error::{Error, IoCause};
 use crate::provider::Provider;
+use crate::provider::keywords::{self, Note, SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_ONE};
 use crate::registry::{Lookup, Registry, SchemaError, Tool};
 use crate::render::{self, Syntax, Vars};
 use crate::resolve::At;
 
 /// Keys no provider accepts in a parameters schema.
 const STRIPPED: [&str; 3] = ["$schema", "$id", "$comment"];
-
-/// Keywords whose value is a map of names to schemas.
-const SCHEMA_MAPS: [&str; 5] = [
-    "properties",
-    "patternProperties",
-    "$defs",
-    "definitions",
-    "dependentSchemas",
-];
-/// Keywords whose value is one schema.
-const SCHEMA_ONE: [&str; 11] = [
-    "items",
-    "additionalProperties",
-    "additionalItems",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-    "propertyNames",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-];
-/// Keywords whose value is a list of schemas.
-const SCHEMA_LISTS: [&str; 4] = ["anyOf", "oneOf", "allOf", "prefixItems"];
 
 /// The description templates in `dir`, by tool name (a missing directory has none).
 pub fn description_files(dir: &std::path::Path) -> Result<BTreeMap<String, PathBuf>, Error> {
@@ -58,6 +34,15 @@ pub enum PayloadError<'r> {
     /// A tool's description template cannot be read or rendered.
     #[error(transparent)]
     Description(#[from] DescriptionError),
+    /// A schema the provider's rules cannot take (OpenAI strict mode and an
+    /// open object).
+    #[error("tool \"{tool}\": {} at {}: {}", .note.keyword, if .note.pointer.is_empty() { "the top level" } else { &.note.pointer }, .note.refused.as_deref().unwrap_or_default())]
+    Refused {
+        /// The tool.
+        tool: String,
+        /// What was refused, and why.
+        note: Note,
+    },
     /// Two tools whose names the provider's rules make one.
     #[error("tools \"{first}\" and \"{second}\" both become \"{exposed}\" for this provider")]
     SameName {
@@ -70,16 +55,28 @@ pub enum PayloadError<'r> {
     },
 }
 
+/// A provider payload, and the schema keywords stripped to make it (by tool).
+#[derive(Debug)]
+pub struct Payload {
+    /// The payload.
+    pub value: Value,
+    /// Each keyword stripped because the provider does not take it.
+    pub stripped: Vec<(String, Note)>,
+}
+
 /// The tool definitions `provider`'s API expects for every tool of `registry`,
 /// by name: each description rendered from `descriptions` (`<tool>.txt`, as
 /// [`description_files`] finds them) or the schema's own, each schema as
-/// [`parameters`] cleans it. Every problem is returned, not just the first.
+/// [`parameters`] cleans it; with `strict`, in the provider's strict mode (OpenAI).
+/// Every problem is returned, not just the first.
 pub fn payload<'r>(
     registry: &'r Registry,
     provider: &dyn Provider,
     descriptions: &BTreeMap<String, PathBuf>,
     vars: &Vars,
-) -> Result<Value, Vec<PayloadError<'r>>> {
+    strict: bool,
+) -> Result<Payload, Vec<PayloadError<'r>>> {
+    let mut stripped = Vec::new();
     let mut problems = Vec::new();
     let mut defs = Vec::new();
     let mut names: BTreeMap<String, String> = BTreeMap::new();
@@ -107,10 +104,25 @@ pub fn payload<'r>(
                 exposed: exposed.clone(),
             });
         }
-        defs.push(provider.tool_definition(&exposed, &description, parameters(tool, provider)));
+        let (schema, notes) = parameters(tool, provider, strict);
+        for note in notes {
+            match note.refused {
+                Some(_) => problems.push(PayloadError::Refused {
+                    tool: name.to_owned(),
+                    note,
+                }),
+                None => stripped.push((name.to_owned(), note)),
+            }
+        }
+        let mut def = provider.tool_definition(&exposed, &description, schema);
+        provider.set_strict(&mut def, strict);
+        defs.push(def);
     }
     if problems.is_empty() {
-        Ok(provider.tools_payload(defs))
+        Ok(Payload {
+            value: provider.tools_payload(defs),
+            stripped,
+        })
     } else {
         Err(problems)
     }
@@ -153,18 +165,24 @@ pub fn description(
 }
 
 /// The parameters schema as a provider takes it: references inlined (providers
-/// cannot read sibling files), `$schema`/`$id`/`$comment` removed, and the
-/// keywords the provider rejects.
-pub fn parameters(tool: &Tool, provider: &dyn Provider) -> Value {
+/// cannot read sibling files), `$schema`/`$id`/`$comment` removed, then adapted
+/// to the provider's own rules ([`keywords::adapt`]), which say what they did.
+pub fn parameters(tool: &Tool, provider: &dyn Provider, strict: bool) -> (Value, Vec<Note>) {
     let inlined = inline(tool.root(), 0);
-    let mut clean = strip(&inlined, provider);
+    let mut clean = strip(&inlined);
     if !contains_ref(&clean)
         && let Value::Object(m) = &mut clean
     {
         m.remove("$defs");
         m.remove("definitions");
     }
-    clean
+    match provider.dialect(strict) {
+        Some(dialect) => {
+            let adapted = keywords::adapt(&clean, dialect);
+            (adapted.schema, adapted.notes)
+        }
+        None => (clean, Vec::new()),
+    }
 }
 
 /// Replaces each `$ref` with what it points at, resolved as the validator does
@@ -199,15 +217,15 @@ fn inline(node: At<'_>, depth: usize) -> Value {
     }
 }
 
-/// Removes the keys a provider rejects, from schema objects only (a property
+/// Removes the keys no provider accepts, from schema objects only (a property
 /// named `$id` stays).
-fn strip(schema: &Value, provider: &dyn Provider) -> Value {
+fn strip(schema: &Value) -> Value {
     let Value::Object(m) = schema else {
         return schema.clone();
     };
     let mut out = Map::new();
     for (k, v) in m {
-        if STRIPPED.contains(&k.as_str()) || provider.rejected_keywords().contains(&k.as_str()) {
+        if STRIPPED.contains(&k.as_str()) {
             continue;
         }
         let v = if SCHEMA_MAPS.contains(&k.as_str()) {
@@ -215,18 +233,16 @@ fn strip(schema: &Value, provider: &dyn Provider) -> Value {
                 Value::Object(props) => Value::Object(
                     props
                         .iter()
-                        .map(|(name, s)| (name.clone(), strip(s, provider)))
+                        .map(|(name, s)| (name.clone(), strip(s)))
                         .collect(),
                 ),
                 other => other.clone(),
             }
         } else if SCHEMA_ONE.contains(&k.as_str()) {
-            strip(v, provider)
+            strip(v)
         } else if SCHEMA_LISTS.contains(&k.as_str()) {
             match v {
-                Value::Array(items) => {
-                    Value::Array(items.iter().map(|s| strip(s, provider)).collect())
-                }
+                Value::Array(items) => Value::Array(items.iter().map(strip).collect()),
                 other => other.clone(),
             }
         } else {

@@ -109,5 +109,6 @@ def tools(
     provider: str = "openai",
     descriptions: Optional[Union[str, PathLike[str]]] = None,
     vars: Optional[Mapping[str, str]] = None,
+    openai_strict: bool = False,
 ) -> JSON: ...
 def _main(argv: list[str]) -> int: ...

@@ -900,15 +900,16 @@ fn render(template: &str, vars: Option<BTreeMap<String, String>>) -> PyResult<St
 }
 
 /// The tool definitions a provider's API expects for every tool of `toolset`:
-/// the same payload as `callfix tools --provider PROVIDER`.
+/// the same payload as `callfix tools --provider PROVIDER [--openai-strict]`.
 #[pyfunction]
-#[pyo3(signature = (toolset, provider = "openai", descriptions = None, vars = None))]
+#[pyo3(signature = (toolset, provider = "openai", descriptions = None, vars = None, openai_strict = false))]
 fn tools<'py>(
     py: Python<'py>,
     toolset: &Toolset,
     provider: &str,
     descriptions: Option<PathBuf>,
     vars: Option<BTreeMap<String, String>>,
+    openai_strict: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let provider = callfix::provider::by_name(provider).ok_or_else(|| {
         let names: Vec<&str> = callfix::provider::PROVIDERS
@@ -928,12 +929,18 @@ fn tools<'py>(
     };
     let mut all = callfix::render::builtins();
     all.extend(vars.unwrap_or_default());
-    let payload =
-        callfix::tools::payload(&toolset.registry, provider, &files, &all).map_err(|problems| {
+    if openai_strict && !provider.has_strict_mode() {
+        return Err(error(format!(
+            "openai_strict applies to provider \"openai\" or \"openai-responses\", not \"{}\"",
+            provider.name()
+        )));
+    }
+    let payload = callfix::tools::payload(&toolset.registry, provider, &files, &all, openai_strict)
+        .map_err(|problems| {
             let all: Vec<String> = problems.iter().map(|p| Chain(p).to_string()).collect();
             error(all.join("; "))
         })?;
-    to_py(py, &payload)
+    to_py(py, &payload.value)
 }
 
 /// Runs the `callfix` command line with `argv` (the first item is the program's

@@ -237,6 +237,12 @@ pub(crate) struct ToolsArgs {
     #[arg(long, value_enum, value_name = "PROVIDER", default_value = "openai")]
     pub provider: ProviderArg,
 
+    /// OpenAI strict mode (openai, openai-responses): `strict: true`, every object
+    /// closed, every property required (an optional one nullable), unsupported
+    /// keywords stripped with a warning; a schema that cannot be strict is an error
+    #[arg(long)]
+    pub openai_strict: bool,
+
     #[command(flatten)]
     pub vars: VarArgs,
 }

@@ -9,10 +9,29 @@ use super::cli::ToolsArgs;
 
 /// `callfix tools`: the payload on stdout, or every problem on stderr.
 pub(crate) fn command(args: &ToolsArgs) -> anyhow::Result<super::Ended> {
+    let provider = args.provider.0;
+    if args.openai_strict && !provider.has_strict_mode() {
+        use clap::CommandFactory;
+        super::cli::Cli::command()
+            .error(
+                clap::error::ErrorKind::ArgumentConflict,
+                format!(
+                    "--openai-strict applies to --provider openai or openai-responses, not {}",
+                    provider.name()
+                ),
+            )
+            .exit();
+    }
     let registry = super::load_registry(&args.schemas)?;
     let vars = super::load_vars(&args.vars)?;
     let descriptions = description_files(&args.descriptions)?;
-    let payload = match payload(&registry, args.provider.0, &descriptions, &vars) {
+    let payload = match payload(
+        &registry,
+        provider,
+        &descriptions,
+        &vars,
+        args.openai_strict,
+    ) {
         Ok(p) => p,
         Err(problems) => {
             for problem in &problems {
@@ -29,8 +48,25 @@ pub(crate) fn command(args: &ToolsArgs) -> anyhow::Result<super::Ended> {
             return Ok(super::Ended::Findings);
         }
     };
+    for (tool, note) in &payload.stripped {
+        let at = if note.pointer.is_empty() {
+            "the top level"
+        } else {
+            &note.pointer
+        };
+        super::report(
+            "warning:",
+            &format!(
+                "tool \"{tool}\": {} at {at} stripped: {} does not take it (callfix still validates it)",
+                note.keyword,
+                provider
+                    .dialect(args.openai_strict)
+                    .map_or("", |d| d.name()),
+            ),
+        );
+    }
     let mut out = std::io::stdout().lock();
-    serde_json::to_writer_pretty(&mut out, &payload)
+    serde_json::to_writer_pretty(&mut out, &payload.value)
         .map_err(std::io::Error::from)
         .and_then(|()| out.write_all(b"\n"))
         .and_then(|()| out.flush())

@@ -76,8 +76,8 @@ impl Provider for Gemini {
     }
 
     /// Its API refuses `additionalProperties` in function parameters.
-    fn rejected_keywords(&self) -> &'static [&'static str] {
-        &["additionalProperties"]
+    fn dialect(&self, _strict: bool) -> Option<super::keywords::Dialect> {
+        Some(super::keywords::Dialect::Gemini)
     }
 
     /// A `model` content: a text part (if any), then the functionCall parts.

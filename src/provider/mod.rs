@@ -12,6 +12,7 @@ pub mod claude_code;
 mod convert;
 mod gemini;
 mod generic;
+pub mod keywords;
 pub mod leak;
 mod mcp;
 mod mistral;
@@ -94,10 +95,20 @@ pub trait Provider: Sync {
         Value::Array(definitions)
     }
 
-    /// Schema keywords this provider's API rejects in a parameters schema.
-    fn rejected_keywords(&self) -> &'static [&'static str] {
-        &[]
+    /// The schema rules of this provider's API, where it has its own
+    /// ([`keywords::RULES`]); `strict` asks for OpenAI strict mode.
+    fn dialect(&self, _strict: bool) -> Option<keywords::Dialect> {
+        None
     }
+
+    /// Whether this provider has a strict mode for tool schemas
+    /// (`tools --openai-strict`).
+    fn has_strict_mode(&self) -> bool {
+        false
+    }
+
+    /// Marks a tool definition strict or not, where the API has the flag.
+    fn set_strict(&self, _definition: &mut Value, _strict: bool) {}
 
     /// Quirk: the tool name as this provider accepts it.
     fn tool_name(&self, name: &str) -> String {
@@ -293,15 +304,31 @@ fn message_text(m: &Map<String, Value>) -> Option<String> {
     (!texts.is_empty()).then(|| texts.join("\n"))
 }
 
-/// When a record is an assistant message, its text with any leaked call markup
+/// When a record is an assistant message, or a response that holds exactly one
+/// (an OpenAI completion with one choice, Gemini with one candidate, Ollama's
+/// `/api/chat`, Bedrock's `output`), its text with any leaked call markup
 /// removed (empty when it has none).
 pub fn assistant_text(record: &Value, declared: Declared) -> Option<String> {
-    let m = record.as_object()?;
-    if !is_assistant(m) {
-        return None;
-    }
+    let m = turn(record)?;
     let text = message_text(m).unwrap_or_default();
     Some(leak::find(&text, declared).1)
+}
+
+/// The one assistant message a record is or holds.
+fn turn(record: &Value) -> Option<&Map<String, Value>> {
+    let m = record.as_object()?;
+    if is_assistant(m) {
+        return Some(m);
+    }
+    let only = |list: &str, field: &str| match m.get(list)?.as_array()?.as_slice() {
+        [one] => one.get(field)?.as_object(),
+        _ => None,
+    };
+    let inner = (m.get("message").and_then(Value::as_object))
+        .or_else(|| only("choices", "message"))
+        .or_else(|| only("candidates", "content"))
+        .or_else(|| m.get("output")?.get("message")?.as_object())?;
+    is_assistant(inner).then_some(inner)
 }
 
 /// A call found written into text, as a generic call.

@@ -67,6 +67,21 @@ impl Provider for OpenAi {
         json!({"role": "tool", "tool_call_id": id, "content": message})
     }
 
+    fn dialect(&self, strict: bool) -> Option<super::keywords::Dialect> {
+        strict.then_some(super::keywords::Dialect::OpenAiStrict)
+    }
+
+    fn has_strict_mode(&self) -> bool {
+        true
+    }
+
+    /// `function.strict: true` when asked (the API's default is false).
+    fn set_strict(&self, definition: &mut Value, strict: bool) {
+        if strict {
+            definition["function"]["strict"] = Value::Bool(true);
+        }
+    }
+
     /// Names must match `^[a-zA-Z0-9_-]{1,64}$`.
     fn tool_name(&self, name: &str) -> String {
         provider_name(name)

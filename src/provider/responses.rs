@@ -59,6 +59,20 @@ impl Provider for Responses {
         json!({"type": "function_call_output", "call_id": id, "output": message})
     }
 
+    fn dialect(&self, strict: bool) -> Option<super::keywords::Dialect> {
+        strict.then_some(super::keywords::Dialect::OpenAiStrict)
+    }
+
+    fn has_strict_mode(&self) -> bool {
+        true
+    }
+
+    /// Always written: the Responses API's default is `strict: true`, which
+    /// refuses most schemas as they are.
+    fn set_strict(&self, definition: &mut Value, strict: bool) {
+        definition["strict"] = Value::Bool(strict);
+    }
+
     fn tool_definition(&self, name: &str, description: &str, parameters: Value) -> Value {
         json!({"type": "function", "name": name, "description": description, "parameters": parameters})
     }
@@ -67,8 +81,9 @@ impl Provider for Responses {
     fn new_message(&self, text: &str, calls: Vec<Value>) -> Value {
         let mut items = Vec::new();
         if !text.trim().is_empty() {
-            items.push(json!({"type": "message", "role": "assistant",
-                "content": [{"type": "output_text", "text": text}]}));
+            // The input shape of an assistant message (an output message
+            // needs an id and a status the record may not have).
+            items.push(json!({"type": "message", "role": "assistant", "content": text}));
         }
         items.extend(calls);
         Value::Array(items)

@@ -131,3 +131,89 @@ fn a_broken_description_fails_and_prints_nothing() {
         .stdout("")
         .stderr(predicates::str::contains("unknown variable <FILSE>"));
 }
+
+#[test]
+fn openai_strict_mode() {
+    let out = callfix()
+        .args(["tools", "--provider", "openai", "--openai-strict"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let read = read_of(list.as_array().unwrap(), "/function/name");
+    assert_eq!(read["function"]["strict"], true);
+    let params = &read["function"]["parameters"];
+    assert_eq!(params["additionalProperties"], false);
+    assert_eq!(params["required"], json!(["file_path", "offset", "limit"]));
+    assert_eq!(
+        params["properties"]["offset"]["type"],
+        json!(["integer", "null"])
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "warning: tool \"read\": minLength at /properties/file_path stripped: openai-strict does not take it"
+        ),
+        "{stderr}"
+    );
+    // Responses says strict either way: its API's default is true.
+    let list = tools(&["--provider", "openai-responses"]);
+    assert!(
+        list.as_array()
+            .unwrap()
+            .iter()
+            .all(|d| d["strict"] == false)
+    );
+}
+
+#[test]
+fn a_schema_strict_mode_cannot_express_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "env.json",
+        r#"{"type": "object", "properties": {"vars": {"type": "object", "additionalProperties": {"type": "string"}}}}"#,
+    );
+    let out = callfix()
+        .args(["tools", "--openai-strict", "-s"])
+        .arg(dir.path())
+        .args(["--descriptions"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "tool \"env\": additionalProperties at /properties/vars: strict mode takes only closed objects"
+        ),
+        "{stderr}"
+    );
+    // Only OpenAI has the mode.
+    callfix()
+        .args(["tools", "--provider", "gemini", "--openai-strict"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn gemini_strips_what_it_refuses_and_says_so() {
+    let out = callfix()
+        .args(["tools", "--provider", "gemini"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let decls = v[0]["functionDeclarations"].as_array().unwrap();
+    assert!(
+        decls
+            .iter()
+            .all(|d| d["parameters"].get("additionalProperties").is_none())
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("warning: tool \"read\": additionalProperties at the top level stripped: gemini does not take it"),
+        "{stderr}"
+    );
+}

@@ -1,0 +1,397 @@
+//! The schema keywords a provider's API does not take in a tool's parameters:
+//! one table ([`RULES`]), used by `tools` to adapt a payload and by `check` to
+//! say what a provider would refuse.
+//!
+//! A keyword a dialect does not take is stripped, with a note: callfix still
+//! validates every call against the full schema, so the model is told less but
+//! nothing wrong gets through. What cannot be expressed at all (an open object
+//! under OpenAI strict mode) is refused.
+
+use serde_json::{Map, Value};
+
+/// Keywords whose value is a map of names to schemas.
+pub const SCHEMA_MAPS: [&str; 5] = [
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+];
+/// Keywords whose value is one schema.
+pub const SCHEMA_ONE: [&str; 11] = [
+    "items",
+    "additionalProperties",
+    "additionalItems",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+];
+/// Keywords whose value is a list of schemas.
+pub const SCHEMA_LISTS: [&str; 4] = ["anyOf", "oneOf", "allOf", "prefixItems"];
+
+/// A provider's schema rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    /// Gemini `functionDeclarations[].parameters`: an OpenAPI 3.0 subset.
+    Gemini,
+    /// OpenAI `strict: true` (Structured Outputs): a JSON Schema subset, every
+    /// object closed and every property required.
+    OpenAiStrict,
+}
+
+impl Dialect {
+    /// Its name in notes and findings.
+    pub fn name(self) -> &'static str {
+        match self {
+            Dialect::Gemini => "gemini",
+            Dialect::OpenAiStrict => "openai-strict",
+        }
+    }
+}
+
+/// The keywords one dialect does not take.
+#[derive(Debug)]
+pub struct Rule {
+    /// The dialect.
+    pub dialect: Dialect,
+    /// The keywords (schema keywords only: a property of that name is kept).
+    pub keywords: &'static [&'static str],
+}
+
+/// Every dialect's unsupported keywords (from Gemini's `Schema` reference and
+/// OpenAI's Structured Outputs "supported schemas" list).
+pub static RULES: [Rule; 2] = [
+    Rule {
+        dialect: Dialect::Gemini,
+        keywords: &[
+            "additionalProperties",
+            "patternProperties",
+            "unevaluatedProperties",
+            "propertyNames",
+            "dependentRequired",
+            "dependentSchemas",
+            "oneOf",
+            "allOf",
+            "not",
+            "if",
+            "then",
+            "else",
+            "const",
+            "exclusiveMinimum",
+            "exclusiveMaximum",
+            "multipleOf",
+            "uniqueItems",
+            "prefixItems",
+            "contains",
+            "minContains",
+            "maxContains",
+            "unevaluatedItems",
+            "additionalItems",
+            "examples",
+            "$anchor",
+            "$dynamicAnchor",
+        ],
+    },
+    Rule {
+        dialect: Dialect::OpenAiStrict,
+        keywords: &[
+            "patternProperties",
+            "unevaluatedProperties",
+            "propertyNames",
+            "minProperties",
+            "maxProperties",
+            "dependentRequired",
+            "dependentSchemas",
+            "allOf",
+            "oneOf",
+            "not",
+            "if",
+            "then",
+            "else",
+            "minLength",
+            "maxLength",
+            "uniqueItems",
+            "contains",
+            "minContains",
+            "maxContains",
+            "unevaluatedItems",
+            "additionalItems",
+            "prefixItems",
+            "default",
+            "examples",
+            "$anchor",
+            "$dynamicAnchor",
+        ],
+    },
+];
+
+/// Whether `dialect` takes `keyword`.
+pub fn takes(dialect: Dialect, keyword: &str) -> bool {
+    !RULES
+        .iter()
+        .any(|r| r.dialect == dialect && r.keywords.contains(&keyword))
+}
+
+/// One change or refusal made while adapting a schema.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    /// JSON Pointer to the schema object, in the schema as given.
+    pub pointer: String,
+    /// The keyword.
+    pub keyword: String,
+    /// `None`: stripped; `Some(why)`: the schema cannot be adapted.
+    pub refused: Option<String>,
+}
+
+/// A schema as `dialect` takes it, and what was done to get there.
+#[derive(Debug)]
+pub struct Adapted {
+    /// The adapted schema.
+    pub schema: Value,
+    /// Each keyword stripped and each refusal, in document order.
+    pub notes: Vec<Note>,
+}
+
+/// Adapts `schema` (references already inlined) to `dialect`: strips what it
+/// does not take; for OpenAI strict mode, also closes every object and makes
+/// every property required, an optional one nullable (callfix drops a `null`
+/// placeholder for an optional property, `drop-placeholder`).
+pub fn adapt(schema: &Value, dialect: Dialect) -> Adapted {
+    let mut notes = Vec::new();
+    if dialect == Dialect::OpenAiStrict
+        && schema.get("type").and_then(Value::as_str) != Some("object")
+    {
+        notes.push(refusal(
+            "",
+            "type",
+            "the top level of a strict schema must be an object",
+        ));
+    }
+    let schema = walk(schema, dialect, "", &mut notes);
+    Adapted { schema, notes }
+}
+
+fn refusal(pointer: &str, keyword: &str, why: &str) -> Note {
+    Note {
+        pointer: pointer.to_owned(),
+        keyword: keyword.to_owned(),
+        refused: Some(why.to_owned()),
+    }
+}
+
+fn walk(schema: &Value, dialect: Dialect, at: &str, notes: &mut Vec<Note>) -> Value {
+    let Value::Object(m) = schema else {
+        return schema.clone();
+    };
+    let mut out = Map::new();
+    for (k, v) in m {
+        if !takes(dialect, k) {
+            notes.push(Note {
+                pointer: at.to_owned(),
+                keyword: k.clone(),
+                refused: None,
+            });
+            continue;
+        }
+        let here = format!("{at}/{}", escape(k));
+        let v = if SCHEMA_MAPS.contains(&k.as_str()) {
+            match v {
+                Value::Object(props) => Value::Object(
+                    props
+                        .iter()
+                        .map(|(name, s)| {
+                            let at = format!("{here}/{}", escape(name));
+                            (name.clone(), walk(s, dialect, &at, notes))
+                        })
+                        .collect(),
+                ),
+                other => other.clone(),
+            }
+        } else if SCHEMA_ONE.contains(&k.as_str()) {
+            walk(v, dialect, &here, notes)
+        } else if SCHEMA_LISTS.contains(&k.as_str()) {
+            match v {
+                Value::Array(items) => Value::Array(
+                    items
+                        .iter()
+                        .enumerate()
+                        .map(|(i, s)| walk(s, dialect, &format!("{here}/{i}"), notes))
+                        .collect(),
+                ),
+                other => other.clone(),
+            }
+        } else {
+            v.clone()
+        };
+        out.insert(k.clone(), v);
+    }
+    if dialect == Dialect::OpenAiStrict {
+        strict_object(&mut out, at, notes);
+    }
+    Value::Object(out)
+}
+
+/// OpenAI strict mode: an object schema lists its properties, all required, and
+/// allows no others.
+fn strict_object(m: &mut Map<String, Value>, at: &str, notes: &mut Vec<Note>) {
+    let is_object =
+        m.get("type").and_then(Value::as_str) == Some("object") || m.contains_key("properties");
+    if !is_object {
+        return;
+    }
+    match m.get("additionalProperties") {
+        None | Some(Value::Bool(false)) => {}
+        Some(_) => {
+            notes.push(refusal(
+                at,
+                "additionalProperties",
+                "strict mode takes only closed objects, and this one allows other keys",
+            ));
+            return;
+        }
+    }
+    if !matches!(m.get("properties"), Some(Value::Object(_))) {
+        notes.push(refusal(
+            at,
+            "properties",
+            "strict mode cannot express a free-form object (one with no properties)",
+        ));
+        return;
+    }
+    let required: Vec<String> = match m.get("required") {
+        Some(Value::Array(r)) => r
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let Some(Value::Object(props)) = m.get_mut("properties") else {
+        unreachable!("checked above")
+    };
+    for (name, schema) in props.iter_mut() {
+        if !required.contains(name) {
+            *schema = nullable(std::mem::take(schema));
+        }
+    }
+    let all: Vec<Value> = props.keys().map(|k| Value::String(k.clone())).collect();
+    m.insert("required".into(), Value::Array(all));
+    m.insert("additionalProperties".into(), Value::Bool(false));
+}
+
+/// `schema`, or `null`: a `type` list where that says it, else `anyOf`.
+fn nullable(schema: Value) -> Value {
+    if let Value::Object(mut m) = schema {
+        let plain = !m.contains_key("enum") && !m.contains_key("const");
+        match m.get_mut("type") {
+            Some(Value::String(t)) if plain => {
+                let t = std::mem::take(t);
+                if t != "null" {
+                    m.insert("type".into(), serde_json::json!([t, "null"]));
+                }
+                return Value::Object(m);
+            }
+            Some(Value::Array(types)) if plain => {
+                if !types.iter().any(|t| t == "null") {
+                    types.push(Value::String("null".into()));
+                }
+                return Value::Object(m);
+            }
+            _ => return serde_json::json!({"anyOf": [Value::Object(m), {"type": "null"}]}),
+        }
+    }
+    serde_json::json!({"anyOf": [schema, {"type": "null"}]})
+}
+
+/// A JSON Pointer token.
+fn escape(s: &str) -> String {
+    s.replace('~', "~0").replace('/', "~1")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn gemini_strips_what_it_does_not_take_and_says_where() {
+        let a = adapt(
+            &json!({"type": "object", "additionalProperties": false,
+                "properties": {"n": {"type": "integer", "exclusiveMinimum": 0},
+                               "additionalProperties": {"type": "string"}}}),
+            Dialect::Gemini,
+        );
+        assert_eq!(
+            a.schema,
+            json!({"type": "object", "properties": {"n": {"type": "integer"},
+                "additionalProperties": {"type": "string"}}})
+        );
+        let notes: Vec<(&str, &str)> = a
+            .notes
+            .iter()
+            .map(|n| (n.pointer.as_str(), n.keyword.as_str()))
+            .collect();
+        assert_eq!(
+            notes,
+            [
+                ("", "additionalProperties"),
+                ("/properties/n", "exclusiveMinimum")
+            ]
+        );
+        assert!(a.notes.iter().all(|n| n.refused.is_none()));
+    }
+
+    #[test]
+    fn openai_strict_closes_objects_and_requires_every_property() {
+        let a = adapt(
+            &json!({"type": "object", "required": ["a"], "properties": {
+                "a": {"type": "string", "minLength": 1},
+                "b": {"type": "integer"},
+                "c": {"enum": ["x", "y"]},
+                "d": {"type": "object", "properties": {"e": {"type": ["string", "number"]}}}
+            }}),
+            Dialect::OpenAiStrict,
+        );
+        assert_eq!(
+            a.schema,
+            json!({"type": "object", "required": ["a", "b", "c", "d"], "additionalProperties": false,
+            "properties": {
+                "a": {"type": "string"},
+                "b": {"type": ["integer", "null"]},
+                "c": {"anyOf": [{"enum": ["x", "y"]}, {"type": "null"}]},
+                "d": {"type": ["object", "null"], "required": ["e"], "additionalProperties": false,
+                    "properties": {"e": {"type": ["string", "number", "null"]}}}
+            }})
+        );
+        assert_eq!(a.notes.len(), 1, "{:?}", a.notes);
+        assert_eq!(a.notes[0].keyword, "minLength");
+    }
+
+    #[test]
+    fn openai_strict_refuses_what_it_cannot_express() {
+        for (schema, keyword) in [
+            (
+                json!({"type": "object", "additionalProperties": {"type": "string"}}),
+                "additionalProperties",
+            ),
+            (
+                json!({"type": "object", "properties": {"m": {"type": "object"}}}),
+                "properties",
+            ),
+            (json!({"anyOf": [{"type": "object"}]}), "type"),
+        ] {
+            let a = adapt(&schema, Dialect::OpenAiStrict);
+            assert!(
+                a.notes
+                    .iter()
+                    .any(|n| n.keyword == keyword && n.refused.is_some()),
+                "{schema}: {:?}",
+                a.notes
+            );
+        }
+    }
+}
