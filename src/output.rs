@@ -104,7 +104,7 @@ impl<W: Write> Sink for Printer<W> {
         text: &str,
         results: Vec<(Call, Verdict)>,
     ) -> io::Result<()> {
-        let (Format::Call, Some(to)) = (self.format, self.to) else {
+        let (Format::Call, Some(to)) = (self.format, self.to.filter(|to| to.has_messages())) else {
             for (i, (call, verdict)) in results.iter().enumerate() {
                 Printer::call(self, Position { call: i, ..at }, call, verdict)?;
             }

@@ -38,6 +38,10 @@ impl Provider for Mcp {
         json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": args}})
     }
 
+    fn has_messages(&self) -> bool {
+        false
+    }
+
     fn ids(&self) -> super::Ids {
         super::Ids::JsonRpc
     }

@@ -63,6 +63,12 @@ pub trait Provider: Sync {
     /// The error tool result that answers a call, ready to send to the model.
     fn error_result(&self, id: &Value, name: &str, message: &str) -> Value;
 
+    /// Whether this provider has assistant messages: where it has none (MCP),
+    /// `--to` writes a message's calls one per line.
+    fn has_messages(&self) -> bool {
+        true
+    }
+
     /// What this provider requires of call ids.
     fn ids(&self) -> Ids {
         Ids::Strings

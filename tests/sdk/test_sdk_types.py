@@ -1,12 +1,13 @@
 """What `callfix --to` and `callfix tools --provider` write, validated with the
 providers' own SDK types: OpenAI's and Anthropic's request param types (pydantic
-TypeAdapters over their TypedDicts, extra keys forbidden), google-genai's
-pydantic models, and the Ollama client's `Message`.
+TypeAdapters over their TypedDicts, extra keys forbidden), google-genai's,
+Mistral's, Ollama's and MCP's pydantic models, and botocore's own Converse
+request shapes for Bedrock.
 
     CALLFIX=target/debug/callfix pytest tests/sdk
 
-Run by .ci/run in a fresh venv (pip install openai anthropic google-genai ollama,
-pinned there).
+Run by .ci/run in a fresh venv (pip install openai anthropic google-genai ollama
+mistralai botocore mcp, pinned there).
 """
 
 import json
@@ -15,8 +16,12 @@ import re
 import subprocess
 from pathlib import Path
 
+import botocore.session
 import pytest
 from anthropic import types as anthropic_types
+from botocore.validate import ParamValidator
+from mcp import types as mcp_types
+from mistralai.client import models as mistral
 from google.genai import types as genai_types
 from ollama import Message as OllamaMessage
 from openai.types import chat as openai_chat
@@ -295,3 +300,74 @@ def test_tools_ollama():
 
     for tool in tools("ollama"):
         OllamaTool.model_validate(tool)
+
+
+@pytest.mark.parametrize("source", sorted(SOURCES))
+def test_mistral(source):
+    ids = []
+    for line in convert(source, "mistral"):
+        if line.get("role") == "assistant":
+            message = mistral.AssistantMessage.model_validate(line)
+            ids += [c.id for c in message.tool_calls or []]
+        elif line.get("role") == "tool":
+            result = mistral.ToolMessage.model_validate(line)
+            if source in TURNS:
+                assert result.tool_call_id in ids
+        else:
+            call = mistral.ToolCall.model_validate(line)
+            ids.append(call.id)
+    # Mistral's rule for ids (the API's, not in the SDK's types).
+    assert all(re.fullmatch(r"[a-zA-Z0-9]{9}", i) for i in ids), ids
+
+
+CONVERSE = botocore.session.get_session().get_service_model("bedrock-runtime") \
+    .operation_model("Converse").input_shape
+
+
+def converse(**request):
+    report = ParamValidator().validate({"modelId": "m", "messages": [], **request}, CONVERSE)
+    assert not report.has_errors(), report.generate_report()
+
+
+@pytest.mark.parametrize("source", sorted(SOURCES))
+def test_bedrock(source):
+    uses = []
+    for line in convert(source, "bedrock"):
+        if is_message(line):
+            converse(messages=[line])
+            blocks = line["content"]
+        elif "toolUse" in line:
+            converse(messages=[{"role": "assistant", "content": [line]}])
+            blocks = [line]
+        else:
+            converse(messages=[{"role": "user", "content": [line]}])
+            blocks = [line]
+        uses += [b["toolUse"]["toolUseId"] for b in blocks if "toolUse" in b]
+        for b in blocks:
+            if "toolResult" in b and source in TURNS:
+                assert b["toolResult"]["toolUseId"] in uses
+
+
+@pytest.mark.parametrize("source", sorted(SOURCES))
+def test_mcp(source):
+    for line in convert(source, "mcp"):
+        if "method" in line:
+            request = mcp_types.JSONRPCRequest.model_validate(line)
+            assert request.method == "tools/call"
+            mcp_types.CallToolRequestParams.model_validate(line["params"])
+        else:
+            mcp_types.JSONRPCResponse.model_validate(line)
+            assert mcp_types.CallToolResult.model_validate(line["result"]).is_error
+
+
+def test_tools_mistral():
+    for tool in tools("mistral"):
+        mistral.Tool.model_validate(tool)
+
+
+def test_tools_bedrock():
+    converse(toolConfig=tools("bedrock"))
+
+
+def test_tools_mcp():
+    mcp_types.ListToolsResult.model_validate(tools("mcp"))
