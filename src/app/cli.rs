@@ -31,7 +31,7 @@ Exit codes:
 #[derive(Debug, Parser)]
 #[command(
     name = "callfix",
-    version,
+    version = env!("CALLFIX_VERSION"),
     after_help = EXIT_CODES,
     args_conflicts_with_subcommands = true
 )]
@@ -60,6 +60,14 @@ pub(crate) enum Command {
     Mcp(McpArgs),
     /// Answer an agent's pre-tool-use hook (payload on stdin, decision on stdout)
     Hook(HookArgs),
+    /// Print a shell completion script: bash, zsh, fish, powershell or elvish
+    Completions {
+        /// The shell
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff): callfix man > callfix.1
+    Man,
 }
 
 /// Where the tool schemas are.

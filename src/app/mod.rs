@@ -7,7 +7,8 @@ pub(crate) mod colour;
 pub(crate) mod hook;
 pub(crate) mod mcp;
 pub(crate) mod render;
-pub(crate) mod tools;
+mod terminal;
+mod tools;
 
 use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Write};
@@ -82,6 +83,8 @@ pub(crate) fn run(cli: &Cli) -> anyhow::Result<Ended> {
             set_color(ColorArg::Auto);
             hook::command(args)
         }
+        Some(Command::Completions { shell }) => terminal::completions(*shell),
+        Some(Command::Man) => terminal::man(),
     }
 }
 

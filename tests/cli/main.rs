@@ -18,6 +18,7 @@ mod repairs;
 mod robustness;
 mod schemas;
 mod streams;
+mod terminal;
 mod tools;
 
 use std::path::{Path, PathBuf};

@@ -1,0 +1,31 @@
+//! `callfix completions SHELL` and `callfix man`: what a packaged command line
+//! ships beside the binary, generated from the same clap definition.
+
+use std::io::Write;
+
+use callfix::error::Error;
+use clap::CommandFactory;
+
+use super::cli::Cli;
+
+/// The completion script for `shell`, on stdout. It is made in memory first:
+/// clap_complete panics when its writer fails (a closed pipe).
+pub(crate) fn completions(shell: clap_complete::Shell) -> anyhow::Result<super::Ended> {
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "callfix", &mut script);
+    let mut out = std::io::stdout().lock();
+    out.write_all(&script)
+        .and_then(|()| out.flush())
+        .map_err(Error::write)?;
+    Ok(super::Ended::Clean)
+}
+
+/// The man page (roff), on stdout.
+pub(crate) fn man() -> anyhow::Result<super::Ended> {
+    let mut out = std::io::stdout().lock();
+    clap_mangen::Man::new(Cli::command())
+        .render(&mut out)
+        .and_then(|()| out.flush())
+        .map_err(Error::write)?;
+    Ok(super::Ended::Clean)
+}
