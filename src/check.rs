@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::error::{Chain, Error};
 use crate::filter::{self, Options, StreamError, Summary};
 use crate::output::{Position, Sink};
-use crate::provider::{Call, provider_name};
+use crate::provider::{Call, Provider, keywords, provider_name};
 use crate::registry::{Lookup, Registry, locate};
 use crate::render::{self, Syntax};
 use crate::repair::{Enabled, Policy};
@@ -79,6 +79,11 @@ pub struct Inputs<'a> {
     pub descriptions: &'a Path,
     /// Files of recorded calls, each of which must be valid as it is.
     pub calls: &'a [PathBuf],
+    /// `--provider`: also what this provider's API would refuse (its schema
+    /// keywords, [`crate::provider::keywords`]; names that collide once sanitised).
+    pub provider: Option<&'static dyn Provider>,
+    /// `--openai-strict`: the schemas must suit OpenAI strict mode.
+    pub strict: bool,
 }
 
 /// Everything `check` finds, sorted by file and line.
@@ -103,8 +108,16 @@ pub fn findings(args: &Inputs<'_>) -> Result<Vec<Finding>, Error> {
             "descriptions directory not found".into(),
         ));
     }
+    let mut exposed: BTreeMap<String, Vec<&str>> = BTreeMap::new();
     for name in registry.names() {
         let file = registry.source(name).unwrap_or_default();
+        let as_sent = args
+            .provider
+            .map_or_else(|| provider_name(name), |p| p.tool_name(name));
+        exposed.entry(as_sent).or_default().push(name);
+        if let Some(provider) = args.provider {
+            check_provider(registry, name, &file, provider, args.strict, &mut out);
+        }
         check_tool(
             registry,
             name,
@@ -113,6 +126,23 @@ pub fn findings(args: &Inputs<'_>) -> Result<Vec<Finding>, Error> {
             args.descriptions,
             &mut out,
         );
+    }
+    for (as_sent, names) in exposed.iter().filter(|(_, n)| n.len() > 1) {
+        let file = registry.source(names[1]).unwrap_or_default();
+        out.push(Finding::new(
+            &file,
+            1,
+            Severity::Error,
+            format!(
+                "tools {} all become \"{as_sent}\" for the providers (names are sanitised to \
+                 [a-zA-Z0-9_-], at most 64); `callfix tools` would refuse them",
+                names
+                    .iter()
+                    .map(|n| format!("\"{n}\""))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ));
     }
     for (tool, path) in &descriptions {
         if matches!(registry.lookup(tool), Lookup::Unknown) {
@@ -231,6 +261,64 @@ fn check_tool(
                 ),
             )
         });
+    }
+}
+
+/// What `provider`'s API would refuse in a tool's schema: a top level that is not
+/// an object (every provider), keywords its dialect does not take (warnings:
+/// `tools` strips them), and what it cannot express (errors).
+fn check_provider(
+    registry: &Registry,
+    name: &str,
+    file: &Path,
+    provider: &dyn Provider,
+    strict: bool,
+    out: &mut Vec<Finding>,
+) {
+    let Lookup::Found(tool) = registry.lookup(name) else {
+        return;
+    };
+    let text = crate::source::read_text(file).unwrap_or_default();
+    let object = tool.schema.get("type").and_then(Value::as_str) == Some("object");
+    if !object {
+        out.push(Finding::new(
+            file,
+            1,
+            Severity::Error,
+            format!(
+                "tool \"{name}\": the top-level schema must be {{\"type\": \"object\"}} for {}",
+                provider.name()
+            ),
+        ));
+    }
+    let (_, notes) = crate::tools::parameters(tool, provider, strict);
+    let Some(dialect) = provider.dialect(strict) else {
+        return;
+    };
+    // The top level was reported above, for every provider.
+    let top_level = |n: &keywords::Note| n.pointer.is_empty() && n.keyword == "type";
+    for note in notes.into_iter().filter(|n| object || !top_level(n)) {
+        let at = if note.pointer.is_empty() {
+            "the top level".to_owned()
+        } else {
+            note.pointer.clone()
+        };
+        let (severity, message) = match &note.refused {
+            Some(why) => (
+                Severity::Error,
+                format!("tool \"{name}\": {} at {at}: {why}", note.keyword),
+            ),
+            None => (
+                Severity::Warning,
+                format!(
+                    "tool \"{name}\": {} at {at}: {} does not take it (`callfix tools` strips it)",
+                    note.keyword,
+                    dialect.name()
+                ),
+            ),
+        };
+        let line = locate(&text, &format!("{}/{}", note.pointer, note.keyword));
+        out.push(Finding::new(file, line, severity, message));
     }
 }
 

@@ -13,6 +13,11 @@ use super::colour::{Stream, paint};
 /// `callfix check`.
 pub(crate) fn command(args: &CheckArgs) -> anyhow::Result<super::Ended> {
     super::set_color(args.color);
+    if args.openai_strict && !args.provider.is_some_and(|p| p.0.has_strict_mode()) {
+        super::terminal::usage_error(
+            "--openai-strict needs --provider openai or --provider openai-responses",
+        );
+    }
     let registry = super::load_registry(&args.schemas)?;
     let vars = super::load_vars(&args.vars)?;
     let found = findings(&Inputs {
@@ -21,6 +26,8 @@ pub(crate) fn command(args: &CheckArgs) -> anyhow::Result<super::Ended> {
         vars: &vars,
         descriptions: &args.descriptions,
         calls: &args.calls,
+        provider: args.provider.map(|p| p.0),
+        strict: args.openai_strict,
     })?;
     let mut stdout = io::stdout().lock();
     for f in &found {

@@ -15,6 +15,13 @@ use callfix::output::Format;
 use callfix::render::Syntax;
 use callfix::repair::Enabled;
 
+/// The version `--version` prints: with the git commit where `build.rs` found
+/// one (the Python module's build has no such script: the package version).
+const VERSION: &str = match option_env!("CALLFIX_VERSION") {
+    Some(v) => v,
+    None => env!("CARGO_PKG_VERSION"),
+};
+
 pub(crate) const EXIT_CODES: &str = "\
 Exit codes:
   0  every call valid (or repaired); for subcommands, success
@@ -31,7 +38,7 @@ Exit codes:
 #[derive(Debug, Parser)]
 #[command(
     name = "callfix",
-    version = env!("CALLFIX_VERSION"),
+    version = VERSION,
     after_help = EXIT_CODES,
     args_conflicts_with_subcommands = true
 )]
@@ -270,6 +277,14 @@ pub(crate) struct CheckArgs {
     /// Recorded calls (any envelope) that must all be valid without repair; repeatable
     #[arg(long = "calls", value_name = "FILE")]
     pub calls: Vec<PathBuf>,
+
+    /// Also check what this provider's API would refuse (schema keywords, names)
+    #[arg(long, value_enum, value_name = "PROVIDER")]
+    pub provider: Option<ProviderArg>,
+
+    /// With --provider openai or openai-responses: the schemas must suit strict mode
+    #[arg(long)]
+    pub openai_strict: bool,
 
     /// human (path:line: severity: message) or json (one finding per line)
     #[arg(short, long, value_enum, default_value_t = CheckFormat::Human)]

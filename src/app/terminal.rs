@@ -1,5 +1,6 @@
 //! `callfix completions SHELL` and `callfix man`: what a packaged command line
-//! ships beside the binary, generated from the same clap definition.
+//! ships beside the binary, generated from the same clap definition; and usage
+//! errors said as clap says them.
 
 use std::io::Write;
 
@@ -28,4 +29,12 @@ pub(crate) fn man() -> anyhow::Result<super::Ended> {
         .and_then(|()| out.flush())
         .map_err(Error::write)?;
     Ok(super::Ended::Clean)
+}
+
+/// A usage error found after parsing (flags that do not go together): said the
+/// way clap says its own, exit 2.
+pub(crate) fn usage_error(message: &str) -> ! {
+    Cli::command()
+        .error(clap::error::ErrorKind::ArgumentConflict, message)
+        .exit()
 }

@@ -11,16 +11,10 @@ use super::cli::ToolsArgs;
 pub(crate) fn command(args: &ToolsArgs) -> anyhow::Result<super::Ended> {
     let provider = args.provider.0;
     if args.openai_strict && !provider.has_strict_mode() {
-        use clap::CommandFactory;
-        super::cli::Cli::command()
-            .error(
-                clap::error::ErrorKind::ArgumentConflict,
-                format!(
-                    "--openai-strict applies to --provider openai or openai-responses, not {}",
-                    provider.name()
-                ),
-            )
-            .exit();
+        super::terminal::usage_error(&format!(
+            "--openai-strict applies to --provider openai or openai-responses, not {}",
+            provider.name()
+        ));
     }
     let registry = super::load_registry(&args.schemas)?;
     let vars = super::load_vars(&args.vars)?;

@@ -161,3 +161,70 @@ fn recorded_calls_must_be_valid_without_repair() {
             "calls.jsonl:1: error: recorded call 0.0 to \"read\" is not valid: offset: expected integer, got string",
         ));
 }
+
+/// `check --provider`: what that provider's API would refuse, found before
+/// `tools` or the API refuses it.
+#[test]
+fn provider_findings_predict_what_the_api_refuses() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = dir.path().join("schemas");
+    std::fs::create_dir_all(&s).unwrap();
+    let described = r#""description": "D.""#;
+    write(
+        &s,
+        "range.json",
+        &format!(
+            "{{\n  {described},\n  \"type\": \"object\",\n  \"properties\": {{\n    \"n\": {{\n      \"type\": \"integer\",\n      \"description\": \"N.\",\n      \"exclusiveMinimum\": 0\n    }},\n    \"env\": {{\n      \"type\": \"object\",\n      \"description\": \"E.\",\n      \"additionalProperties\": {{\"type\": \"string\"}}\n    }}\n  }}\n}}"
+        ),
+    );
+    write(
+        &s,
+        "list.json",
+        &format!("{{{described}, \"type\": \"array\"}}"),
+    );
+    write(
+        &s,
+        "a.b.json",
+        &format!("{{{described}, \"type\": \"object\", \"properties\": {{}}}}"),
+    );
+    write(
+        &s,
+        "a_b.json",
+        &format!("{{{described}, \"type\": \"object\", \"properties\": {{}}}}"),
+    );
+    let run = |args: &[&str]| {
+        let out = callfix()
+            .current_dir(dir.path())
+            .arg("check")
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap(),
+            String::from_utf8(out.stdout).unwrap(),
+        )
+    };
+    let (code, out) = run(&["--provider", "gemini"]);
+    assert_eq!(code, 1, "{out}");
+    let range = "schemas/range.json";
+    assert!(out.contains(&format!(
+        "{range}:8: warning: tool \"range\": exclusiveMinimum at /properties/n: gemini does not take it"
+    )), "{out}");
+    assert!(out.contains("schemas/list.json:1: error: tool \"list\": the top-level schema must be {\"type\": \"object\"} for gemini"), "{out}");
+    assert!(
+        out.contains("error: tools \"a.b\", \"a_b\" all become \"a_b\""),
+        "{out}"
+    );
+    // OpenAI strict mode cannot express the open map.
+    let (code, out) = run(&["--provider", "openai", "--openai-strict"]);
+    assert_eq!(code, 1);
+    assert!(out.contains(&format!(
+        "{range}:13: error: tool \"range\": additionalProperties at /properties/env: strict mode takes only closed objects"
+    )), "{out}");
+    // Without --provider, only the name collision (it breaks every provider).
+    let (_, out) = run(&[]);
+    assert!(
+        !out.contains("gemini") && out.contains("all become \"a_b\""),
+        "{out}"
+    );
+}
