@@ -5,11 +5,11 @@ use std::collections::BTreeMap;
 
 use std::path::PathBuf;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::error::{Error, IoCause};
 use crate::provider::Provider;
-use crate::provider::keywords::{self, Note, SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_ONE};
+use crate::provider::keywords::{self, Note};
 use crate::registry::{Lookup, Registry, SchemaError, Tool};
 use crate::render::{self, Syntax, Vars};
 use crate::resolve::At;
@@ -169,7 +169,7 @@ pub fn description(
 /// to the provider's own rules ([`keywords::adapt`]), which say what they did.
 pub fn parameters(tool: &Tool, provider: &dyn Provider, strict: bool) -> (Value, Vec<Note>) {
     let inlined = inline(tool.root(), 0);
-    let mut clean = strip(&inlined);
+    let mut clean = keywords::without(&inlined, &STRIPPED);
     if !contains_ref(&clean)
         && let Value::Object(m) = &mut clean
     {
@@ -215,42 +215,6 @@ fn inline(node: At<'_>, depth: usize) -> Value {
         }
         other => other.clone(),
     }
-}
-
-/// Removes the keys no provider accepts, from schema objects only (a property
-/// named `$id` stays).
-fn strip(schema: &Value) -> Value {
-    let Value::Object(m) = schema else {
-        return schema.clone();
-    };
-    let mut out = Map::new();
-    for (k, v) in m {
-        if STRIPPED.contains(&k.as_str()) {
-            continue;
-        }
-        let v = if SCHEMA_MAPS.contains(&k.as_str()) {
-            match v {
-                Value::Object(props) => Value::Object(
-                    props
-                        .iter()
-                        .map(|(name, s)| (name.clone(), strip(s)))
-                        .collect(),
-                ),
-                other => other.clone(),
-            }
-        } else if SCHEMA_ONE.contains(&k.as_str()) {
-            strip(v)
-        } else if SCHEMA_LISTS.contains(&k.as_str()) {
-            match v {
-                Value::Array(items) => Value::Array(items.iter().map(strip).collect()),
-                other => other.clone(),
-            }
-        } else {
-            v.clone()
-        };
-        out.insert(k.clone(), v);
-    }
-    Value::Object(out)
 }
 
 fn contains_ref(v: &Value) -> bool {

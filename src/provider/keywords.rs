@@ -10,7 +10,7 @@
 use serde_json::{Map, Value};
 
 /// Keywords whose value is a map of names to schemas.
-pub const SCHEMA_MAPS: [&str; 5] = [
+const SCHEMA_MAPS: [&str; 5] = [
     "properties",
     "patternProperties",
     "$defs",
@@ -18,7 +18,7 @@ pub const SCHEMA_MAPS: [&str; 5] = [
     "dependentSchemas",
 ];
 /// Keywords whose value is one schema.
-pub const SCHEMA_ONE: [&str; 11] = [
+const SCHEMA_ONE: [&str; 11] = [
     "items",
     "additionalProperties",
     "additionalItems",
@@ -32,7 +32,7 @@ pub const SCHEMA_ONE: [&str; 11] = [
     "unevaluatedItems",
 ];
 /// Keywords whose value is a list of schemas.
-pub const SCHEMA_LISTS: [&str; 4] = ["anyOf", "oneOf", "allOf", "prefixItems"];
+const SCHEMA_LISTS: [&str; 4] = ["anyOf", "oneOf", "allOf", "prefixItems"];
 
 /// A provider's schema rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -172,8 +172,22 @@ pub fn adapt(schema: &Value, dialect: Dialect) -> Adapted {
             "the top level of a strict schema must be an object",
         ));
     }
-    let schema = walk(schema, dialect, "", &mut notes);
+    let rules = Walk {
+        takes: &|k| takes(dialect, k),
+        strict: dialect == Dialect::OpenAiStrict,
+    };
+    let schema = rules.walk(schema, "", &mut notes);
     Adapted { schema, notes }
+}
+
+/// `schema` without the keywords `drop` names, from schema objects only (a
+/// property of that name stays).
+pub fn without(schema: &Value, drop: &[&str]) -> Value {
+    let rules = Walk {
+        takes: &|k| !drop.contains(&k),
+        strict: false,
+    };
+    rules.walk(schema, "", &mut Vec::new())
 }
 
 fn refusal(pointer: &str, keyword: &str, why: &str) -> Note {
@@ -184,56 +198,66 @@ fn refusal(pointer: &str, keyword: &str, why: &str) -> Note {
     }
 }
 
-fn walk(schema: &Value, dialect: Dialect, at: &str, notes: &mut Vec<Note>) -> Value {
-    let Value::Object(m) = schema else {
-        return schema.clone();
-    };
-    let mut out = Map::new();
-    for (k, v) in m {
-        if !takes(dialect, k) {
-            notes.push(Note {
-                pointer: at.to_owned(),
-                keyword: k.clone(),
-                refused: None,
-            });
-            continue;
-        }
-        let here = format!("{at}/{}", escape(k));
-        let v = if SCHEMA_MAPS.contains(&k.as_str()) {
-            match v {
-                Value::Object(props) => Value::Object(
-                    props
-                        .iter()
-                        .map(|(name, s)| {
-                            let at = format!("{here}/{}", escape(name));
-                            (name.clone(), walk(s, dialect, &at, notes))
-                        })
-                        .collect(),
-                ),
-                other => other.clone(),
-            }
-        } else if SCHEMA_ONE.contains(&k.as_str()) {
-            walk(v, dialect, &here, notes)
-        } else if SCHEMA_LISTS.contains(&k.as_str()) {
-            match v {
-                Value::Array(items) => Value::Array(
-                    items
-                        .iter()
-                        .enumerate()
-                        .map(|(i, s)| walk(s, dialect, &format!("{here}/{i}"), notes))
-                        .collect(),
-                ),
-                other => other.clone(),
-            }
-        } else {
-            v.clone()
+/// One pass over a schema and its subschemas.
+struct Walk<'a> {
+    /// Whether a keyword stays.
+    takes: &'a dyn Fn(&str) -> bool,
+    /// OpenAI strict mode: close objects, require every property.
+    strict: bool,
+}
+
+impl Walk<'_> {
+    fn walk(&self, schema: &Value, at: &str, notes: &mut Vec<Note>) -> Value {
+        let Value::Object(m) = schema else {
+            return schema.clone();
         };
-        out.insert(k.clone(), v);
+        let mut out = Map::new();
+        for (k, v) in m {
+            if !(self.takes)(k) {
+                notes.push(Note {
+                    pointer: at.to_owned(),
+                    keyword: k.clone(),
+                    refused: None,
+                });
+                continue;
+            }
+            let here = format!("{at}/{}", escape(k));
+            let v = if SCHEMA_MAPS.contains(&k.as_str()) {
+                match v {
+                    Value::Object(props) => Value::Object(
+                        props
+                            .iter()
+                            .map(|(name, s)| {
+                                let at = format!("{here}/{}", escape(name));
+                                (name.clone(), self.walk(s, &at, notes))
+                            })
+                            .collect(),
+                    ),
+                    other => other.clone(),
+                }
+            } else if SCHEMA_ONE.contains(&k.as_str()) {
+                self.walk(v, &here, notes)
+            } else if SCHEMA_LISTS.contains(&k.as_str()) {
+                match v {
+                    Value::Array(items) => Value::Array(
+                        items
+                            .iter()
+                            .enumerate()
+                            .map(|(i, s)| self.walk(s, &format!("{here}/{i}"), notes))
+                            .collect(),
+                    ),
+                    other => other.clone(),
+                }
+            } else {
+                v.clone()
+            };
+            out.insert(k.clone(), v);
+        }
+        if self.strict {
+            strict_object(&mut out, at, notes);
+        }
+        Value::Object(out)
     }
-    if dialect == Dialect::OpenAiStrict {
-        strict_object(&mut out, at, notes);
-    }
-    Value::Object(out)
 }
 
 /// OpenAI strict mode: an object schema lists its properties, all required, and
