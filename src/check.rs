@@ -298,11 +298,7 @@ fn check_provider(
     // The top level was reported above, for every provider.
     let top_level = |n: &keywords::Note| n.pointer.is_empty() && n.keyword == "type";
     for note in notes.into_iter().filter(|n| object || !top_level(n)) {
-        let at = if note.pointer.is_empty() {
-            "the top level".to_owned()
-        } else {
-            note.pointer.clone()
-        };
+        let at = note.place();
         let (severity, message) = match &note.refused {
             Some(why) => (
                 Severity::Error,

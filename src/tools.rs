@@ -36,7 +36,7 @@ pub enum PayloadError<'r> {
     Description(#[from] DescriptionError),
     /// A schema the provider's rules cannot take (OpenAI strict mode and an
     /// open object).
-    #[error("tool \"{tool}\": {} at {}: {}", .note.keyword, if .note.pointer.is_empty() { "the top level" } else { &.note.pointer }, .note.refused.as_deref().unwrap_or_default())]
+    #[error("tool \"{tool}\": {} at {}: {}", .note.keyword, .note.place(), .note.refused.as_deref().unwrap_or_default())]
     Refused {
         /// The tool.
         tool: String,

@@ -43,16 +43,12 @@ pub(crate) fn command(args: &ToolsArgs) -> anyhow::Result<super::Ended> {
         }
     };
     for (tool, note) in &payload.stripped {
-        let at = if note.pointer.is_empty() {
-            "the top level"
-        } else {
-            &note.pointer
-        };
         super::report(
             "warning:",
             &format!(
-                "tool \"{tool}\": {} at {at} stripped: {} does not take it (callfix still validates it)",
+                "tool \"{tool}\": {} at {} stripped: {} does not take it (callfix still validates it)",
                 note.keyword,
+                note.place(),
                 provider
                     .dialect(args.openai_strict)
                     .map_or("", |d| d.name()),

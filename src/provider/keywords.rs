@@ -148,6 +148,17 @@ pub struct Note {
     pub refused: Option<String>,
 }
 
+impl Note {
+    /// Where it is, for people: the pointer, or "the top level".
+    pub fn place(&self) -> &str {
+        if self.pointer.is_empty() {
+            "the top level"
+        } else {
+            &self.pointer
+        }
+    }
+}
+
 /// A schema as `dialect` takes it, and what was done to get there.
 #[derive(Debug)]
 pub struct Adapted {
@@ -279,14 +290,6 @@ fn strict_object(m: &mut Map<String, Value>, at: &str, notes: &mut Vec<Note>) {
             return;
         }
     }
-    if !matches!(m.get("properties"), Some(Value::Object(_))) {
-        notes.push(refusal(
-            at,
-            "properties",
-            "strict mode cannot express a free-form object (one with no properties)",
-        ));
-        return;
-    }
     let required: Vec<String> = match m.get("required") {
         Some(Value::Array(r)) => r
             .iter()
@@ -295,7 +298,12 @@ fn strict_object(m: &mut Map<String, Value>, at: &str, notes: &mut Vec<Note>) {
         _ => Vec::new(),
     };
     let Some(Value::Object(props)) = m.get_mut("properties") else {
-        unreachable!("checked above")
+        notes.push(refusal(
+            at,
+            "properties",
+            "strict mode cannot express a free-form object (one with no properties)",
+        ));
+        return;
     };
     for (name, schema) in props.iter_mut() {
         if !required.contains(name) {

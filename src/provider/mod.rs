@@ -108,9 +108,9 @@ pub trait Provider: Sync {
     }
 
     /// Whether this provider has a strict mode for tool schemas
-    /// (`tools --openai-strict`).
+    /// (`tools --openai-strict`): its dialect when asked for one.
     fn has_strict_mode(&self) -> bool {
-        false
+        self.dialect(true) == Some(keywords::Dialect::OpenAiStrict)
     }
 
     /// Marks a tool definition strict or not, where the API has the flag.

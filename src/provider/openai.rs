@@ -71,10 +71,6 @@ impl Provider for OpenAi {
         strict.then_some(super::keywords::Dialect::OpenAiStrict)
     }
 
-    fn has_strict_mode(&self) -> bool {
-        true
-    }
-
     /// `function.strict: true` when asked (the API's default is false).
     fn set_strict(&self, definition: &mut Value, strict: bool) {
         if strict {

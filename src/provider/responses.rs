@@ -63,10 +63,6 @@ impl Provider for Responses {
         strict.then_some(super::keywords::Dialect::OpenAiStrict)
     }
 
-    fn has_strict_mode(&self) -> bool {
-        true
-    }
-
     /// Always written: the Responses API's default is `strict: true`, which
     /// refuses most schemas as they are.
     fn set_strict(&self, definition: &mut Value, strict: bool) {
