@@ -133,7 +133,7 @@ impl<'t> Parser<'t> {
                 self.at += 1;
                 Ok(b)
             }
-            Some(b) => Err(self.bad(format!(
+            Some(b) => Err(Stop::Bad(format!(
                 "expected {} at byte {}, found {:?}",
                 want.iter()
                     .map(|w| format!("'{}'", *w as char))
@@ -143,10 +143,6 @@ impl<'t> Parser<'t> {
                 b as char
             ))),
         }
-    }
-
-    fn bad(&self, why: String) -> Stop {
-        Stop::Bad(why)
     }
 
     /// An identifier (a tool name may hold `.` and `-` as well).
@@ -169,7 +165,7 @@ impl<'t> Parser<'t> {
         loop {
             self.space();
             if calls.is_empty() && self.eat(b']') {
-                return Err(self.bad("the list is empty".into()));
+                return Err(Stop::Bad("the list is empty".into()));
             }
             let Some(name) = self.name() else {
                 return Err(self.at_end_or("expected a function name"));
@@ -187,7 +183,7 @@ impl<'t> Parser<'t> {
         if self.at >= self.text.len() {
             Stop::Cut
         } else {
-            self.bad(format!("{what} at byte {}", self.at))
+            Stop::Bad(format!("{what} at byte {}", self.at))
         }
     }
 
@@ -204,12 +200,14 @@ impl<'t> Parser<'t> {
                 return Err(self.at_end_or("expected a keyword argument (name=value)"));
             };
             if key.contains(['.', '-']) {
-                return Err(self.bad(format!("{key:?} is not an argument name")));
+                return Err(Stop::Bad(format!("{key:?} is not an argument name")));
             }
             self.expect(b"=")?;
             let value = self.value()?;
             if args.insert(key.to_owned(), value).is_some() {
-                return Err(self.bad(format!("argument {key:?} is given twice (byte {start})")));
+                return Err(Stop::Bad(format!(
+                    "argument {key:?} is given twice (byte {start})"
+                )));
             }
             if self.expect(b",)")? == b')' {
                 return Ok(args);
@@ -246,7 +244,7 @@ impl<'t> Parser<'t> {
                     }
                     let key = match self.value()? {
                         Value::String(k) => k,
-                        _ => return Err(self.bad("a dict key is not a string".into())),
+                        _ => return Err(Stop::Bad("a dict key is not a string".into())),
                     };
                     self.expect(b":")?;
                     map.insert(key, self.value()?);
@@ -262,12 +260,9 @@ impl<'t> Parser<'t> {
                     Some("True") => Ok(Value::Bool(true)),
                     Some("False") => Ok(Value::Bool(false)),
                     Some("None") => Ok(Value::Null),
-                    Some(word) if self.at == self.text.len() => {
-                        // A keyword cut short (`Tr`) or a name: the text ended.
-                        let _ = word;
-                        Err(Stop::Cut)
-                    }
-                    _ => Err(self.bad(format!(
+                    // A keyword cut short (`Tr`) or a name: the text ended.
+                    Some(_) if self.at == self.text.len() => Err(Stop::Cut),
+                    _ => Err(Stop::Bad(format!(
                         "byte {start} is not a literal (string, number, True, False, None, list or dict)"
                     ))),
                 }
@@ -291,7 +286,9 @@ impl<'t> Parser<'t> {
         }
         match serde_json::from_str::<Number>(text) {
             Ok(n) => Ok(Value::Number(n)),
-            Err(_) => Err(self.bad(format!("{text:?} is not a number JSON can hold as written"))),
+            Err(_) => Err(Stop::Bad(format!(
+                "{text:?} is not a number JSON can hold as written"
+            ))),
         }
     }
 
@@ -303,7 +300,7 @@ impl<'t> Parser<'t> {
         if let Some(after) = self.text[self.at..].strip_prefix(q) {
             // `''` is empty; `'''` opens a triple-quoted string.
             if after.starts_with(q) {
-                return Err(self.bad("triple-quoted strings are not read".into()));
+                return Err(Stop::Bad("triple-quoted strings are not read".into()));
             }
             self.at += 1;
             return Ok(String::new());
@@ -317,7 +314,7 @@ impl<'t> Parser<'t> {
             out.push_str(&rest[..i]);
             self.at += i + 1;
             match rest.as_bytes()[i] {
-                b'\n' => return Err(self.bad("a string runs past the end of its line".into())),
+                b'\n' => return Err(Stop::Bad("a string runs past the end of its line".into())),
                 b'\\' => self.escape(&mut out)?,
                 _ => return Ok(out),
             }
@@ -360,7 +357,7 @@ impl<'t> Parser<'t> {
         };
         let code = u32::from_str_radix(hex, 16).ok().and_then(char::from_u32);
         let Some(ch) = code else {
-            return Err(self.bad(format!("\\{c}{hex} is not a character")));
+            return Err(Stop::Bad(format!("\\{c}{hex} is not a character")));
         };
         self.at += digits;
         out.push(ch);
