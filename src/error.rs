@@ -121,8 +121,8 @@ impl From<JsonFileError> for SourceProblem {
 pub struct SchemaError {
     /// The file the schema lives in.
     pub file: PathBuf,
-    /// The line the problem is on, when known.
-    pub line: Option<usize>,
+    /// Where in the file the problem is, when known.
+    pub at: Option<crate::span::Loc>,
     /// For a tool inside a tool-list file, the tool's name.
     pub tool: Option<String>,
     /// What is wrong.
@@ -273,7 +273,7 @@ mod tests {
         );
         let e = SchemaError {
             file: "list.json".into(),
-            line: None,
+            at: None,
             tool: Some("Read".into()),
             problem: SchemaProblem::Outside("/etc/passwd".into()),
         };

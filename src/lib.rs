@@ -31,6 +31,7 @@ pub mod repair;
 pub mod resolve;
 pub mod salvage;
 pub mod source;
+pub mod span;
 pub mod spelling;
 pub mod suggest;
 pub mod surrogates;

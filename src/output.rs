@@ -36,6 +36,8 @@ pub struct Position {
     pub call: usize,
     /// 1-based line of the input on which the record starts.
     pub line: u64,
+    /// Byte offset in the input at which the record starts.
+    pub offset: u64,
 }
 
 /// Where the filter sends one result per call (or per broken record).

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
@@ -17,8 +17,23 @@ use crate::resolve::At;
 /// Keys no provider accepts in a parameters schema.
 const STRIPPED: [&str; 3] = ["$schema", "$id", "$comment"];
 
+/// Where the description templates are: `given`, else the `descriptions`
+/// directory beside the first schema source (`schemas/` → `descriptions/`,
+/// `conf/tools.json` → `conf/descriptions/`). `check` and `tools` both read there,
+/// so the file `check` asks for is the file `tools` reads.
+pub fn descriptions_dir(given: Option<&Path>, sources: &[PathBuf]) -> PathBuf {
+    if let Some(dir) = given {
+        return dir.to_owned();
+    }
+    let beside = sources
+        .first()
+        .and_then(|s| s.parent())
+        .unwrap_or(Path::new(""));
+    beside.join("descriptions")
+}
+
 /// The description templates in `dir`, by tool name (a missing directory has none).
-pub fn description_files(dir: &std::path::Path) -> Result<BTreeMap<String, PathBuf>, Error> {
+pub fn description_files(dir: &Path) -> Result<BTreeMap<String, PathBuf>, Error> {
     if !dir.is_dir() {
         return Ok(BTreeMap::new());
     }

@@ -1,11 +1,13 @@
-//! `callfix check`: findings printed for people or as JSON.
+//! `callfix check`: findings written in the format asked for, and the exit code
+//! they decide.
 
 use std::io::{self, Write};
 
 use owo_colors::OwoColorize;
 
-use callfix::check::{Inputs, Severity, findings};
+use callfix::check::{Calls, Descriptions, Inputs, Report, Severity, check, report};
 use callfix::error::Error;
+use callfix::message::plural;
 
 use super::cli::{CheckArgs, CheckFormat};
 use super::colour::{Stream, paint};
@@ -20,20 +22,85 @@ pub(crate) fn command(args: &CheckArgs) -> anyhow::Result<super::Ended> {
     }
     let registry = super::load_registry(&args.schemas)?;
     let vars = super::load_vars(&args.vars)?;
-    let found = findings(&Inputs {
+    let dir = callfix::tools::descriptions_dir(args.descriptions.as_deref(), &args.schemas.schemas);
+    let mut calls = Vec::new();
+    for path in &args.calls {
+        calls.push(if path.as_os_str() == "-" {
+            Calls {
+                name: "<stdin>".into(),
+                reader: Box::new(io::stdin().lock()),
+            }
+        } else {
+            let name = path.display().to_string();
+            let file = std::fs::File::open(path).map_err(|e| Error::read(name.clone(), e))?;
+            Calls {
+                name,
+                reader: Box::new(io::BufReader::new(file)),
+            }
+        });
+    }
+    let found = check(Inputs {
         registry: &registry,
         sources: &args.schemas.schemas,
         vars: &vars,
-        descriptions: &args.descriptions,
-        calls: &args.calls,
+        descriptions: Descriptions {
+            dir: &dir,
+            given: args.descriptions.is_some(),
+        },
+        calls,
         provider: args.provider.map(|p| p.0),
         strict: args.openai_strict,
     })?;
+    write(&found, format(args.format)).map_err(Error::write)?;
+    let (errors, warnings) = (found.errors(), found.warnings());
+    let _ = writeln!(
+        io::stderr().lock(),
+        "callfix: check: {} {}{}: {errors} {}, {warnings} {}",
+        found.tools,
+        plural(found.tools as u64, "tool"),
+        if args.calls.is_empty() {
+            String::new()
+        } else {
+            format!(", {} {}", found.calls, plural(found.calls, "call"))
+        },
+        plural(errors as u64, "error"),
+        plural(warnings as u64, "warning")
+    );
+    Ok(if errors > 0 || (args.deny_warnings && warnings > 0) {
+        super::Ended::Findings
+    } else {
+        super::Ended::Clean
+    })
+}
+
+/// `auto` decided: `github` under GitHub Actions, else `human`.
+fn format(asked: CheckFormat) -> CheckFormat {
+    match asked {
+        CheckFormat::Auto if std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true") => {
+            CheckFormat::Github
+        }
+        CheckFormat::Auto => CheckFormat::Human,
+        other => other,
+    }
+}
+
+fn write(found: &Report, format: CheckFormat) -> io::Result<()> {
     let mut stdout = io::stdout().lock();
-    for f in &found {
-        let line = match args.format {
-            CheckFormat::Json => serde_json::to_string(f).map_err(|e| Error::write(e.into()))?,
-            CheckFormat::Human => {
+    if format == CheckFormat::Sarif {
+        let log = report::sarif(
+            &found.findings,
+            super::cli::VERSION,
+            env!("CARGO_PKG_REPOSITORY"),
+        );
+        serde_json::to_writer_pretty(&mut stdout, &log)?;
+        writeln!(stdout)?;
+        return stdout.flush();
+    }
+    for f in &found.findings {
+        let line = match format {
+            CheckFormat::Json => report::json(f),
+            CheckFormat::Github => report::github(f),
+            _ => {
                 let severity = f.severity.to_string();
                 let severity = match f.severity {
                     Severity::Error => paint(Stream::Stdout, &severity, |s| s.red().to_string()),
@@ -41,26 +108,10 @@ pub(crate) fn command(args: &CheckArgs) -> anyhow::Result<super::Ended> {
                         paint(Stream::Stdout, &severity, |s| s.yellow().to_string())
                     }
                 };
-                format!("{}:{}: {severity}: {}", f.file, f.line, f.message)
+                report::human(f, &severity)
             }
         };
-        writeln!(stdout, "{line}").map_err(Error::write)?;
+        writeln!(stdout, "{line}")?;
     }
-    stdout.flush().map_err(Error::write)?;
-    let errors = found
-        .iter()
-        .filter(|f| f.severity == Severity::Error)
-        .count();
-    let warnings = found.len() - errors;
-    let _ = writeln!(
-        io::stderr().lock(),
-        "callfix: check: {errors} {}, {warnings} {}",
-        callfix::message::plural(errors as u64, "error"),
-        callfix::message::plural(warnings as u64, "warning")
-    );
-    Ok(if errors > 0 || (args.deny_warnings && warnings > 0) {
-        super::Ended::Findings
-    } else {
-        super::Ended::Clean
-    })
+    stdout.flush()
 }

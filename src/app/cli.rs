@@ -17,7 +17,7 @@ use callfix::repair::Enabled;
 
 /// The version `--version` prints: with the git commit where `build.rs` found
 /// one (the Python module's build has no such script: the package version).
-const VERSION: &str = match option_env!("CALLFIX_VERSION") {
+pub(crate) const VERSION: &str = match option_env!("CALLFIX_VERSION") {
     Some(v) => v,
     None => env!("CARGO_PKG_VERSION"),
 };
@@ -244,9 +244,10 @@ pub(crate) struct ToolsArgs {
     #[command(flatten)]
     pub schemas: SchemaArgs,
 
-    /// Directory of <tool>.txt description templates
-    #[arg(long, value_name = "DIR", default_value = "descriptions")]
-    pub descriptions: PathBuf,
+    /// Directory of <tool>.txt description templates [default: descriptions/
+    /// beside the first --schemas source]
+    #[arg(long, value_name = "DIR")]
+    pub descriptions: Option<PathBuf>,
 
     /// The API whose tool definitions to print
     #[arg(long, value_enum, value_name = "PROVIDER", default_value = "openai")]
@@ -267,14 +268,16 @@ pub(crate) struct CheckArgs {
     #[command(flatten)]
     pub schemas: SchemaArgs,
 
-    /// Directory of <tool>.txt description templates
-    #[arg(long, value_name = "DIR", default_value = "descriptions")]
-    pub descriptions: PathBuf,
+    /// Directory of <tool>.txt description templates [default: descriptions/
+    /// beside the first --schemas source]
+    #[arg(long, value_name = "DIR")]
+    pub descriptions: Option<PathBuf>,
 
     #[command(flatten)]
     pub vars: VarArgs,
 
-    /// Recorded calls (any envelope) that must all be valid without repair; repeatable
+    /// Recorded calls (any envelope) that must all be valid without repair; `-`
+    /// reads stdin; repeatable. An input with no call is an error
     #[arg(long = "calls", value_name = "FILE")]
     pub calls: Vec<PathBuf>,
 
@@ -286,8 +289,8 @@ pub(crate) struct CheckArgs {
     #[arg(long)]
     pub openai_strict: bool,
 
-    /// human (path:line: severity: message) or json (one finding per line)
-    #[arg(short, long, value_enum, default_value_t = CheckFormat::Human)]
+    /// How findings are written
+    #[arg(short, long, value_enum, default_value_t = CheckFormat::Human, value_name = "FORMAT")]
     pub format: CheckFormat,
 
     /// Treat warnings as errors
@@ -301,8 +304,17 @@ pub(crate) struct CheckArgs {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum CheckFormat {
+    /// path:line:col: severity[rule]: message
+    #[value(alias = "text")]
     Human,
+    /// One JSON object per finding: file, line, col, severity, rule, message
     Json,
+    /// GitHub Actions workflow commands (annotations on the files)
+    Github,
+    /// One SARIF 2.1.0 log (code scanning)
+    Sarif,
+    /// github under GitHub Actions (GITHUB_ACTIONS=true), else human
+    Auto,
 }
 
 /// How calls are judged and answered: the same for the filter, `mcp` and `hook`.

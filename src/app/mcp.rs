@@ -173,6 +173,7 @@ fn write_log(log: &mut Log, judged: Judged) {
         index: log.next,
         call: 0,
         line: log.next + 1,
+        offset: 0,
     };
     log.next += 1;
     let printer = &mut log.printer;

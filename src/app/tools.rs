@@ -18,7 +18,8 @@ pub(crate) fn command(args: &ToolsArgs) -> anyhow::Result<super::Ended> {
     }
     let registry = super::load_registry(&args.schemas)?;
     let vars = super::load_vars(&args.vars)?;
-    let descriptions = description_files(&args.descriptions)?;
+    let dir = callfix::tools::descriptions_dir(args.descriptions.as_deref(), &args.schemas.schemas);
+    let descriptions = description_files(&dir)?;
     let payload = match payload(
         &registry,
         provider,

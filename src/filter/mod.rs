@@ -452,6 +452,7 @@ impl Filter<'_> {
                 index: meta.index,
                 call: 0,
                 line: meta.line,
+                offset: meta.offset,
             };
             let record = Record {
                 at,
@@ -462,7 +463,7 @@ impl Filter<'_> {
             match parsed {
                 Err(text) => self.judge(Err(text), record, source, summary, printer)?,
                 Ok(value) => {
-                    let (ended, fed) = streams.feed(value, meta.index, meta.line);
+                    let (ended, fed) = streams.feed(value, (meta.index, meta.line, meta.offset));
                     if let Some(ended) = ended {
                         self.assembled(ended, source, summary, printer)?;
                     }
@@ -538,6 +539,7 @@ impl Filter<'_> {
                     index,
                     call: 0,
                     line: 1,
+                    offset: 0,
                 },
                 call,
                 verdict,

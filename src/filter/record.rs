@@ -35,12 +35,13 @@ impl Filter<'_> {
         summary: &mut Summary,
         printer: &mut S,
     ) -> Result<(), StreamError> {
-        let (index, line) = done.first;
+        let (index, line, offset) = done.first;
         let record = Record {
             at: Position {
                 index,
                 call: 0,
                 line,
+                offset,
             },
             masked: false,
             bytes: b"",

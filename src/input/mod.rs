@@ -38,6 +38,8 @@ pub struct RecordMeta {
     pub index: u64,
     /// 1-based line on which the record starts.
     pub line: u64,
+    /// Byte offset in the input at which the record starts.
+    pub offset: u64,
     /// How the framer ended the record.
     pub ending: Ending,
     /// The record's full size when it was larger than the limit (its bytes were
@@ -373,6 +375,9 @@ pub struct Framer<R> {
     pos: usize,
     end: usize,
     eof: bool,
+    /// Bytes read from `reader` so far: the next unread byte is at input offset
+    /// `read - (end - pos)` (the buffer always holds the unconsumed rest).
+    read: u64,
     limit: usize,
     next_index: u64,
     line: u64,
@@ -402,6 +407,7 @@ impl<R: Read> Framer<R> {
             pos: 0,
             end: 0,
             eof: false,
+            read: 0,
             limit,
             next_index: first_index,
             line: 1,
@@ -437,7 +443,10 @@ impl<R: Read> Framer<R> {
             idle();
             match self.reader.read(&mut self.buf[self.end..]) {
                 Ok(0) => self.eof = true,
-                Ok(n) => self.end += n,
+                Ok(n) => {
+                    self.end += n;
+                    self.read += n as u64;
+                }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
             }
@@ -470,6 +479,7 @@ impl<R: Read> Framer<R> {
             return Ok(None);
         }
         let meta_line = self.line;
+        let offset = self.read - (self.end - self.pos) as u64;
         let in_array = self.in_array;
         let mut scan = Scan::new();
         let mut size = 0usize;
@@ -563,6 +573,7 @@ impl<R: Read> Framer<R> {
         Ok(Some(RecordMeta {
             index,
             line: meta_line,
+            offset,
             ending,
             oversized: (size > self.limit).then_some(size),
             values: scan.values,

@@ -40,8 +40,8 @@ pub enum Fed {
 pub struct Assembled {
     /// The response, as a non-streaming request would have returned it.
     pub record: Value,
-    /// The record number and line of the stream's first event.
-    pub first: (u64, u64),
+    /// The record number, line and byte offset of the stream's first event.
+    pub first: (u64, u64, u64),
     /// The calls (by their order in `record`) that the stream did not finish.
     pub incomplete: Vec<usize>,
 }
@@ -54,7 +54,7 @@ pub struct Streams {
 
 #[derive(Debug)]
 struct Open {
-    first: (u64, u64),
+    first: (u64, u64, u64),
     kind: Kind,
 }
 
@@ -66,9 +66,10 @@ enum Kind {
 }
 
 impl Streams {
-    /// Takes `record`, the record numbered `index` on line `line`. The first
-    /// part is a stream that this record's stream ended before it completed.
-    pub fn feed(&mut self, record: Value, index: u64, line: u64) -> (Option<Assembled>, Fed) {
+    /// Takes `record`, the record numbered `index` at `line` and byte `offset`
+    /// (`at`). The first part is a stream that this record's stream ended before
+    /// it completed.
+    pub fn feed(&mut self, record: Value, at: (u64, u64, u64)) -> (Option<Assembled>, Fed) {
         let Value::Object(map) = record else {
             return (None, Fed::Record(record));
         };
@@ -107,7 +108,7 @@ impl Streams {
             self.open.take().map(Open::end)
         };
         let open = self.open.get_or_insert_with(|| Open {
-            first: (index, line),
+            first: at,
             kind: match &event {
                 Event::Chat(m) => Kind::Chat(Box::new(Chat::new(chunk_id(m)))),
                 Event::Responses(_) => Kind::Responses(Responses::default()),

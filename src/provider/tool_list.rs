@@ -5,6 +5,24 @@
 
 use serde_json::Value;
 
+/// The keys a listed tool keeps its schema under: Anthropic `input_schema`, MCP
+/// `inputSchema`, OpenAI/Gemini `parameters`, Gemini `parametersJsonSchema`.
+pub const SCHEMA_KEYS: [&str; 4] = [
+    "input_schema",
+    "inputSchema",
+    "parameters",
+    "parametersJsonSchema",
+];
+
+/// The keys tool lists nest their tools under.
+pub const NESTING_KEYS: [&str; 5] = [
+    "tools",
+    "function",
+    "functionDeclarations",
+    "function_declarations",
+    "result",
+];
+
 /// A tool read from a list: name, schema, description.
 pub type ListedTool = (String, Value, Option<String>);
 
@@ -54,16 +72,10 @@ fn one_tool(item: Value, out: &mut Vec<ListedTool>) -> bool {
     let Some(Value::String(name)) = map.remove("name") else {
         return false;
     };
-    // Anthropic input_schema, MCP inputSchema, OpenAI/Gemini parameters.
-    let schema = [
-        "input_schema",
-        "inputSchema",
-        "parameters",
-        "parametersJsonSchema",
-    ]
-    .into_iter()
-    .find_map(|k| map.remove(k))
-    .unwrap_or_else(|| serde_json::json!({"type": "object", "properties": {}}));
+    let schema = SCHEMA_KEYS
+        .into_iter()
+        .find_map(|k| map.remove(k))
+        .unwrap_or_else(|| serde_json::json!({"type": "object", "properties": {}}));
     let description = match map.remove("description") {
         Some(Value::String(d)) => Some(d),
         _ => None,

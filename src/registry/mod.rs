@@ -404,7 +404,7 @@ fn compile(entry: &Entry, ref_map: &Arc<RefMap>) -> Result<Tool, SchemaError> {
     };
     let fail = |problem: SchemaProblem| SchemaError {
         file: file.clone(),
-        line: None,
+        at: None,
         tool: tool.clone(),
         problem,
     };
@@ -436,7 +436,7 @@ fn compile(entry: &Entry, ref_map: &Arc<RefMap>) -> Result<Tool, SchemaError> {
                     let text = crate::source::read_text(&canonical)
                         .map_err(|e| fail(IoCause(e).into()))?;
                     let schema = serde_json::from_str(&text).map_err(|e| SchemaError {
-                        line: Some(e.line()),
+                        at: Some(crate::span::Loc::of_line_byte(&text, e.line(), e.column())),
                         ..fail(SchemaProblem::Json(e))
                     })?;
                     (schema, Some(text))
@@ -480,9 +480,9 @@ fn compile(entry: &Entry, ref_map: &Arc<RefMap>) -> Result<Tool, SchemaError> {
         .with_registry(&refs)
         .build(&schema)
         .map_err(|e| SchemaError {
-            line: text
+            at: text
                 .as_deref()
-                .map(|t| locate(t, e.instance_path().as_str())),
+                .map(|t| crate::span::Spanned::parse(t).locate(e.instance_path().as_str())),
             ..fail(SchemaProblem::Invalid {
                 message: e.to_string(),
                 at: e.instance_path().as_str().to_owned(),
@@ -521,24 +521,6 @@ fn validator_options() -> jsonschema::ValidationOptions<'static> {
     jsonschema::options()
         .with_pattern_options(PatternOptions::regex())
         .should_validate_formats(true)
-}
-
-/// The line of the value a JSON pointer names, found by searching the text for
-/// each key in turn (good enough to point a person at the place).
-pub fn locate(text: &str, pointer: &str) -> usize {
-    let mut pos = 0;
-    for seg in crate::json::pointer_segments(pointer) {
-        if seg.parse::<usize>().is_ok() {
-            continue;
-        }
-        let key = format!("{}:", Value::String(seg));
-        let quoted = &key[..key.len() - 1];
-        match text[pos..].find(quoted) {
-            Some(i) => pos += i,
-            None => break,
-        }
-    }
-    text[..pos].matches('\n').count() + 1
 }
 
 #[cfg(test)]

@@ -63,21 +63,21 @@ fn every_finding_linter_style() {
     let stdout = String::from_utf8(out.stdout).unwrap();
     let got: Vec<&str> = stdout.lines().collect();
     let want = [
-        "calls.jsonl:2: error: recorded call 1.0 to \"good\" is not valid: q: expected string, got number".to_owned(),
-        "calls.jsonl:3: error: record at calls.jsonl:3 is not valid JSON: expected ident at line 3 column 2".to_owned(),
-        "descriptions/good.txt:2: error: unknown variable <PLATFROM> (column 4); did you mean <PLATFORM>?".to_owned(),
-        "descriptions/orphan.txt:1: error: description of \"orphan\", which has no schema".to_owned(),
-        "schemas/bare.json:4: warning: property x has no description (the model learns the tool from them)".to_owned(),
-        "schemas/meta.json:4: error: \"strng\" is not valid under any of the schemas listed in the 'anyOf' keyword (at /properties/a/type)".to_owned(),
-        "schemas/notjson.json:4: error: not valid JSON: EOF while parsing an object at line 4 column 0".to_owned(),
-        "schemas/req.json:1: warning: no descriptions/req.txt: the schema's own description is used".to_owned(),
-        "schemas/req.json:5: error: \"required\" names \"b\", which is not a declared property".to_owned(),
-        "schemas/uber.ride.json:1: warning: tool name \"uber.ride\" is not accepted by OpenAI, Anthropic and Gemini ([a-zA-Z0-9_-], at most 64); `callfix tools` sends it as \"uber_ride\"".to_owned(),
+        "calls.jsonl:2:1: error[call-invalid]: recorded call 1.0 to \"good\" is not valid: q: expected string, got number",
+        "calls.jsonl:3:1: error[record-unusable]: record at calls.jsonl:3 is not valid JSON: expected ident at line 3 column 2",
+        "descriptions/good.txt:2:4: error[description-render]: unknown variable <PLATFROM>; did you mean <PLATFORM>?",
+        "descriptions/orphan.txt:1:1: error[description-orphan]: description of \"orphan\", which has no schema",
+        "schemas/bare.json:4:5: warning[property-undescribed]: property x has no description (the model learns the tool from them)",
+        "schemas/meta.json:4:11: error[schema-invalid]: \"strng\" is not valid under any of the schemas listed in the 'anyOf' keyword (at /properties/a/type)",
+        "schemas/notjson.json:4:1: error[schema-invalid]: not valid JSON: EOF while parsing an object at line 4 column 0",
+        "schemas/req.json:1:1: warning[description-file-missing]: no descriptions/req.txt: the tool's own description is used",
+        "schemas/req.json:5:21: error[required-undeclared]: \"required\" names \"b\", which is not a declared property",
+        "schemas/uber.ride.json:1:1: warning[name-sanitised]: tool name \"uber.ride\" is not accepted by OpenAI, Anthropic and Gemini ([a-zA-Z0-9_-], at most 64); `callfix tools` sends it as \"uber_ride\"",
     ];
     assert_eq!(got, want, "in {p}");
     assert_eq!(
         String::from_utf8(out.stderr).unwrap(),
-        "callfix: check: 7 errors, 3 warnings\n"
+        "callfix: check: 6 tools, 2 calls: 7 errors, 3 warnings\n"
     );
 }
 
@@ -95,7 +95,7 @@ fn a_tool_without_any_description_is_an_error() {
         .assert()
         .code(1)
         .stdout(predicate::str::contains(format!(
-            "error: tool \"t\" has no description: add {}",
+            "error[description-missing]: tool \"t\" has no description: add one to its definition, or {}",
             d.join("t.txt").display()
         )));
 }
@@ -125,7 +125,8 @@ fn json_format_and_deny_warnings() {
     assert_eq!(out.status.code(), Some(0));
     let f: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(f["severity"], "warning");
-    assert_eq!(f["line"], 1);
+    assert_eq!((&f["line"], &f["col"]), (&1.into(), &32.into()));
+    assert_eq!(f["rule"], "property-undescribed");
     assert_eq!(
         f["message"],
         "property x has no description (the model learns the tool from them)"
@@ -140,7 +141,7 @@ fn the_shipped_tool_set_passes() {
         .assert()
         .code(0)
         .stdout("")
-        .stderr("callfix: check: 0 errors, 0 warnings\n");
+        .stderr("callfix: check: 9 tools: 0 errors, 0 warnings\n");
 }
 
 #[test]
@@ -158,7 +159,7 @@ fn recorded_calls_must_be_valid_without_repair() {
         .assert()
         .code(1)
         .stdout(predicate::str::contains(
-            "calls.jsonl:1: error: recorded call 0.0 to \"read\" is not valid: offset: expected integer, got string",
+            "calls.jsonl:1:1: error[call-invalid]: recorded call 0.0 to \"read\" is not valid: offset: expected integer, got string",
         ));
 }
 
@@ -208,18 +209,20 @@ fn provider_findings_predict_what_the_api_refuses() {
     assert_eq!(code, 1, "{out}");
     let range = "schemas/range.json";
     assert!(out.contains(&format!(
-        "{range}:8: warning: tool \"range\": exclusiveMinimum at /properties/n: gemini does not take it"
+        "{range}:8:7: error[provider-keyword]: tool \"range\": exclusiveMinimum at /properties/n: gemini refuses it"
     )), "{out}");
-    assert!(out.contains("schemas/list.json:1: error: tool \"list\": the top-level schema must be {\"type\": \"object\"} for gemini"), "{out}");
+    assert!(out.contains("schemas/list.json:1:23: error[top-level-not-object]: tool \"list\": the top-level schema must be {\"type\": \"object\"} for gemini"), "{out}");
     assert!(
-        out.contains("error: tools \"a.b\", \"a_b\" all become \"a_b\""),
+        out.contains(
+            "schemas/a_b.json:1:1: error[name-collision]: tools \"a.b\", \"a_b\" all become \"a_b\""
+        ),
         "{out}"
     );
     // OpenAI strict mode cannot express the open map.
     let (code, out) = run(&["--provider", "openai", "--openai-strict"]);
     assert_eq!(code, 1);
     assert!(out.contains(&format!(
-        "{range}:13: error: tool \"range\": additionalProperties at /properties/env: strict mode takes only closed objects"
+        "{range}:13:7: error[strict-inexpressible]: tool \"range\": additionalProperties at /properties/env: strict mode takes only closed objects"
     )), "{out}");
     // Without --provider, only the name collision (it breaks every provider).
     let (_, out) = run(&[]);
@@ -227,4 +230,183 @@ fn provider_findings_predict_what_the_api_refuses() {
         !out.contains("gemini") && out.contains("all become \"a_b\""),
         "{out}"
     );
+}
+
+fn findings_fixture() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/findings")
+}
+
+/// The property `limit` of tests/fixtures/findings/schemas/search.json is on line
+/// 14, column 7: every format says so.
+#[test]
+fn a_finding_is_at_its_line_and_column_in_every_format() {
+    let run = |format: &str| {
+        let out = callfix()
+            .current_dir(findings_fixture())
+            .args(["check", "--format", format])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{format}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let human = run("human");
+    assert!(human.contains("schemas/search.json:14:7: warning[property-undescribed]: property limit has no description"), "{human}");
+    assert_eq!(run("text"), human, "text is human");
+    let json: Vec<serde_json::Value> = run("json")
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let limit = json
+        .iter()
+        .find(|f| f["rule"] == "property-undescribed")
+        .unwrap();
+    assert_eq!(
+        (
+            &limit["file"],
+            &limit["line"],
+            &limit["col"],
+            &limit["severity"]
+        ),
+        (
+            &"schemas/search.json".into(),
+            &14.into(),
+            &7.into(),
+            &"warning".into()
+        )
+    );
+    let github = run("github");
+    assert!(github.lines().any(|l| l.starts_with("::warning file=schemas/search.json,line=14,col=7,title=callfix property-undescribed::property limit has no description")), "{github}");
+    assert!(
+        github
+            .lines()
+            .all(|l| l.starts_with("::error ") || l.starts_with("::warning ")),
+        "{github}"
+    );
+    let sarif: serde_json::Value = serde_json::from_str(&run("sarif")).unwrap();
+    let run0 = &sarif["runs"][0];
+    let result = run0["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["ruleId"] == "property-undescribed")
+        .unwrap();
+    let location = &result["locations"][0]["physicalLocation"];
+    assert_eq!(location["artifactLocation"]["uri"], "schemas/search.json");
+    assert_eq!(
+        location["region"],
+        serde_json::json!({"startLine": 14, "startColumn": 7})
+    );
+    assert_eq!(result["level"], "warning");
+    let index = result["ruleIndex"].as_u64().unwrap() as usize;
+    assert_eq!(
+        run0["tool"]["driver"]["rules"][index]["id"],
+        "property-undescribed"
+    );
+    assert_eq!(sarif["version"], "2.1.0");
+}
+
+#[test]
+fn auto_is_github_only_under_github_actions() {
+    let run = |actions: Option<&str>| {
+        let mut cmd = callfix();
+        cmd.current_dir(findings_fixture())
+            .args(["check", "--format", "auto"])
+            .env_remove("GITHUB_ACTIONS");
+        if let Some(v) = actions {
+            cmd.env("GITHUB_ACTIONS", v);
+        }
+        String::from_utf8(cmd.output().unwrap().stdout).unwrap()
+    };
+    assert!(run(Some("true")).starts_with("::error file="));
+    assert!(run(None).starts_with("calls.jsonl") || run(None).starts_with("descriptions/"));
+    assert!(!run(Some("false")).contains("::"));
+}
+
+/// A plain tool list with its descriptions inside needs no descriptions folder;
+/// one that exists beside the list is read, wherever `check` runs from, and the
+/// file a finding asks for is the file `tools` then reads.
+#[test]
+fn descriptions_are_inline_or_beside_the_schema_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let conf = dir.path().join("conf");
+    std::fs::create_dir(&conf).unwrap();
+    write(
+        &conf,
+        "tools.json",
+        r#"[{"type":"function","function":{"name":"get_weather","description":"Weather for a city.","parameters":{"type":"object","properties":{"city":{"type":"string","description":"The city."}},"required":["city"]}}},
+ {"type":"function","function":{"name":"get.time","parameters":{"type":"object","properties":{}}}}]"#,
+    );
+    let check = || {
+        callfix()
+            .current_dir(dir.path())
+            .args(["check", "-s", "conf/tools.json"])
+            .output()
+            .unwrap()
+    };
+    let out = check();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "conf/tools.json:2:40: error[description-missing]: tool \"get.time\" has no description: add one to its definition, or conf/descriptions/get.time.txt\n\
+         conf/tools.json:2:40: warning[name-sanitised]: tool name \"get.time\" is not accepted by OpenAI, Anthropic and Gemini ([a-zA-Z0-9_-], at most 64); `callfix tools` sends it as \"get_time\"\n"
+    );
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "callfix: check: 2 tools: 1 error, 1 warning\n"
+    );
+    // The file it asked for is read by check and by tools.
+    let descriptions = conf.join("descriptions");
+    std::fs::create_dir(&descriptions).unwrap();
+    write(&descriptions, "get.time.txt", "The time on <PLATFORM>.\n");
+    let out = check();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let payload = callfix()
+        .current_dir(dir.path())
+        .args(["tools", "-s", "conf/tools.json", "--var", "PLATFORM=linux"])
+        .output()
+        .unwrap();
+    let payload: serde_json::Value = serde_json::from_slice(&payload.stdout).unwrap();
+    assert_eq!(payload[1]["function"]["description"], "The time on linux.");
+    // A directory named with --descriptions must exist.
+    callfix()
+        .current_dir(dir.path())
+        .args([
+            "check",
+            "-s",
+            "conf/tools.json",
+            "--descriptions",
+            "nowhere",
+        ])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "nowhere:1:1: error[descriptions-not-found]",
+        ));
+}
+
+#[test]
+fn calls_from_stdin_are_counted_and_none_is_an_error() {
+    let good = "{\"name\":\"read\",\"arguments\":{\"file_path\":\"/a\"}}\n";
+    callfix()
+        .args(["check", "--calls", "-"])
+        .write_stdin(format!("{good}{good}  {good}"))
+        .assert()
+        .code(0)
+        .stdout("")
+        .stderr("callfix: check: 9 tools, 3 calls: 0 errors, 0 warnings\n");
+    callfix()
+        .args(["check", "--calls", "-"])
+        .write_stdin("{\"role\":\"assistant\",\"content\":\"no calls here\"}\n")
+        .assert()
+        .code(1)
+        .stdout("<stdin>:1:1: error[calls-empty]: no tool call found: a --calls input must hold recorded calls\n");
+    // A record's column is where it starts on its line.
+    callfix()
+        .args(["check", "--calls", "-"])
+        .write_stdin("  {\"name\":\"read\",\"arguments\":{}}\n")
+        .assert()
+        .code(1)
+        .stdout(predicate::str::starts_with(
+            "<stdin>:1:3: error[call-invalid]",
+        ));
 }
