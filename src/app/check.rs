@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use owo_colors::OwoColorize;
 
-use callfix::check::{Calls, Descriptions, Inputs, Report, Severity, check, report};
+use callfix::check::{Calls, Descriptions, Finding, Inputs, Report, Rule, Severity, check, report};
 use callfix::error::Error;
 use callfix::message::plural;
 
@@ -19,6 +19,22 @@ pub(crate) fn command(args: &CheckArgs) -> anyhow::Result<super::Ended> {
         super::terminal::usage_error(
             "--openai-strict needs --provider openai or --provider openai-responses",
         );
+    }
+    // A config that cannot be used is the one finding: what it would have set
+    // is unknown, so nothing else is checked.
+    if let Some(e) = super::config::failed() {
+        let found = Report {
+            findings: vec![Finding::new(
+                &e.file,
+                e.at,
+                Rule::ConfigInvalid,
+                e.message.clone(),
+            )],
+            ..Report::default()
+        };
+        write(&found, format(args.format)).map_err(Error::write)?;
+        let _ = writeln!(io::stderr().lock(), "callfix: check: 1 error in the config");
+        return Ok(super::Ended::Findings);
     }
     let registry = super::load_registry(&args.schemas)?;
     let vars = super::load_vars(&args.vars)?;

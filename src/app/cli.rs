@@ -46,6 +46,15 @@ pub(crate) struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
 
+    /// Read settings from this callfix.toml [default: the nearest callfix.toml
+    /// from the working directory up]
+    #[arg(long, global = true, value_name = "FILE", env = "CALLFIX_CONFIG")]
+    pub config: Option<PathBuf>,
+
+    /// Read no callfix.toml
+    #[arg(long, global = true, conflicts_with = "config")]
+    pub no_config: bool,
+
     #[command(flatten)]
     pub filter: FilterArgs,
 }

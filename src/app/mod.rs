@@ -4,6 +4,7 @@
 pub(crate) mod check;
 pub(crate) mod cli;
 pub(crate) mod colour;
+pub(crate) mod config;
 pub(crate) mod hook;
 pub(crate) mod mcp;
 pub(crate) mod render;
@@ -33,9 +34,24 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    use clap::Parser;
-    match Cli::try_parse_from(args) {
-        Ok(cli) => exit_code(&run(&cli)),
+    use clap::{CommandFactory, FromArgMatches};
+    let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+    let command = config::apply(&args, Cli::command());
+    let parsed = command
+        .try_get_matches_from(config::without_config_flags(&args))
+        .and_then(|m| Cli::from_arg_matches(&m));
+    match parsed {
+        Ok(cli) => {
+            // A config that cannot be used stops everything but `check`, which
+            // reports it as a finding.
+            if let Some(e) = config::failed()
+                && !matches!(cli.command, Some(Command::Check(_)))
+            {
+                report("error:", &e.to_string());
+                return 2;
+            }
+            exit_code(&run(&cli))
+        }
         Err(e) => {
             // --help and --version end here too, on stdout with 0.
             let _ = e.print();
@@ -305,6 +321,9 @@ pub(crate) fn exit_code(result: &anyhow::Result<Ended>) -> u8 {
 /// Template variables: the built-ins, then `--vars FILE.json`, then `--var`.
 pub(crate) fn load_vars(args: &VarArgs) -> anyhow::Result<callfix::render::Vars> {
     let mut vars = callfix::render::builtins();
+    for (k, v) in config::vars() {
+        vars.insert(k.clone(), v.clone());
+    }
     if let Some(path) = &args.vars_file {
         let name = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|error| Error::read(&name, error))?;

@@ -43,7 +43,8 @@ pub struct Finding {
 }
 
 impl Finding {
-    fn new(file: impl AsRef<Path>, at: Loc, rule: Rule, message: String) -> Self {
+    /// A finding of `rule` at `at` in `file`.
+    pub fn new(file: impl AsRef<Path>, at: Loc, rule: Rule, message: String) -> Self {
         Finding {
             file: file.as_ref().display().to_string(),
             line: at.line,

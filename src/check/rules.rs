@@ -112,9 +112,9 @@ rules! {
     /// A `--calls` input that holds no call at all.
     CallsEmpty = "calls-empty", Error,
         "A --calls input holds no call, so it checks nothing.";
-    /// A `callfix.toml` that does not parse or names what does not exist.
+    /// A `callfix.toml` that cannot be used.
     ConfigInvalid = "config-invalid", Error,
-        "The callfix.toml config does not parse, or holds a setting callfix does not take.";
+        "The callfix.toml config does not parse, holds a setting callfix does not take, or a value its flag refuses.";
 }
 
 impl fmt::Display for Rule {

@@ -1,6 +1,7 @@
 //! CLI tests: the binary as users and pipelines see it.
 
 mod check;
+mod config;
 mod diagnostics;
 mod envelopes;
 mod exact;
@@ -32,6 +33,7 @@ pub fn callfix() -> Command {
     let mut cmd = assert_cmd::cargo::cargo_bin_cmd!("callfix");
     cmd.current_dir(root())
         .env_remove("CALLFIX_SCHEMAS")
+        .env_remove("CALLFIX_CONFIG")
         .env("NO_COLOR", "1");
     cmd
 }
@@ -43,6 +45,7 @@ pub fn spawn(args: &[&str]) -> std::process::Child {
     std::process::Command::new(assert_cmd::cargo::cargo_bin!("callfix"))
         .current_dir(root())
         .env_remove("CALLFIX_SCHEMAS")
+        .env_remove("CALLFIX_CONFIG")
         .env("NO_COLOR", "1")
         .args(args)
         .stdin(Stdio::piped())

@@ -88,6 +88,7 @@ fn run(command: &str) -> Vec<String> {
         .env("TMPDIR", work.path().join("tmp"))
         .env("NO_COLOR", "1")
         .env_remove("CALLFIX_SCHEMAS")
+        .env_remove("CALLFIX_CONFIG")
         .output()
         .unwrap();
     String::from_utf8_lossy(&out.stdout)
