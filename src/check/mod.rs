@@ -147,20 +147,33 @@ pub fn check(args: Inputs<'_>) -> Result<Report, Error> {
             "descriptions directory not found".into(),
         ));
     }
+    // Each file is read and parsed once: a tool list holds many tools.
+    let files: Vec<(&str, PathBuf)> = registry
+        .names()
+        .map(|name| (name, registry.source(name).unwrap_or_default()))
+        .collect();
+    let mut texts: BTreeMap<&Path, String> = BTreeMap::new();
+    for (_, file) in &files {
+        if !texts.contains_key(file.as_path()) {
+            texts.insert(file, crate::source::read_text(file).unwrap_or_default());
+        }
+    }
+    let parsed: BTreeMap<&Path, Spanned<'_>> = texts
+        .iter()
+        .map(|(file, text)| (*file, Spanned::parse(text)))
+        .collect();
     let mut exposed: BTreeMap<String, Vec<(&str, PathBuf, Loc)>> = BTreeMap::new();
-    for name in registry.names() {
-        let file = registry.source(name).unwrap_or_default();
-        let text = crate::source::read_text(&file).unwrap_or_default();
-        let spanned = Spanned::parse(&text);
-        let place = Place::of(&spanned, name);
+    for (name, file) in &files {
+        let (name, file) = (*name, file.as_path());
+        let place = Place::of(&parsed[file], name);
         let as_sent = args
             .provider
             .map_or_else(|| provider_name(name), |p| p.tool_name(name));
         exposed
             .entry(as_sent)
             .or_default()
-            .push((name, file.clone(), place.name));
-        let Some(here) = Here::new(registry, name, &file, &place, &mut out) else {
+            .push((name, file.to_owned(), place.name));
+        let Some(here) = Here::new(registry, name, file, &place, &mut out) else {
             continue;
         };
         if let Some(provider) = args.provider {
