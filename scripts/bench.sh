@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Measures callfix in one run, side by side:
-#   - throughput on a generated stream (CALLS calls over TOOLS schemas) against the
-#     parse-and-print floor (examples/parse_print.rs), ajv (Node) and
+#   - throughput on a generated stream (CALLS calls over TOOLS schemas) against two
+#     floors, parse-and-print (examples/parse_print.rs) and parse+validate with the
+#     same crates (examples/parse_validate.rs), and against ajv (Node) and
 #     python-jsonschema doing the same work (scripts/peers/), all valid and 30% broken;
 #   - one call through a fresh process with a 2,000-file schema directory;
 #   - peak memory for a 10,000-call and a 1,000,000-call stream;
@@ -19,9 +20,10 @@ cache=${CALLFIX_BENCH_CACHE:-$HOME/.cache/callfix-bench}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-cargo build --release --quiet --bin callfix --example parse_print
+cargo build --release --quiet --bin callfix --example parse_print --example parse_validate
 bin=$root/target/release/callfix
 floor=$root/target/release/examples/parse_print
+floor2=$root/target/release/examples/parse_validate
 gen="python3 scripts/gen_calls.py"
 $gen "$work/schemas" "$work/valid.jsonl" --calls "$calls" --tools "$tools"
 $gen "$work/schemas" "$work/broken.jsonl" --calls "$calls" --tools "$tools" --broken 0.3
@@ -57,9 +59,21 @@ best() {
   echo "$best"
 }
 rate() { echo "$calls / $1" | bc -l | xargs printf '%.0f'; }
+# Least CPU seconds (user + system) of N runs of a command reading a file.
+cpu() {
+  local n=$1 file=$2; shift 2
+  local best=999999 t
+  for _ in $(seq "$n"); do
+    /usr/bin/time -f '%U %S' -o "$work/cpu" "$@" < "$file" > /dev/null 2>/dev/null || true
+    t=$(awk '{print $1 + $2}' "$work/cpu" | tail -1)
+    if (( $(echo "$t < $best" | bc -l) )); then best=$t; fi
+  done
+  echo "$best"
+}
 
 declare -A secs
 secs[floor]=$(best 5 "$work/valid.jsonl" "$floor")
+secs[floor2]=$(best 5 "$work/valid.jsonl" "$floor2" "$work/schemas")
 secs[valid]=$(best 5 "$work/valid.jsonl" "$bin" -s "$work/schemas" -f args)
 secs[broken]=$(best 5 "$work/broken.jsonl" "$bin" -s "$work/schemas" -f args)
 [ $have_ajv = yes ] && secs[ajv]=$(best 2 "$work/valid.jsonl" env NODE_PATH="$cache/node/node_modules" node scripts/peers/ajv_filter.js "$work/schemas")
@@ -70,6 +84,7 @@ printf 'stream: %d calls over %d tools, %.1f MB\n\n' "$calls" "$tools" "$(echo "
 printf '%-38s %9s %11s %9s\n' "command" "seconds" "calls/s" "vs floor"
 row() { printf '%-38s %9.3f %11s %9.2f\n' "$1" "$2" "$(rate "$2")" "$(echo "${secs[floor]} / $2" | bc -l)"; }
 row "parse-and-print (floor)" "${secs[floor]}"
+row "parse+validate (floor 2)" "${secs[floor2]}"
 row "callfix, all valid" "${secs[valid]}"
 row "callfix, 30% broken" "${secs[broken]}"
 if [ $have_ajv = yes ]; then row "ajv (Node), all valid" "${secs[ajv]}"; else echo "ajv: skipped (node, npm or the ajv package not available)"; fi
@@ -81,12 +96,30 @@ printf 'all valid vs floor:        %.2fx (target >= 0.7x)\n' "$(echo "${secs[flo
 [ $have_py = yes ] && printf 'callfix vs jsonschema:     %.1fx\n' "$(echo "${secs[py]} / ${secs[valid]}" | bc -l)"
 printf '30%% broken vs all valid:   %.2fx (target <= 2x)\n' "$(echo "${secs[broken]} / ${secs[valid]}" | bc -l)"
 
+# CPU-time ratios (user + system, least of 5 runs), callfix over the reference.
+declare -A cpus
+cpus[floor2]=$(cpu 5 "$work/valid.jsonl" "$floor2" "$work/schemas")
+cpus[args]=$(cpu 5 "$work/valid.jsonl" "$bin" -s "$work/schemas" -f args)
+cpus[json]=$(cpu 5 "$work/valid.jsonl" "$bin" -s "$work/schemas" -f json)
+[ $have_ajv = yes ] && cpus[ajv]=$(cpu 2 "$work/valid.jsonl" env NODE_PATH="$cache/node/node_modules" node scripts/peers/ajv_filter.js "$work/schemas")
+echo
+echo "CPU seconds: parse+validate ${cpus[floor2]}, callfix -f args ${cpus[args]}, -f json ${cpus[json]}${cpus[ajv]:+, ajv ${cpus[ajv]}}"
+printf 'all valid / parse+validate floor (CPU): %.2f (target <= 1.25)\n' "$(echo "${cpus[args]} / ${cpus[floor2]}" | bc -l)"
+printf -- '-f json / -f args (CPU):                %.2f (target <= 1.3)\n' "$(echo "${cpus[json]} / ${cpus[args]}" | bc -l)"
+[ $have_ajv = yes ] && printf 'ajv / callfix -f json (CPU):            %.1f (target >= 10)\n' "$(echo "${cpus[ajv]} / ${cpus[json]}" | bc -l)"
+
 # One call, fresh process, 2,000 schema files: mean of 200 runs.
 $gen "$work/big" "$work/one.jsonl" --calls 1 --tools 2000 > /dev/null
 start=$(date +%s.%N)
 for _ in $(seq 200); do "$bin" -s "$work/big" "$work/one.jsonl" > /dev/null || true; done
 end=$(date +%s.%N)
-printf 'one call, 2,000-file dir:  %.2f ms per process (target < 5 ms)\n' "$(echo "($end - $start) * 1000 / 200" | bc -l)"
+one=$(echo "($end - $start) * 1000 / 200" | bc -l)
+start=$(date +%s.%N)
+for _ in $(seq 200); do "$floor2" "$work/big" < "$work/one.jsonl" > /dev/null || true; done
+end=$(date +%s.%N)
+one_floor=$(echo "($end - $start) * 1000 / 200" | bc -l)
+printf 'one call, 2,000-file dir:  %.2f ms per process (target < 5 ms); floor (start, read, compile one schema) %.2f ms: %.2f (target <= 1.5)\n' \
+  "$one" "$one_floor" "$(echo "$one / $one_floor" | bc -l)"
 
 # Peak memory: 10,000 calls against 1,000,000 (the stream repeated).
 head -n 10000 "$work/valid.jsonl" > "$work/small.jsonl"
