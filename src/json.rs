@@ -14,6 +14,11 @@ pub fn pointer_segments(pointer: &str) -> Vec<String> {
         .collect()
 }
 
+/// `s` as one JSON Pointer token (`~` → `~0`, `/` → `~1`).
+pub fn pointer_token(s: &str) -> String {
+    s.replace('~', "~0").replace('/', "~1")
+}
+
 /// Arguments with more values than this get only their first error reported.
 pub const ALL_ERRORS_UP_TO: usize = 100_000;
 

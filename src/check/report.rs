@@ -5,7 +5,7 @@
 use percent_encoding::{AsciiSet, CONTROLS, utf8_percent_encode};
 use serde_json::{Value, json};
 
-use super::{Finding, Rule, Severity};
+use super::{Finding, Rule};
 
 /// `path:line:col: severity[rule]: message`, with the severity as given (the
 /// binary colours it).
@@ -24,12 +24,9 @@ pub fn json(f: &Finding) -> String {
 /// A GitHub Actions workflow command (`::error file=…,line=…,col=…,title=…::…`),
 /// which the runner shows as an annotation on the file.
 pub fn github(f: &Finding) -> String {
-    let command = match f.severity {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-    };
     format!(
-        "::{command} file={},line={},col={},title={}::{}",
+        "::{} file={},line={},col={},title={}::{}",
+        f.severity.as_str(),
         property(&f.file),
         f.line,
         f.col,
@@ -55,6 +52,7 @@ const SARIF_SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
 /// One SARIF 2.1.0 log of every finding: one run, every rule described in the
 /// driver, columns counted in Unicode code points. `version` is the tool's.
+/// SARIF's levels include `error` and `warning`, the severities' own words.
 pub fn sarif(findings: &[Finding], version: &str, information_uri: &str) -> Value {
     let rules: Vec<Value> = Rule::ALL
         .iter()
@@ -62,7 +60,7 @@ pub fn sarif(findings: &[Finding], version: &str, information_uri: &str) -> Valu
             json!({
                 "id": r.id(),
                 "shortDescription": {"text": r.help()},
-                "defaultConfiguration": {"level": level(r.severity())},
+                "defaultConfiguration": {"level": r.severity().as_str()},
             })
         })
         .collect();
@@ -72,7 +70,7 @@ pub fn sarif(findings: &[Finding], version: &str, information_uri: &str) -> Valu
             json!({
                 "ruleId": f.rule.id(),
                 "ruleIndex": Rule::ALL.iter().position(|r| *r == f.rule).unwrap_or(0),
-                "level": level(f.severity),
+                "level": f.severity.as_str(),
                 "message": {"text": f.message},
                 "locations": [{
                     "physicalLocation": {
@@ -97,13 +95,6 @@ pub fn sarif(findings: &[Finding], version: &str, information_uri: &str) -> Valu
             "results": results,
         }],
     })
-}
-
-fn level(s: Severity) -> &'static str {
-    match s {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-    }
 }
 
 /// What a URI reference cannot hold as it is (RFC 3986): escaped.
@@ -145,6 +136,7 @@ fn uri(path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::Severity;
 
     fn finding(message: &str) -> Finding {
         Finding {

@@ -14,12 +14,20 @@ pub enum Severity {
     Warning,
 }
 
-impl fmt::Display for Severity {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+impl Severity {
+    /// `error` or `warning`: the word in every format (human lines, GitHub
+    /// workflow commands, SARIF levels, JSON).
+    pub fn as_str(self) -> &'static str {
+        match self {
             Severity::Error => "error",
             Severity::Warning => "warning",
-        })
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 

@@ -232,14 +232,14 @@ impl Walk<'_> {
                 });
                 continue;
             }
-            let here = format!("{at}/{}", escape(k));
+            let here = format!("{at}/{}", crate::json::pointer_token(k));
             let v = if SCHEMA_MAPS.contains(&k.as_str()) {
                 match v {
                     Value::Object(props) => Value::Object(
                         props
                             .iter()
                             .map(|(name, s)| {
-                                let at = format!("{here}/{}", escape(name));
+                                let at = format!("{here}/{}", crate::json::pointer_token(name));
                                 (name.clone(), self.walk(s, &at, notes))
                             })
                             .collect(),
@@ -337,11 +337,6 @@ fn nullable(schema: Value) -> Value {
         }
     }
     serde_json::json!({"anyOf": [schema, {"type": "null"}]})
-}
-
-/// A JSON Pointer token.
-fn escape(s: &str) -> String {
-    s.replace('~', "~0").replace('/', "~1")
 }
 
 #[cfg(test)]
