@@ -51,7 +51,7 @@ pub(crate) fn command(args: &CheckArgs) -> anyhow::Result<super::Ended> {
             let file = std::fs::File::open(path).map_err(|e| Error::read(name.clone(), e))?;
             Calls {
                 name,
-                reader: Box::new(io::BufReader::new(file)),
+                reader: Box::new(file),
             }
         });
     }

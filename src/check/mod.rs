@@ -10,12 +10,13 @@ pub mod report;
 mod rules;
 
 use std::collections::BTreeMap;
-use std::io::BufRead;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
 use crate::error::{Chain, Error, SchemaProblem};
+use crate::json::pointer_token;
 use crate::provider::{Provider, keywords, provider_name};
 use crate::registry::{Lookup, Registry};
 use crate::render::{self, Syntax};
@@ -61,7 +62,7 @@ pub struct Calls<'a> {
     /// The name findings give it.
     pub name: String,
     /// The records.
-    pub reader: Box<dyn BufRead + 'a>,
+    pub reader: Box<dyn Read + 'a>,
 }
 
 impl std::fmt::Debug for Calls<'_> {
@@ -340,7 +341,8 @@ fn check_tool(
         ));
     }
     let mut bare = Vec::new();
-    undescribed(tool.root(), "", Some(String::new()), "", &mut bare, 0);
+    let (root, inside) = resolved(tool.root(), Some(String::new()));
+    undescribed(root, "", inside, "", &mut bare, 0);
     for (path, pointer) in bare {
         out.push(here.finding(
             here.place.at(&pointer),
@@ -420,14 +422,9 @@ fn check_provider(
                 ),
             ),
         };
-        let pointer = format!("{}/{}", note.pointer, keywords_segment(&note.keyword));
+        let pointer = format!("{}/{}", note.pointer, pointer_token(&note.keyword));
         out.push(here.finding(here.place.at(&pointer), rule, message));
     }
-}
-
-/// A keyword as a JSON Pointer segment.
-fn keywords_segment(keyword: &str) -> String {
-    keyword.replace('~', "~0").replace('/', "~1")
 }
 
 /// `required` entries that name no declared property, with the pointer to the
@@ -446,7 +443,7 @@ fn required_undeclared(schema: &Value, pointer: String, out: &mut Vec<(String, S
             }
             for (k, v) in m {
                 if !matches!(k.as_str(), "enum" | "const" | "default" | "examples") {
-                    required_undeclared(v, format!("{pointer}/{}", keywords_segment(k)), out);
+                    required_undeclared(v, format!("{pointer}/{}", pointer_token(k)), out);
                 }
             }
         }
@@ -459,10 +456,20 @@ fn required_undeclared(schema: &Value, pointer: String, out: &mut Vec<(String, S
     }
 }
 
-/// Properties without a `description` (their own or their `$ref` target's): the
-/// property's path for people, and the pointer to report it at: its key while the
-/// walk is still in the tool's own document (`inside`), else `fallback`, the key
-/// of the property whose `$ref` led elsewhere.
+/// `node` with its `$ref` followed, and the pointer to it while it is still in the
+/// tool's own document (`None` once a `$ref` led elsewhere).
+fn resolved(node: At<'_>, inside: Option<String>) -> (At<'_>, Option<String>) {
+    match node.target() {
+        Some(target) => (target, None),
+        None => (node, inside),
+    }
+}
+
+/// Properties without a `description` (their own or their `$ref` target's) under
+/// `node` (already [`resolved`]): the property's path for people, and the pointer
+/// to report it at: its key while the walk is still in the tool's own document
+/// (`inside`), else `fallback`, the key of the property whose `$ref` led
+/// elsewhere.
 fn undescribed(
     node: At<'_>,
     path: &str,
@@ -474,10 +481,6 @@ fn undescribed(
     if depth > 16 {
         return;
     }
-    let (node, inside) = match node.target() {
-        Some(target) => (target, None),
-        None => (node, inside),
-    };
     let pointer = |suffix: &str| inside.as_ref().map(|p| format!("{p}{suffix}"));
     if let Some(Value::Object(props)) = node.schema.get("properties") {
         for (k, prop) in props {
@@ -486,27 +489,21 @@ fn undescribed(
             } else {
                 format!("{path}.{k}")
             };
-            let key = pointer(&format!("/properties/{}", keywords_segment(k)));
+            let key = pointer(&format!("/properties/{}", pointer_token(k)));
             let at = key.clone().unwrap_or_else(|| fallback.to_owned());
             let prop = node.child(prop);
-            if prop.schema.get("description").is_none()
-                && prop.deref().schema.get("description").is_none()
-            {
+            let own = prop.schema.get("description").is_some();
+            let (target, inside) = resolved(prop, key);
+            if !own && target.schema.get("description").is_none() {
                 out.push((name.clone(), at.clone()));
             }
-            undescribed(prop, &name, key, &at, out, depth + 1);
+            undescribed(target, &name, inside, &at, out, depth + 1);
         }
     }
     if let Some(items) = node.schema.get("items").filter(|i| i.is_object()) {
         let key = pointer("/items");
         let at = key.clone().unwrap_or_else(|| fallback.to_owned());
-        undescribed(
-            node.child(items),
-            &format!("{path}[]"),
-            key,
-            &at,
-            out,
-            depth + 1,
-        );
+        let (items, inside) = resolved(node.child(items), key);
+        undescribed(items, &format!("{path}[]"), inside, &at, out, depth + 1);
     }
 }
