@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Measure every repair rule on a generated corpus.
 
-    scripts/repair_corpus.py [--callfix PATH] [--schemas N] [--seed S] [--markdown]
+    scripts/repair_corpus.py [--callfix PATH] [--schemas N] [--seed S] [--jobs N] [--markdown]
 
 Generates N realistic tool schemas (file paths, offsets, todo lists, enums, URL
 lists, nested objects, closed and open objects) and a valid call for each. Then,
@@ -14,7 +14,9 @@ calls at once, and checks what came back:
 
 Negative cases (mistakes that must stay rejected) count as wrong when repaired.
 The original valid calls must come back "valid" and unchanged. Exits 1 if anything
-was wrong or a valid call was touched.
+was wrong or a valid call was touched. With `--jobs N`, the corpus is also run
+with `callfix --jobs N`, whose stdout, stderr and exit code must be the same
+bytes as one job's (with and without loop detection).
 
 Numbers are compared by their text, not their value: the corpus sends numbers
 whose text is not the shortest float form (`99.50`, `1.0`, 25-digit integers,
@@ -391,6 +393,7 @@ def main():
     ap.add_argument("--callfix", default="target/release/callfix")
     ap.add_argument("--schemas", type=int, default=300)
     ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--jobs", type=int, default=None, help="also run with --jobs N; the output must be identical")
     ap.add_argument("--markdown", action="store_true", help="print the table as markdown")
     a = ap.parse_args()
     rng = random.Random(a.seed)
@@ -436,10 +439,18 @@ def run(a, rng, work):
             expect["%s:%d" % (name, i)] = ("rejected", None)
 
     stdin = "\n".join(dumps(c) for c in calls) + "\n"
-    out = subprocess.run(
-        [a.callfix, "-f", "json", "-s", schema_dir, "--loop-limit", "0"],
-        input=stdin, capture_output=True, text=True,
-    )
+    command = [a.callfix, "-f", "json", "-s", schema_dir, "--loop-limit", "0"]
+    out = subprocess.run(command, input=stdin, capture_output=True, text=True)
+    if a.jobs is not None:
+        # The same bytes from N threads; with loop detection on too (repeats:
+        # the stream twice).
+        for cmd, text in ((command, stdin), (command[:-2] + ["--stats"], stdin * 2)):
+            one = out if text is stdin and cmd is command else subprocess.run(cmd, input=text, capture_output=True, text=True)
+            many = subprocess.run(cmd + ["--jobs", str(a.jobs)], input=text, capture_output=True, text=True)
+            same = (one.stdout, one.stderr, one.returncode) == (many.stdout, many.stderr, many.returncode)
+            if not same:
+                sys.exit("callfix --jobs %d differs from one job: %s" % (a.jobs, " ".join(cmd[1:])))
+        print("--jobs %d: the same output as one job (%d calls, and twice over with loop detection)" % (a.jobs, len(calls)))
     if out.returncode not in (0, 1):
         sys.exit("callfix failed: %s" % out.stderr)
     results = [loads(line) for line in out.stdout.splitlines()]

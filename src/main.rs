@@ -2,6 +2,13 @@ use std::process::ExitCode;
 
 mod app;
 
+/// mimalloc: with `--jobs`, results are made on worker threads and freed on the
+/// main one, which glibc's malloc serialises on its arena locks
+/// (docs/dependencies.md). musl builds keep musl's allocator.
+#[cfg(not(target_env = "musl"))]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     if closed_stdout::at_start() {
         let closed = callfix::error::Error::write(std::io::Error::other("stdout is closed"));

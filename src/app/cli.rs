@@ -416,6 +416,11 @@ pub(crate) struct FilterArgs {
     /// (a value takes far more memory than its bytes)
     #[arg(long, default_value_t = 1_000_000, value_name = "N")]
     pub max_record_values: u64,
+
+    /// Parse and judge records on N threads (0: one per core). Results come out in
+    /// input order, the same for any N
+    #[arg(short, long, default_value_t = 1, value_name = "N")]
+    pub jobs: usize,
 }
 
 /// `callfix mcp [OPTIONS] -- COMMAND [ARGS]...`

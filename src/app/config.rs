@@ -76,6 +76,7 @@ struct File {
     max_chars: Option<Spanned<i64>>,
     max_rounds: Option<Spanned<i64>>,
     loop_limit: Option<Spanned<i64>>,
+    jobs: Option<Spanned<i64>>,
     vars: Option<BTreeMap<String, Spanned<Scalar>>>,
 }
 
@@ -250,6 +251,7 @@ fn load(path: &Path, cmd: clap::Command) -> Result<(clap::Command, Config), Conf
     add("max_chars", number(file.max_chars), false);
     add("max_rounds", number(file.max_rounds), false);
     add("loop_limit", number(file.loop_limit), false);
+    add("jobs", number(file.jobs), false);
     let mut vars = Vec::new();
     for (name, value) in file.vars.unwrap_or_default() {
         let span = value.span();

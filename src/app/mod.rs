@@ -134,6 +134,7 @@ fn filter(cli: &FilterArgs) -> anyhow::Result<Ended> {
     let options = Options {
         max_record_bytes: cli.max_record_bytes,
         max_record_values: cli.max_record_values,
+        jobs: cli.jobs,
         session: cli.session.clone(),
         whole_messages: cli.to.is_some() && format == Format::Call,
         ..judge_options(&cli.judge)
@@ -164,11 +165,13 @@ fn filter(cli: &FilterArgs) -> anyhow::Result<Ended> {
             input.as_str()
         };
         // The framer buffers its reads itself.
-        let reader: Box<dyn io::Read> = if input == "-" {
-            Box::new(io::stdin().lock())
+        let (reader, ready): (Box<dyn io::Read>, fn() -> bool) = if input == "-" {
+            (Box::new(io::stdin().lock()), stdin_ready)
         } else {
             match File::open(input) {
-                Ok(f) => Box::new(f),
+                // A file read never waits for a writer (a FIFO might).
+                Ok(f) if f.metadata().is_ok_and(|m| m.is_file()) => (Box::new(f), || true),
+                Ok(f) => (Box::new(f), || false),
                 Err(error) => {
                     input_failed = true;
                     let missing = error.kind() == io::ErrorKind::NotFound;
@@ -186,6 +189,7 @@ fn filter(cli: &FilterArgs) -> anyhow::Result<Ended> {
         };
         let input = callfix::filter::Input {
             first_index: next_index,
+            ready: Some(ready),
             ..callfix::filter::Input::new(reader, name)
         };
         let result = run_input(
@@ -209,6 +213,26 @@ fn filter(cli: &FilterArgs) -> anyhow::Result<Ended> {
         let _ = writeln!(io::stderr().lock(), "callfix: {summary}");
     }
     Ok(filter_ended(&summary, cli.strict, input_failed))
+}
+
+/// Whether reading stdin would return at once: input is waiting, or it ended
+/// (with `--jobs`, results are written out only before a read that may wait).
+fn stdin_ready() -> bool {
+    #[cfg(unix)]
+    {
+        use rustix::event::{PollFd, PollFlags, Timespec, poll};
+        let stdin = io::stdin();
+        let mut fds = [PollFd::new(&stdin, PollFlags::IN)];
+        let now = Timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        poll(&mut fds, Some(&now)).is_ok_and(|n| n > 0)
+    }
+    #[cfg(not(unix))]
+    {
+        false
+    }
 }
 
 /// One input through the filter: a stream of records, or with `--tool` the bare

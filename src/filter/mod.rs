@@ -7,11 +7,11 @@ use std::io::{self, Read};
 
 use serde_json::Value;
 
-use crate::input::{Ending, Framer};
+use crate::input::Framer;
 use crate::message::{self, Style, plural};
 use crate::output::{Position, Sink};
 use crate::provider;
-use crate::provider::stream::{Fed, Streams};
+use crate::provider::stream::Streams;
 use crate::registry::Registry;
 use crate::repair::Policy;
 use crate::spelling::Spellings;
@@ -48,6 +48,9 @@ pub struct Options {
     /// Write an assistant message's calls as the whole message (`--to` with
     /// `--format call`), which needs the message's text.
     pub whole_messages: bool,
+    /// Threads that parse and judge records (`0`: one per core). Results come
+    /// out in input order and are the same for any number.
+    pub jobs: usize,
 }
 
 impl Default for Options {
@@ -60,6 +63,7 @@ impl Default for Options {
             loop_limit: 3,
             session: None,
             whole_messages: false,
+            jobs: 1,
         }
     }
 }
@@ -139,13 +143,12 @@ pub(crate) enum Conversation<'a> {
 }
 
 impl<'a> Conversation<'a> {
-    /// The conversation of `record`, read from input `source`. Nothing is
-    /// allocated unless `--session` is set.
-    fn of(record: &Value, options: &Options, source: &'a str) -> Self {
-        match options.session.as_deref().and_then(|p| record.pointer(p)) {
-            Some(Value::String(id)) => Conversation::Session(id.clone()),
-            Some(other) => Conversation::Session(other.to_string()),
-            None => Conversation::Input(source),
+    /// The conversation id of `record` at `--session`'s pointer, if it has one.
+    /// Nothing is allocated unless `--session` is set.
+    fn session(record: &Value, options: &Options) -> Option<String> {
+        match options.session.as_deref().and_then(|p| record.pointer(p))? {
+            Value::String(id) => Some(id.clone()),
+            other => Some(other.to_string()),
         }
     }
 
@@ -353,6 +356,11 @@ pub struct Input<'a, R> {
     pub first_line: u64,
     /// How many bytes to read at a time (less for a small input in memory).
     pub buffer: usize,
+    /// Whether a read would return at once (input is waiting, or it ended). With
+    /// `--jobs`, results are written out before every read that may block; this
+    /// tells which reads cannot, so work goes on in parallel across them. `None`:
+    /// any read may block.
+    pub ready: Option<fn() -> bool>,
 }
 
 impl<'a, R: Read> Input<'a, R> {
@@ -365,6 +373,7 @@ impl<'a, R: Read> Input<'a, R> {
             first_index: 0,
             first_line: 1,
             buffer: crate::input::CHUNK,
+            ready: None,
         }
     }
 }
@@ -375,6 +384,7 @@ impl<'a> Input<'a, &'a [u8]> {
     pub fn from_bytes(bytes: &'a [u8], source: &'a str) -> Self {
         Input {
             buffer: bytes.len().clamp(1, crate::input::CHUNK),
+            ready: Some(|| true),
             ..Input::new(bytes, source)
         }
     }
@@ -389,16 +399,20 @@ impl Filter<'_> {
         printer: &mut S,
         summary: &mut Summary,
     ) -> Result<u64, StreamError> {
-        let options = self.options;
+        let jobs = jobs::resolve(self.options.jobs);
+        if jobs > 1 {
+            return self.stream_jobs(jobs, input, printer, summary);
+        }
         let Input {
             reader,
             source,
             first_index,
             first_line,
             buffer,
+            ..
         } = input;
         let mut framer =
-            Framer::with_capacity(reader, options.max_record_bytes, first_index, buffer)
+            Framer::with_capacity(reader, self.options.max_record_bytes, first_index, buffer)
                 .first_line(first_line);
         let mut buf = Vec::new();
         let mut streams = Streams::default();
@@ -415,67 +429,8 @@ impl Filter<'_> {
                 break;
             };
             summary.records += 1;
-            let mut masked = false;
-            let parsed = if let Some(size) = meta.oversized {
-                Err(message::record_too_large(
-                    source,
-                    meta.line,
-                    size,
-                    options.max_record_bytes,
-                ))
-            } else if meta.values > options.max_record_values {
-                Err(message::record_too_many_values(
-                    source,
-                    meta.line,
-                    meta.values,
-                    options.max_record_values,
-                ))
-            } else {
-                match serde_json::from_slice::<Value>(&buf) {
-                    Ok(v) => Ok(v),
-                    Err(_) if meta.ending != Ending::Complete => {
-                        Err(message::record_cut_off(source, meta.line))
-                    }
-                    // Valid JSON that serde_json refuses: a lone surrogate escape.
-                    Err(e) => match surrogates::mask(&buf)
-                        .and_then(|m| serde_json::from_slice::<Value>(&m).ok())
-                    {
-                        Some(v) => {
-                            masked = true;
-                            Ok(v)
-                        }
-                        None => Err(message::record_not_json(source, meta.line, &e)),
-                    },
-                }
-            };
-            let at = Position {
-                index: meta.index,
-                call: 0,
-                line: meta.line,
-                offset: meta.offset,
-            };
-            let record = Record {
-                at,
-                masked,
-                bytes: &buf,
-                incomplete: &[],
-            };
-            match parsed {
-                Err(text) => self.judge(Err(text), record, source, summary, printer)?,
-                Ok(value) => {
-                    let (ended, fed) = streams.feed(value, (meta.index, meta.line, meta.offset));
-                    if let Some(ended) = ended {
-                        self.assembled(ended, source, summary, printer)?;
-                    }
-                    match fed {
-                        Fed::Kept => {}
-                        Fed::Record(value) => {
-                            self.judge(Ok(value), record, source, summary, printer)?;
-                        }
-                        Fed::Done(done) => self.assembled(done, source, summary, printer)?,
-                    }
-                }
-            }
+            let prepared = self.prepare(&meta, &buf, source);
+            self.deliver(prepared, &mut streams, source, summary, printer)?;
         }
         if let Some(done) = streams.finish() {
             self.assembled(done, source, summary, printer)?;
@@ -586,8 +541,9 @@ fn tell_operator<S: Sink>(
     summary.broken_tools.insert(tool.to_owned());
 }
 
+mod jobs;
 mod record;
-use record::Record;
+pub use jobs::resolve as resolve_jobs;
 
 #[cfg(test)]
 mod tests;

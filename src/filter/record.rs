@@ -1,71 +1,78 @@
-//! One record through the stages after the framer (and the stream assembler):
-//! the calls taken out of the envelope, each judged, and one result per call
-//! handed to the sink.
+//! One record through the stages after the framer, in two steps:
+//!
+//! - [`Filter::prepare`] is pure: it parses the record, takes the calls out of
+//!   the envelope and judges each one. With `--jobs`, it runs on worker threads.
+//! - [`Filter::deliver`] is sequential, in input order: it reassembles streams,
+//!   counts repeats (loop detection) and statistics, words the messages and hands
+//!   one result per call to the sink.
 
 use serde_json::Value;
 
-use super::{Conversation, Filter, StreamError, Summary, lone_surrogate, tell_operator};
+use super::{Conversation, Filter, Options, StreamError, Summary, lone_surrogate, tell_operator};
+use crate::input::{Ending, RecordMeta};
 use crate::message;
 use crate::output::{Position, Sink};
-use crate::provider::stream::Assembled;
-use crate::provider::{self, Extracted};
+use crate::provider::stream::{self, Assembled, Fed, Streams};
+use crate::provider::{self, Call, Extracted};
 use crate::repair::Kind;
 use crate::spelling::Spellings;
+use crate::surrogates;
 use crate::verdict::{self, Fault, Verdict};
 
-/// A record as the framer read it.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Record<'b> {
-    /// Where it is (its first call's position).
-    pub(super) at: Position,
-    /// Its lone surrogate escapes were masked to parse it.
-    pub(super) masked: bool,
-    /// Its bytes (for number spellings).
-    pub(super) bytes: &'b [u8],
-    /// Calls (by order) a stream left unfinished.
-    pub(super) incomplete: &'b [usize],
+/// A record after the pure stages.
+#[derive(Debug)]
+pub(super) enum Prepared {
+    /// An event of a streamed response: only the sequential stage can tell what
+    /// it completes.
+    Event(Value, (u64, u64, u64)),
+    /// The record's calls, judged (or why it has none).
+    Judged(Box<Judged>),
+}
+
+/// The calls of one record, judged; nothing counted, worded or written yet.
+#[derive(Debug)]
+pub(super) struct Judged {
+    /// Where the record is (its first call's position).
+    at: Position,
+    /// Its number spellings, for the sink.
+    spellings: Spellings,
+    /// Its conversation id (`--session`), if it has one.
+    session: Option<String>,
+    /// The assistant message's text, when whole messages are written (`--to`).
+    text: Option<String>,
+    /// The judged calls, or why the record holds none.
+    calls: Result<Vec<(Call, Verdict)>, String>,
 }
 
 impl Filter<'_> {
-    /// Judges a response a stream reassembled, numbered by its first record.
-    pub(super) fn assembled<S: Sink>(
-        &self,
-        done: Assembled,
-        source: &str,
-        summary: &mut Summary,
-        printer: &mut S,
-    ) -> Result<(), StreamError> {
-        let (index, line, offset) = done.first;
-        let record = Record {
-            at: Position {
-                index,
-                call: 0,
-                line,
-                offset,
-            },
-            masked: false,
-            bytes: b"",
-            incomplete: &done.incomplete,
+    /// Parses and judges one framed record. Pure: safe to run on any thread.
+    pub(super) fn prepare(&self, meta: &RecordMeta, bytes: &[u8], source: &str) -> Prepared {
+        let at = Position {
+            index: meta.index,
+            call: 0,
+            line: meta.line,
+            offset: meta.offset,
         };
-        self.judge(Ok(done.record), record, source, summary, printer)
+        let (parsed, masked) = parse(meta, bytes, source, self.options);
+        match parsed {
+            Ok(value) if stream::is_event(&value) => {
+                Prepared::Event(value, (meta.index, meta.line, meta.offset))
+            }
+            parsed => self.judge(parsed, at, masked, bytes, &[], source),
+        }
     }
 
     /// Judges every call of one parsed record (or says why it has none).
-    pub(super) fn judge<S: Sink>(
+    fn judge(
         &self,
         parsed: Result<Value, String>,
-        record: Record<'_>,
+        at: Position,
+        masked: bool,
+        bytes: &[u8],
+        incomplete: &[usize],
         source: &str,
-        summary: &mut Summary,
-        printer: &mut S,
-    ) -> Result<(), StreamError> {
+    ) -> Prepared {
         let (registry, options) = (self.registry, self.options);
-        let Record {
-            at,
-            masked,
-            bytes,
-            incomplete,
-        } = record;
         let declared = |name: &str| registry.contains(name);
         let from_text = options
             .policy
@@ -73,9 +80,9 @@ impl Filter<'_> {
             .has(Kind::ExtractFromText)
             .then_some(&declared as provider::Declared);
         let mut text = None;
-        let mut conversation = Conversation::Input(source);
+        let mut session = None;
         let calls = parsed.and_then(|value| {
-            conversation = Conversation::of(&value, options, source);
+            session = Conversation::session(&value, options);
             if options.whole_messages {
                 text = provider::assistant_text(&value, &declared);
             }
@@ -86,61 +93,194 @@ impl Filter<'_> {
                 }
             }
         });
-        match calls {
+        let mut spellings = Spellings::default();
+        let calls = calls.map(|calls| {
+            spellings = Spellings::scan(bytes);
+            spellings.masked = masked;
+            for call in &calls {
+                if let provider::Args::Text(text) = &call.args {
+                    spellings.add(text.as_bytes());
+                }
+            }
+            calls
+                .into_iter()
+                .enumerate()
+                .map(|(i, mut call)| {
+                    if incomplete.contains(&i) {
+                        call.args = provider::Args::Malformed(message::stream_cut_off());
+                    }
+                    let verdict = match masked.then(|| lone_surrogate(&call)).flatten() {
+                        Some(path) => Verdict::invalid(None, vec![message::lone_surrogate(&path)]),
+                        None => verdict::judge(registry, &mut call, options.policy),
+                    };
+                    (call, verdict)
+                })
+                .collect()
+        });
+        Prepared::Judged(Box::new(Judged {
+            at,
+            spellings,
+            session,
+            text,
+            calls,
+        }))
+    }
+
+    /// Takes prepared records in input order: feeds stream events to `streams`
+    /// and writes each record's results.
+    pub(super) fn deliver<S: Sink>(
+        &self,
+        prepared: Prepared,
+        streams: &mut Streams,
+        source: &str,
+        summary: &mut Summary,
+        printer: &mut S,
+    ) -> Result<(), StreamError> {
+        match prepared {
+            Prepared::Judged(judged) => self.write(*judged, source, summary, printer),
+            Prepared::Event(value, at) => {
+                let (ended, fed) = streams.feed(value, at);
+                if let Some(ended) = ended {
+                    self.assembled(ended, source, summary, printer)?;
+                }
+                match fed {
+                    Fed::Kept => Ok(()),
+                    // `is_event` and `feed` agree; judged as a record all the same.
+                    Fed::Record(value) => {
+                        let (index, line, offset) = at;
+                        let at = Position {
+                            index,
+                            call: 0,
+                            line,
+                            offset,
+                        };
+                        let judged = self.judge(Ok(value), at, false, b"", &[], source);
+                        self.deliver(judged, streams, source, summary, printer)
+                    }
+                    Fed::Done(done) => self.assembled(done, source, summary, printer),
+                }
+            }
+        }
+    }
+
+    /// Judges and writes a response a stream reassembled, numbered by its first
+    /// record.
+    pub(super) fn assembled<S: Sink>(
+        &self,
+        done: Assembled,
+        source: &str,
+        summary: &mut Summary,
+        printer: &mut S,
+    ) -> Result<(), StreamError> {
+        let (index, line, offset) = done.first;
+        let at = Position {
+            index,
+            call: 0,
+            line,
+            offset,
+        };
+        match self.judge(Ok(done.record), at, false, b"", &done.incomplete, source) {
+            Prepared::Judged(judged) => self.write(*judged, source, summary, printer),
+            Prepared::Event(..) => unreachable!("judge never returns an event"),
+        }
+    }
+
+    /// The sequential end of one record: loop detection, messages, counts, and
+    /// one result per call to the sink.
+    fn write<S: Sink>(
+        &self,
+        judged: Judged,
+        source: &str,
+        summary: &mut Summary,
+        printer: &mut S,
+    ) -> Result<(), StreamError> {
+        let (registry, options) = (self.registry, self.options);
+        let Judged {
+            at,
+            spellings,
+            session,
+            text,
+            calls,
+        } = judged;
+        let calls = match calls {
+            Ok(calls) => calls,
             Err(text) => {
                 // A broken record: its message is its own, no tool's.
                 let mut verdict = Verdict::rejected(text, Fault::Call);
                 verdict.finish(&options.style, "");
                 summary.broken_records += 1;
-                printer.record(at, verdict).map_err(StreamError::Write)?;
+                return printer.record(at, verdict).map_err(StreamError::Write);
             }
-            Ok(calls) => {
-                if calls.is_empty() {
-                    summary.records_without_calls += 1;
-                }
-                let mut spellings = Spellings::scan(bytes);
-                spellings.masked = masked;
-                for call in &calls {
-                    if let provider::Args::Text(text) = &call.args {
-                        spellings.add(text.as_bytes());
-                    }
-                }
-                printer.begin_record(spellings);
-                let mut results = Vec::with_capacity(calls.len());
-                for (i, mut call) in calls.into_iter().enumerate() {
-                    if incomplete.contains(&i) {
-                        call.args = provider::Args::Malformed(message::stream_cut_off());
-                    }
-                    let mut verdict = match masked.then(|| lone_surrogate(&call)).flatten() {
-                        Some(path) => Verdict::invalid(None, vec![message::lone_surrogate(&path)]),
-                        None => verdict::judge(registry, &mut call, options.policy),
-                    };
-                    summary
-                        .loops
-                        .check(&conversation, &call.name, &mut verdict, options);
-                    verdict.finish(&options.style, &call.name);
-                    summary.count(&call.name, &verdict);
-                    if let Some(leak) = &call.leaked {
-                        *summary.leaks.entry(leak.family).or_insert(0) += 1;
-                    }
-                    tell_operator(registry, &call.name, &verdict, summary, printer);
-                    match &text {
-                        // An assistant message is written whole (`--to`).
-                        Some(_) => results.push((call, verdict)),
-                        None => printer
-                            .call(Position { call: i, ..at }, call, verdict)
-                            .map_err(StreamError::Write)?,
-                    }
-                }
-                if let Some(text) = &text
-                    && !results.is_empty()
-                {
-                    printer
-                        .message(at, text, results)
-                        .map_err(StreamError::Write)?;
-                }
+        };
+        if calls.is_empty() {
+            summary.records_without_calls += 1;
+        }
+        let conversation = match session {
+            Some(id) => Conversation::Session(id),
+            None => Conversation::Input(source),
+        };
+        printer.begin_record(spellings);
+        let mut results = Vec::with_capacity(if text.is_some() { calls.len() } else { 0 });
+        for (i, (call, mut verdict)) in calls.into_iter().enumerate() {
+            summary
+                .loops
+                .check(&conversation, &call.name, &mut verdict, options);
+            verdict.finish(&options.style, &call.name);
+            summary.count(&call.name, &verdict);
+            if let Some(leak) = &call.leaked {
+                *summary.leaks.entry(leak.family).or_insert(0) += 1;
+            }
+            tell_operator(registry, &call.name, &verdict, summary, printer);
+            match &text {
+                // An assistant message is written whole (`--to`).
+                Some(_) => results.push((call, verdict)),
+                None => printer
+                    .call(Position { call: i, ..at }, call, verdict)
+                    .map_err(StreamError::Write)?,
             }
         }
+        if let Some(text) = &text
+            && !results.is_empty()
+        {
+            printer
+                .message(at, text, results)
+                .map_err(StreamError::Write)?;
+        }
         Ok(())
+    }
+}
+
+/// Parses a framed record; true when its lone surrogate escapes were masked to
+/// parse it. A record the framer flagged (too large, too many values, cut off)
+/// or that is not JSON comes out as the message that says so.
+fn parse(
+    meta: &RecordMeta,
+    bytes: &[u8],
+    source: &str,
+    options: &Options,
+) -> (Result<Value, String>, bool) {
+    if let Some(size) = meta.oversized {
+        let text = message::record_too_large(source, meta.line, size, options.max_record_bytes);
+        return (Err(text), false);
+    }
+    if meta.values > options.max_record_values {
+        let text = message::record_too_many_values(
+            source,
+            meta.line,
+            meta.values,
+            options.max_record_values,
+        );
+        return (Err(text), false);
+    }
+    match serde_json::from_slice::<Value>(bytes) {
+        Ok(v) => (Ok(v), false),
+        Err(_) if meta.ending != Ending::Complete => {
+            (Err(message::record_cut_off(source, meta.line)), false)
+        }
+        // Valid JSON that serde_json refuses: a lone surrogate escape.
+        Err(e) => match surrogates::mask(bytes).and_then(|m| serde_json::from_slice(&m).ok()) {
+            Some(v) => (Ok(v), true),
+            None => (Err(message::record_not_json(source, meta.line, &e)), false),
+        },
     }
 }

@@ -352,3 +352,66 @@ proptest! {
         }
     }
 }
+
+/// One line of input for the `--jobs` tests: any record, a hostile one, a
+/// recorded stream (several lines), or garbage.
+fn any_line() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => any_record().prop_map(|r| r.to_string()),
+        2 => hostile_record().prop_map(|r| r.to_string().replace('\n', " ")),
+        1 => prop::sample::select(vec![
+            include_str!("../../tests/fixtures/streams/openai_chat.sse"),
+            include_str!("../../tests/fixtures/streams/anthropic_cut.sse"),
+            include_str!("../../tests/fixtures/streams/responses.sse"),
+        ])
+        .prop_map(|s| s.trim_end().to_owned()),
+        1 => "[^\n]{0,30}",
+    ]
+}
+
+/// Runs `input` on `jobs` threads, read `buffer` bytes at a time; returns the
+/// output and the summary as `--stats` writes it.
+fn filter_jobs(input: &[u8], jobs: usize, buffer: usize, options: &Options) -> (String, String) {
+    let options = Options {
+        jobs,
+        ..options.clone()
+    };
+    let mut printer = Printer::new(Vec::new(), Format::Json);
+    let mut summary = Summary::default();
+    let input = Input {
+        buffer,
+        ..Input::new(input, "stdin")
+    };
+    Filter {
+        registry: shipped(),
+        options: &options,
+    }
+    .stream(input, &mut printer, &mut summary)
+    .unwrap();
+    let out = String::from_utf8(printer.into_inner()).unwrap();
+    (out, format!("{summary} failures={}", summary.failures()))
+}
+
+proptest! {
+    #![proptest_config(cases(64))]
+
+    #[test]
+    fn jobs_write_what_one_job_writes(
+        pool in prop::collection::vec(any_line(), 1..20),
+        order in prop::collection::vec(0usize..20, 1..400),
+        jobs in 2usize..5,
+        buffer in prop::sample::select(vec![16, 200, 4096, crate::input::CHUNK]),
+        session: bool,
+    ) {
+        // Lines repeat, so loop detection fires.
+        let input: String = order.iter().map(|i| format!("{}\n", pool[i % pool.len()])).collect();
+        let options = Options {
+            loop_limit: 2,
+            session: session.then(|| "/id".to_owned()),
+            ..Options::default()
+        };
+        let one = filter_jobs(input.as_bytes(), 1, buffer, &options);
+        let many = filter_jobs(input.as_bytes(), jobs, buffer, &options);
+        prop_assert_eq!(one, many);
+    }
+}

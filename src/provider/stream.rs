@@ -166,17 +166,44 @@ const ANTHROPIC_EVENTS: [&str; 7] = [
     "ping",
 ];
 
+/// Whether `record` is a stream event, which [`Streams::feed`] keeps (a record
+/// that is not is handed back as it is, whatever streams are open).
+pub fn is_event(record: &Value) -> bool {
+    record
+        .as_object()
+        .is_some_and(|map| EventKind::of(map) != EventKind::None)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EventKind {
+    None,
+    Chat,
+    Responses,
+    Anthropic,
+}
+
+impl EventKind {
+    fn of(map: &Map<String, Value>) -> Self {
+        let t = type_of(map);
+        if map.get("object").and_then(Value::as_str) == Some("chat.completion.chunk") {
+            EventKind::Chat
+        } else if t.starts_with("response.") {
+            EventKind::Responses
+        } else if ANTHROPIC_EVENTS.contains(&t) {
+            EventKind::Anthropic
+        } else {
+            EventKind::None
+        }
+    }
+}
+
 impl Event {
     fn of(map: Map<String, Value>) -> Event {
-        let t = type_of(&map);
-        if map.get("object").and_then(Value::as_str) == Some("chat.completion.chunk") {
-            Event::Chat(map)
-        } else if t.starts_with("response.") {
-            Event::Responses(map)
-        } else if ANTHROPIC_EVENTS.contains(&t) {
-            Event::Anthropic(map)
-        } else {
-            Event::None(map)
+        match EventKind::of(&map) {
+            EventKind::Chat => Event::Chat(map),
+            EventKind::Responses => Event::Responses(map),
+            EventKind::Anthropic => Event::Anthropic(map),
+            EventKind::None => Event::None(map),
         }
     }
 }

@@ -96,3 +96,14 @@ fn an_assistant_message_converted_whole_is_written_before_waiting() {
     drop(stdin);
     assert_eq!(child.wait().unwrap().code(), Some(0));
 }
+
+#[test]
+fn jobs_write_each_result_before_waiting_for_input() {
+    co_process(&["-f", "json", "--jobs", "2"], |what, line| {
+        assert!(line.contains(&format!(r#""status":"{what}""#)), "{line}");
+    });
+    co_process(&["-f", "args", "-j", "0"], |what, line| match what {
+        "valid" => assert_eq!(line, r#"{"file_path":"/a"}"#),
+        _ => assert!(line.starts_with("Please rewrite"), "{line}"),
+    });
+}

@@ -9,6 +9,7 @@ mod formats;
 mod golden;
 mod hardening;
 mod hook;
+mod jobs;
 mod leaks;
 mod live;
 mod providers;

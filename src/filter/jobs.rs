@@ -1,0 +1,328 @@
+//! `--jobs N`: the pure stages of each record (parse, extract, judge) on `N`
+//! worker threads; framing and everything after judging on the calling thread,
+//! in input order, so results, loop detection and statistics are the same as
+//! with one job.
+//!
+//! Records go to the workers in batches, batch `k` to worker `k mod N`, and come
+//! back from that worker's queue in the same order: no reorder buffer is needed.
+//! At most [`DEPTH`] batches per worker (and [`IN_FLIGHT_BYTES`] of records) are
+//! in flight; past that, the oldest batch is written before more is read, so
+//! memory does not grow with the input. Before a read that may block, every
+//! batch in flight is written and flushed: the filter stays live. (Which reads
+//! cannot block, the caller may say: [`Input::ready`].)
+
+use std::collections::VecDeque;
+use std::io::Read;
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::thread::{self, Scope};
+
+use super::record::Prepared;
+use super::{Filter, Input, StreamError, Summary};
+use crate::input::{Framer, RecordMeta};
+use crate::output::Sink;
+use crate::provider::stream::Streams;
+
+/// Records in one batch (fewer when the input pauses).
+const BATCH_RECORDS: usize = 64;
+/// A batch is sent once its records hold this many bytes.
+const BATCH_BYTES: usize = 64 * 1024;
+/// Batches in flight per worker.
+pub(super) const DEPTH: usize = 4;
+/// Bytes of records in flight, whatever the number of batches (records can be
+/// large).
+pub(super) const IN_FLIGHT_BYTES: usize = 8 << 20;
+
+/// The number of worker threads `jobs` asks for: itself, or with `0` one per
+/// core.
+pub fn resolve(jobs: usize) -> usize {
+    match jobs {
+        0 => thread::available_parallelism().map_or(1, usize::from),
+        n => n,
+    }
+}
+
+/// Records framed and not sent yet: their bytes end to end (one allocation
+/// crosses to the worker, not one per record).
+#[derive(Debug, Default)]
+struct Batch {
+    bytes: Vec<u8>,
+    /// Each record, and where its bytes end.
+    records: Vec<(RecordMeta, usize)>,
+}
+
+impl Batch {
+    fn with_capacity() -> Self {
+        Batch {
+            bytes: Vec::with_capacity(BATCH_BYTES),
+            records: Vec::with_capacity(BATCH_RECORDS),
+        }
+    }
+}
+
+/// The batches between the framer and the sink.
+struct Pipeline {
+    /// Each worker's queue in, and its results out.
+    workers: Vec<(Sender<Batch>, Receiver<Vec<Prepared>>)>,
+    /// Records not sent yet.
+    batch: Batch,
+    /// Batches sent and batches written, counted from the start.
+    sent: usize,
+    written: usize,
+    /// Bytes of each batch in flight, oldest first.
+    in_flight: VecDeque<usize>,
+    in_flight_bytes: usize,
+    streams: Streams,
+}
+
+impl Filter<'_> {
+    /// [`Filter::stream`] with `jobs` (at least 2) worker threads.
+    pub(super) fn stream_jobs<R: Read, S: Sink>(
+        &self,
+        jobs: usize,
+        input: Input<'_, R>,
+        printer: &mut S,
+        summary: &mut Summary,
+    ) -> Result<u64, StreamError> {
+        let Input {
+            reader,
+            source,
+            first_index,
+            first_line,
+            buffer,
+            ready,
+        } = input;
+        let mut framer =
+            Framer::with_capacity(reader, self.options.max_record_bytes, first_index, buffer)
+                .first_line(first_line);
+        thread::scope(|scope| {
+            let mut pipe = Pipeline::start(*self, scope, jobs, source);
+            let mut buf = Vec::new();
+            loop {
+                // Everything read so far is written before the framer waits.
+                let mut idle = Ok(());
+                let next = framer.next_record(&mut buf, &mut || {
+                    if idle.is_ok() && !ready.is_some_and(|ready| ready()) {
+                        idle = pipe
+                            .drain(self, source, summary, printer)
+                            .and_then(|()| printer.flush().map_err(StreamError::Write));
+                    }
+                });
+                idle?;
+                let Some(meta) = next.map_err(StreamError::Read)? else {
+                    break;
+                };
+                summary.records += 1;
+                pipe.push(meta, &buf, self, source, summary, printer)?;
+            }
+            pipe.drain(self, source, summary, printer)?;
+            if let Some(done) = pipe.streams.finish() {
+                self.assembled(done, source, summary, printer)?;
+            }
+            Ok(framer.next_index())
+        })
+    }
+}
+
+impl Pipeline {
+    /// Starts `jobs` workers in `scope`, each preparing the records of `source`.
+    fn start<'scope>(
+        filter: Filter<'scope>,
+        scope: &'scope Scope<'scope, '_>,
+        jobs: usize,
+        source: &'scope str,
+    ) -> Self {
+        let workers = (0..jobs)
+            .map(|_| {
+                let (to_worker, batches) = channel::<Batch>();
+                let (results, from_worker) = channel::<Vec<Prepared>>();
+                scope.spawn(move || {
+                    for batch in batches {
+                        let mut start = 0;
+                        let prepared = batch
+                            .records
+                            .iter()
+                            .map(|(meta, end)| {
+                                let bytes = &batch.bytes[start..*end];
+                                start = *end;
+                                filter.prepare(meta, bytes, source)
+                            })
+                            .collect();
+                        if results.send(prepared).is_err() {
+                            break;
+                        }
+                    }
+                });
+                (to_worker, from_worker)
+            })
+            .collect();
+        Pipeline {
+            workers,
+            batch: Batch::with_capacity(),
+            sent: 0,
+            written: 0,
+            in_flight: VecDeque::new(),
+            in_flight_bytes: 0,
+            streams: Streams::default(),
+        }
+    }
+
+    /// Adds a framed record; sends the batch once it is full.
+    fn push<S: Sink>(
+        &mut self,
+        meta: RecordMeta,
+        bytes: &[u8],
+        filter: &Filter<'_>,
+        source: &str,
+        summary: &mut Summary,
+        printer: &mut S,
+    ) -> Result<(), StreamError> {
+        self.batch.bytes.extend_from_slice(bytes);
+        self.batch.records.push((meta, self.batch.bytes.len()));
+        if self.batch.records.len() >= BATCH_RECORDS || self.batch.bytes.len() >= BATCH_BYTES {
+            self.send(filter, source, summary, printer)?;
+        }
+        Ok(())
+    }
+
+    /// Sends the batch to the next worker, first writing the oldest batches
+    /// while too much is in flight.
+    fn send<S: Sink>(
+        &mut self,
+        filter: &Filter<'_>,
+        source: &str,
+        summary: &mut Summary,
+        printer: &mut S,
+    ) -> Result<(), StreamError> {
+        if self.batch.records.is_empty() {
+            return Ok(());
+        }
+        while !self.in_flight.is_empty()
+            && (self.in_flight.len() >= DEPTH * self.workers.len()
+                || self.in_flight_bytes + self.batch.bytes.len() > IN_FLIGHT_BYTES)
+        {
+            self.write_oldest(filter, source, summary, printer)?;
+        }
+        let batch = std::mem::replace(&mut self.batch, Batch::with_capacity());
+        let bytes = batch.bytes.len();
+        let worker = &self.workers[self.sent % self.workers.len()];
+        worker
+            .0
+            .send(batch)
+            .expect("a filter worker stopped (it panicked)");
+        self.sent += 1;
+        self.in_flight.push_back(bytes);
+        self.in_flight_bytes += bytes;
+        Ok(())
+    }
+
+    /// Sends what is batched and writes every batch in flight.
+    fn drain<S: Sink>(
+        &mut self,
+        filter: &Filter<'_>,
+        source: &str,
+        summary: &mut Summary,
+        printer: &mut S,
+    ) -> Result<(), StreamError> {
+        self.send(filter, source, summary, printer)?;
+        while !self.in_flight.is_empty() {
+            self.write_oldest(filter, source, summary, printer)?;
+        }
+        Ok(())
+    }
+
+    /// Waits for the oldest batch in flight and writes its results.
+    fn write_oldest<S: Sink>(
+        &mut self,
+        filter: &Filter<'_>,
+        source: &str,
+        summary: &mut Summary,
+        printer: &mut S,
+    ) -> Result<(), StreamError> {
+        let worker = &self.workers[self.written % self.workers.len()];
+        let prepared = worker
+            .1
+            .recv()
+            .expect("a filter worker stopped (it panicked)");
+        self.written += 1;
+        if let Some(bytes) = self.in_flight.pop_front() {
+            self.in_flight_bytes -= bytes;
+        }
+        for record in prepared {
+            filter.deliver(record, &mut self.streams, source, summary, printer)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::filter::Options;
+    use crate::input::{Ending, RecordMeta};
+    use crate::output::Position;
+    use crate::provider::Call;
+    use crate::registry::Registry;
+    use crate::verdict::Verdict;
+    use std::io;
+    use std::path::PathBuf;
+
+    /// Counts the results written.
+    struct Count(usize);
+    impl Sink for Count {
+        fn call(&mut self, _: Position, _: Call, _: Verdict) -> io::Result<()> {
+            self.0 += 1;
+            Ok(())
+        }
+        fn record(&mut self, _: Position, _: Verdict) -> io::Result<()> {
+            self.0 += 1;
+            Ok(())
+        }
+    }
+
+    /// Pushes `n` copies of `bytes` through a two-worker pipeline, never letting
+    /// it drain; after each, at most `cap` records may be pushed and not written.
+    fn push_without_draining(bytes: &[u8], n: usize, cap: usize) {
+        let registry =
+            Registry::load(&[PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("schemas")]).unwrap();
+        let options = Options::default();
+        let filter = Filter {
+            registry: &registry,
+            options: &options,
+        };
+        let mut sink = Count(0);
+        let mut summary = Summary::default();
+        thread::scope(|scope| {
+            let mut pipe = Pipeline::start(filter, scope, 2, "stdin");
+            let mut most = 0;
+            for i in 0..n {
+                let meta = RecordMeta {
+                    index: i as u64,
+                    line: i as u64 + 1,
+                    offset: (i * bytes.len()) as u64,
+                    ending: Ending::Complete,
+                    oversized: None,
+                    values: 3,
+                };
+                pipe.push(meta, bytes, &filter, "stdin", &mut summary, &mut sink)
+                    .unwrap();
+                most = most.max(i + 1 - sink.0);
+            }
+            assert!(most <= cap, "{most} records in flight (cap {cap})");
+            pipe.drain(&filter, "stdin", &mut summary, &mut sink)
+                .unwrap();
+        });
+        assert_eq!(sink.0, n);
+    }
+
+    #[test]
+    fn batches_in_flight_are_capped() {
+        let call = br#"{"name":"read","arguments":{"file_path":"/a/b.rs"}}"#;
+        push_without_draining(call, 20_000, (2 * DEPTH + 1) * BATCH_RECORDS);
+    }
+
+    #[test]
+    fn bytes_in_flight_are_capped() {
+        let big = vec![b'x'; 2 << 20];
+        push_without_draining(&big, 40, IN_FLIGHT_BYTES / big.len() + 1);
+    }
+}
