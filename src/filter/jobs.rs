@@ -18,7 +18,7 @@ use std::thread::{self, Scope};
 
 use super::record::Prepared;
 use super::{Filter, Input, StreamError, Summary};
-use crate::input::{Framer, RecordMeta};
+use crate::input::RecordMeta;
 use crate::output::Sink;
 use crate::provider::stream::Streams;
 
@@ -83,19 +83,15 @@ impl Filter<'_> {
         printer: &mut S,
         summary: &mut Summary,
     ) -> Result<u64, StreamError> {
-        let Input {
-            reader,
-            source,
-            first_index,
-            first_line,
-            buffer,
-            ready,
-        } = input;
-        let mut framer =
-            Framer::with_capacity(reader, self.options.max_record_bytes, first_index, buffer)
-                .first_line(first_line);
+        let (mut framer, source, ready) = input.framer(self.options.max_record_bytes);
         thread::scope(|scope| {
             let mut pipe = Pipeline::start(*self, scope, jobs, source);
+            let mut out = Out {
+                filter: self,
+                source,
+                summary,
+                printer,
+            };
             let mut buf = Vec::new();
             loop {
                 // Everything read so far is written before the framer waits.
@@ -103,24 +99,32 @@ impl Filter<'_> {
                 let next = framer.next_record(&mut buf, &mut || {
                     if idle.is_ok() && !ready.is_some_and(|ready| ready()) {
                         idle = pipe
-                            .drain(self, source, summary, printer)
-                            .and_then(|()| printer.flush().map_err(StreamError::Write));
+                            .drain(&mut out)
+                            .and_then(|()| out.printer.flush().map_err(StreamError::Write));
                     }
                 });
                 idle?;
                 let Some(meta) = next.map_err(StreamError::Read)? else {
                     break;
                 };
-                summary.records += 1;
-                pipe.push(meta, &buf, self, source, summary, printer)?;
+                out.summary.records += 1;
+                pipe.push(meta, &buf, &mut out)?;
             }
-            pipe.drain(self, source, summary, printer)?;
+            pipe.drain(&mut out)?;
             if let Some(done) = pipe.streams.finish() {
-                self.assembled(done, source, summary, printer)?;
+                self.assembled(done, source, out.summary, out.printer)?;
             }
             Ok(framer.next_index())
         })
     }
+}
+
+/// Where prepared records are delivered, in order.
+struct Out<'a, 'r, S> {
+    filter: &'a Filter<'r>,
+    source: &'a str,
+    summary: &'a mut Summary,
+    printer: &'a mut S,
 }
 
 impl Pipeline {
@@ -171,28 +175,19 @@ impl Pipeline {
         &mut self,
         meta: RecordMeta,
         bytes: &[u8],
-        filter: &Filter<'_>,
-        source: &str,
-        summary: &mut Summary,
-        printer: &mut S,
+        out: &mut Out<'_, '_, S>,
     ) -> Result<(), StreamError> {
         self.batch.bytes.extend_from_slice(bytes);
         self.batch.records.push((meta, self.batch.bytes.len()));
         if self.batch.records.len() >= BATCH_RECORDS || self.batch.bytes.len() >= BATCH_BYTES {
-            self.send(filter, source, summary, printer)?;
+            self.send(out)?;
         }
         Ok(())
     }
 
     /// Sends the batch to the next worker, first writing the oldest batches
     /// while too much is in flight.
-    fn send<S: Sink>(
-        &mut self,
-        filter: &Filter<'_>,
-        source: &str,
-        summary: &mut Summary,
-        printer: &mut S,
-    ) -> Result<(), StreamError> {
+    fn send<S: Sink>(&mut self, out: &mut Out<'_, '_, S>) -> Result<(), StreamError> {
         if self.batch.records.is_empty() {
             return Ok(());
         }
@@ -200,7 +195,7 @@ impl Pipeline {
             && (self.in_flight.len() >= DEPTH * self.workers.len()
                 || self.in_flight_bytes + self.batch.bytes.len() > IN_FLIGHT_BYTES)
         {
-            self.write_oldest(filter, source, summary, printer)?;
+            self.write_oldest(out)?;
         }
         let batch = std::mem::replace(&mut self.batch, Batch::with_capacity());
         let bytes = batch.bytes.len();
@@ -216,28 +211,16 @@ impl Pipeline {
     }
 
     /// Sends what is batched and writes every batch in flight.
-    fn drain<S: Sink>(
-        &mut self,
-        filter: &Filter<'_>,
-        source: &str,
-        summary: &mut Summary,
-        printer: &mut S,
-    ) -> Result<(), StreamError> {
-        self.send(filter, source, summary, printer)?;
+    fn drain<S: Sink>(&mut self, out: &mut Out<'_, '_, S>) -> Result<(), StreamError> {
+        self.send(out)?;
         while !self.in_flight.is_empty() {
-            self.write_oldest(filter, source, summary, printer)?;
+            self.write_oldest(out)?;
         }
         Ok(())
     }
 
     /// Waits for the oldest batch in flight and writes its results.
-    fn write_oldest<S: Sink>(
-        &mut self,
-        filter: &Filter<'_>,
-        source: &str,
-        summary: &mut Summary,
-        printer: &mut S,
-    ) -> Result<(), StreamError> {
+    fn write_oldest<S: Sink>(&mut self, out: &mut Out<'_, '_, S>) -> Result<(), StreamError> {
         let worker = &self.workers[self.written % self.workers.len()];
         let prepared = worker
             .1
@@ -248,7 +231,13 @@ impl Pipeline {
             self.in_flight_bytes -= bytes;
         }
         for record in prepared {
-            filter.deliver(record, &mut self.streams, source, summary, printer)?;
+            out.filter.deliver(
+                record,
+                &mut self.streams,
+                out.source,
+                out.summary,
+                out.printer,
+            )?;
         }
         Ok(())
     }
@@ -291,6 +280,12 @@ mod tests {
         };
         let mut sink = Count(0);
         let mut summary = Summary::default();
+        let mut out = Out {
+            filter: &filter,
+            source: "stdin",
+            summary: &mut summary,
+            printer: &mut sink,
+        };
         thread::scope(|scope| {
             let mut pipe = Pipeline::start(filter, scope, 2, "stdin");
             let mut most = 0;
@@ -303,13 +298,11 @@ mod tests {
                     oversized: None,
                     values: 3,
                 };
-                pipe.push(meta, bytes, &filter, "stdin", &mut summary, &mut sink)
-                    .unwrap();
-                most = most.max(i + 1 - sink.0);
+                pipe.push(meta, bytes, &mut out).unwrap();
+                most = most.max(i + 1 - out.printer.0);
             }
             assert!(most <= cap, "{most} records in flight (cap {cap})");
-            pipe.drain(&filter, "stdin", &mut summary, &mut sink)
-                .unwrap();
+            pipe.drain(&mut out).unwrap();
         });
         assert_eq!(sink.0, n);
     }

@@ -342,6 +342,9 @@ pub struct Filter<'r> {
     pub options: &'r Options,
 }
 
+/// Tells whether a read of an input would return at once ([`Input::ready`]).
+pub type Ready = fn() -> bool;
+
 /// One input of a run.
 #[derive(Debug)]
 pub struct Input<'a, R> {
@@ -360,7 +363,7 @@ pub struct Input<'a, R> {
     /// `--jobs`, results are written out before every read that may block; this
     /// tells which reads cannot, so work goes on in parallel across them. `None`:
     /// any read may block.
-    pub ready: Option<fn() -> bool>,
+    pub ready: Option<Ready>,
 }
 
 impl<'a, R: Read> Input<'a, R> {
@@ -375,6 +378,16 @@ impl<'a, R: Read> Input<'a, R> {
             buffer: crate::input::CHUNK,
             ready: None,
         }
+    }
+}
+
+impl<'a, R: Read> Input<'a, R> {
+    /// A framer over the input's bytes (records past `limit` bytes are not
+    /// kept), its name, and its `ready` probe.
+    fn framer(self, limit: usize) -> (Framer<R>, &'a str, Option<Ready>) {
+        let framer = Framer::with_capacity(self.reader, limit, self.first_index, self.buffer)
+            .first_line(self.first_line);
+        (framer, self.source, self.ready)
     }
 }
 
@@ -403,17 +416,7 @@ impl Filter<'_> {
         if jobs > 1 {
             return self.stream_jobs(jobs, input, printer, summary);
         }
-        let Input {
-            reader,
-            source,
-            first_index,
-            first_line,
-            buffer,
-            ..
-        } = input;
-        let mut framer =
-            Framer::with_capacity(reader, self.options.max_record_bytes, first_index, buffer)
-                .first_line(first_line);
+        let (mut framer, source, _) = input.framer(self.options.max_record_bytes);
         let mut buf = Vec::new();
         let mut streams = Streams::default();
         loop {
