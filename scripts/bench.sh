@@ -4,8 +4,13 @@
 #     floors, parse-and-print (examples/parse_print.rs) and parse+validate with the
 #     same crates (examples/parse_validate.rs), and against ajv (Node) and
 #     python-jsonschema doing the same work (scripts/peers/), all valid and 30% broken;
+#   - --jobs 2 against --jobs 1 (wall time; the outputs must be the same bytes);
 #   - one call through a fresh process with a 2,000-file schema directory;
-#   - peak memory for a 10,000-call and a 1,000,000-call stream;
+#   - peak memory for a 10,000-call and a 1,000,000-call stream, one job and two;
+#   - with CALLFIX_BENCH_PYTHON (a python with callfix, jsonschema, json_repair and
+#     mcp installed): the MCP proxy's added latency (scripts/bench_mcp.py) and
+#     Toolset.check_many against python-jsonschema + json_repair
+#     (scripts/bench_python.py);
 #   - hostile inputs, one record each (scripts/hostile.py).
 # ajv and jsonschema are installed from their registries into a cache directory
 # when missing, and skipped with a note when they cannot be installed.
@@ -108,6 +113,20 @@ printf 'all valid / parse+validate floor (CPU): %.2f (target <= 1.25)\n' "$(echo
 printf -- '-f json / -f args (CPU):                %.2f (target <= 1.3)\n' "$(echo "${cpus[json]} / ${cpus[args]}" | bc -l)"
 [ $have_ajv = yes ] && printf 'ajv / callfix -f json (CPU):            %.1f (target >= 10)\n' "$(echo "${cpus[ajv]} / ${cpus[json]}" | bc -l)"
 
+# --jobs 2 against --jobs 1: best wall time of 5 runs each, interleaved, the
+# stream given as a file; both must write the same bytes.
+declare -A walls=([1]=999999 [2]=999999)
+for _ in $(seq 5); do
+  for j in 1 2; do
+    /usr/bin/time -f %e -o "$work/wall" "$bin" -s "$work/schemas" -f json --jobs $j "$work/valid.jsonl" > "$work/jobs$j.out" || true
+    t=$(tail -1 "$work/wall")
+    if (( $(echo "$t < ${walls[$j]}" | bc -l) )); then walls[$j]=$t; fi
+  done
+done
+cmp -s "$work/jobs1.out" "$work/jobs2.out" || { echo "error: --jobs 2 wrote other bytes than --jobs 1" >&2; exit 1; }
+printf -- '--jobs 2 / --jobs 1 (wall):             %.2f (%.2f s / %.2f s, same output; target <= 0.62)\n' \
+  "$(echo "${walls[2]} / ${walls[1]}" | bc -l)" "${walls[2]}" "${walls[1]}"
+
 # One call, fresh process, 2,000 schema files: mean of 200 runs.
 $gen "$work/big" "$work/one.jsonl" --calls 1 --tools 2000 > /dev/null
 start=$(date +%s.%N)
@@ -126,10 +145,24 @@ head -n 10000 "$work/valid.jsonl" > "$work/small.jsonl"
 : > "$work/huge.jsonl"
 for _ in $(seq $(( (1000000 + calls - 1) / calls ))); do cat "$work/valid.jsonl" >> "$work/huge.jsonl"; done
 head -n 1000000 "$work/huge.jsonl" > "$work/million.jsonl"
-rss() { /usr/bin/time -f %M "$bin" -s "$work/schemas" "$1" 2>&1 >/dev/null | tail -1; }
-small=$(rss "$work/small.jsonl")
-big=$(rss "$work/million.jsonl")
-printf 'peak memory:               %d KB for 10,000 calls, %d KB for 1,000,000 (target: within a few MB)\n' "$small" "$big"
+rss() { /usr/bin/time -f %M "$bin" -s "$work/schemas" "$@" 2>&1 >/dev/null | tail -1; }
+for j in 1 2; do
+  small=$(rss "$work/small.jsonl" --jobs $j)
+  big=$(rss "$work/million.jsonl" --jobs $j)
+  printf 'peak memory, --jobs %d:     %d KB for 10,000 calls, %d KB for 1,000,000 (target: within a few MB)\n' "$j" "$small" "$big"
+done
+
+# The rows other parts own, reported here: the MCP proxy and the Python module.
+py=${CALLFIX_BENCH_PYTHON:-}
+if [ -n "$py" ] && "$py" -c 'import callfix, jsonschema, json_repair, mcp' 2>/dev/null; then
+  echo
+  echo "MCP proxy (scripts/bench_mcp.py --calls 10000):"
+  "$py" scripts/bench_mcp.py --calls 10000 --callfix "$bin" | grep -E 'added to|proxy memory'
+  echo "Python (scripts/bench_python.py):"
+  "$py" scripts/bench_python.py | tail -4
+else
+  echo "MCP proxy latency and Python check_many: skipped (set CALLFIX_BENCH_PYTHON to a python with callfix, jsonschema, json_repair and mcp installed)"
+fi
 
 # Hostile inputs: time and memory per record against docs/limits.md's targets.
 echo

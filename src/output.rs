@@ -57,6 +57,20 @@ pub trait Sink {
     /// Takes the result of a record that held no usable call.
     fn record(&mut self, at: Position, verdict: Verdict) -> io::Result<()>;
 
+    /// With `--jobs`: a printer that writes results to memory exactly as this
+    /// sink would, for a worker thread to write the results that depend on no
+    /// earlier record (valid and repaired calls) itself; [`Sink::forked`] then
+    /// takes its bytes, in order. `None` (the default): every result is handed to
+    /// this sink.
+    fn fork(&self) -> Option<Printer<Vec<u8>>> {
+        None
+    }
+
+    /// Takes results a [`Sink::fork`] wrote.
+    fn forked(&mut self, _bytes: &[u8]) -> io::Result<()> {
+        Ok(())
+    }
+
     /// The results of an assistant message's calls, with the message's text.
     fn message(
         &mut self,
@@ -74,6 +88,21 @@ pub trait Sink {
 impl<W: Write> Sink for Printer<W> {
     fn begin_record(&mut self, spellings: Spellings) {
         self.spellings = spellings;
+    }
+
+    fn fork(&self) -> Option<Printer<Vec<u8>>> {
+        Some(Printer {
+            out: Vec::new(),
+            format: self.format,
+            to: self.to,
+            spellings: Spellings::default(),
+            colour: self.colour,
+            diagnostics: None,
+        })
+    }
+
+    fn forked(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.out.write_all(bytes)
     }
 
     fn flush(&mut self) -> io::Result<()> {
@@ -305,6 +334,11 @@ impl<W: Write> Printer<W> {
     /// The writer back (tests read what was written).
     pub fn into_inner(self) -> W {
         self.out
+    }
+
+    /// The writer (a fork's bytes are taken from it).
+    pub(crate) fn out_mut(&mut self) -> &mut W {
+        &mut self.out
     }
 
     fn args_line(&mut self, verdict: &Verdict) -> io::Result<()> {

@@ -19,7 +19,7 @@ use std::thread::{self, Scope};
 use super::record::Prepared;
 use super::{Filter, Input, StreamError, Summary};
 use crate::input::RecordMeta;
-use crate::output::Sink;
+use crate::output::{Printer, Sink};
 use crate::provider::stream::Streams;
 
 /// Records in one batch (fewer when the input pauses).
@@ -85,7 +85,8 @@ impl Filter<'_> {
     ) -> Result<u64, StreamError> {
         let (mut framer, source, ready) = input.framer(self.options.max_record_bytes);
         thread::scope(|scope| {
-            let mut pipe = Pipeline::start(*self, scope, jobs, source);
+            let forks = (0..jobs).map(|_| printer.fork()).collect();
+            let mut pipe = Pipeline::start(*self, scope, forks, source);
             let mut out = Out {
                 filter: self,
                 source,
@@ -128,15 +129,17 @@ struct Out<'a, 'r, S> {
 }
 
 impl Pipeline {
-    /// Starts `jobs` workers in `scope`, each preparing the records of `source`.
+    /// Starts a worker in `scope` for each of `forks`, each preparing the records
+    /// of `source` (and writing what it can with its fork of the sink).
     fn start<'scope>(
         filter: Filter<'scope>,
         scope: &'scope Scope<'scope, '_>,
-        jobs: usize,
+        forks: Vec<Option<Printer<Vec<u8>>>>,
         source: &'scope str,
     ) -> Self {
-        let workers = (0..jobs)
-            .map(|_| {
+        let workers = forks
+            .into_iter()
+            .map(|mut fork| {
                 let (to_worker, batches) = channel::<Batch>();
                 let (results, from_worker) = channel::<Vec<Prepared>>();
                 scope.spawn(move || {
@@ -148,7 +151,7 @@ impl Pipeline {
                             .map(|(meta, end)| {
                                 let bytes = &batch.bytes[start..*end];
                                 start = *end;
-                                filter.prepare(meta, bytes, source)
+                                filter.prepare(meta, bytes, source, fork.as_mut())
                             })
                             .collect();
                         if results.send(prepared).is_err() {
@@ -287,7 +290,7 @@ mod tests {
             printer: &mut sink,
         };
         thread::scope(|scope| {
-            let mut pipe = Pipeline::start(filter, scope, 2, "stdin");
+            let mut pipe = Pipeline::start(filter, scope, vec![None, None], "stdin");
             let mut most = 0;
             for i in 0..n {
                 let meta = RecordMeta {

@@ -239,20 +239,33 @@ pub struct Summary {
 
 impl Summary {
     pub(crate) fn count(&mut self, tool: &str, verdict: &Verdict) {
-        self.total.add(verdict.status);
+        let repairs = verdict.repairs.iter().map(|r| r.kind.name());
+        self.count_parts(tool, verdict.status, verdict.fault, repairs);
+    }
+
+    /// Counts a call's result from its parts (the result itself may already be
+    /// written).
+    pub(crate) fn count_parts(
+        &mut self,
+        tool: &str,
+        status: Status,
+        fault: Fault,
+        repairs: impl Iterator<Item = &'static str>,
+    ) {
+        self.total.add(status);
         match self.per_tool.get_mut(tool) {
-            Some(c) => c.add(verdict.status),
+            Some(c) => c.add(status),
             None => {
                 let mut c = Counts::default();
-                c.add(verdict.status);
+                c.add(status);
                 self.per_tool.insert(tool.to_owned(), c);
             }
         }
-        if verdict.fault == Fault::Schema {
+        if fault == Fault::Schema {
             self.schema_faults += 1;
         }
-        for r in &verdict.repairs {
-            *self.repairs.entry(r.kind.name()).or_insert(0) += 1;
+        for kind in repairs {
+            *self.repairs.entry(kind).or_insert(0) += 1;
         }
     }
 }
@@ -432,7 +445,7 @@ impl Filter<'_> {
                 break;
             };
             summary.records += 1;
-            let prepared = self.prepare(&meta, &buf, source);
+            let prepared = self.prepare(&meta, &buf, source, None);
             self.deliver(prepared, &mut streams, source, summary, printer)?;
         }
         if let Some(done) = streams.finish() {

@@ -11,13 +11,13 @@ use serde_json::Value;
 use super::{Conversation, Filter, Options, StreamError, Summary, lone_surrogate, tell_operator};
 use crate::input::{Ending, RecordMeta};
 use crate::message;
-use crate::output::{Position, Sink};
+use crate::output::{Position, Printer, Sink};
 use crate::provider::stream::{self, Assembled, Fed, Streams};
 use crate::provider::{self, Call, Extracted};
 use crate::repair::Kind;
 use crate::spelling::Spellings;
 use crate::surrogates;
-use crate::verdict::{self, Fault, Verdict};
+use crate::verdict::{self, Fault, Status, Verdict};
 
 /// A record after the pure stages.
 #[derive(Debug)]
@@ -41,12 +41,42 @@ pub(super) struct Judged {
     /// The assistant message's text, when whole messages are written (`--to`).
     text: Option<String>,
     /// The judged calls, or why the record holds none.
-    calls: Result<Vec<(Call, Verdict)>, String>,
+    calls: Result<Vec<Judgement>, String>,
+    /// The results a worker wrote already (`--jobs`), end to end.
+    written: Vec<u8>,
+}
+
+/// One judged call.
+#[derive(Debug)]
+// Boxing `Pending`, every call's variant with one job, would cost an allocation
+// per call to save moving a few hundred bytes within one record's vector.
+#[allow(clippy::large_enum_variant)]
+pub(super) enum Judgement {
+    /// To be counted, worded and written in input order.
+    Pending(Call, Verdict),
+    /// Valid or repaired, and written by a worker (its bytes end at `end` in the
+    /// record's `written`): only counted in order. Such a result depends on no
+    /// earlier record: loop detection and message wording touch rejections only.
+    Written {
+        tool: String,
+        status: Status,
+        repairs: Vec<&'static str>,
+        leak: Option<&'static str>,
+        end: usize,
+    },
 }
 
 impl Filter<'_> {
     /// Parses and judges one framed record. Pure: safe to run on any thread.
-    pub(super) fn prepare(&self, meta: &RecordMeta, bytes: &[u8], source: &str) -> Prepared {
+    /// With `fork` (a worker's printer), valid and repaired calls are written
+    /// there at once.
+    pub(super) fn prepare(
+        &self,
+        meta: &RecordMeta,
+        bytes: &[u8],
+        source: &str,
+        fork: Option<&mut Printer<Vec<u8>>>,
+    ) -> Prepared {
         let at = Position {
             index: meta.index,
             call: 0,
@@ -58,7 +88,13 @@ impl Filter<'_> {
             Ok(value) if stream::is_event(&value) => {
                 Prepared::Event(value, (meta.index, meta.line, meta.offset))
             }
-            parsed => self.judge(parsed, at, masked, bytes, &[], source),
+            parsed => {
+                let mut prepared = self.judge(parsed, at, masked, bytes, &[], source);
+                if let (Prepared::Judged(judged), Some(fork)) = (&mut prepared, fork) {
+                    judged.write_ahead(fork);
+                }
+                prepared
+            }
         }
     }
 
@@ -113,7 +149,7 @@ impl Filter<'_> {
                         Some(path) => Verdict::invalid(None, vec![message::lone_surrogate(&path)]),
                         None => verdict::judge(registry, &mut call, options.policy),
                     };
-                    (call, verdict)
+                    Judgement::Pending(call, verdict)
                 })
                 .collect()
         });
@@ -123,6 +159,7 @@ impl Filter<'_> {
             session,
             text,
             calls,
+            written: Vec::new(),
         }))
     }
 
@@ -201,6 +238,7 @@ impl Filter<'_> {
             session,
             text,
             calls,
+            written,
         } = judged;
         let calls = match calls {
             Ok(calls) => calls,
@@ -221,7 +259,28 @@ impl Filter<'_> {
         };
         printer.begin_record(spellings);
         let mut results = Vec::with_capacity(if text.is_some() { calls.len() } else { 0 });
-        for (i, (call, mut verdict)) in calls.into_iter().enumerate() {
+        let mut start = 0;
+        for (i, judgement) in calls.into_iter().enumerate() {
+            let (call, mut verdict) = match judgement {
+                Judgement::Pending(call, verdict) => (call, verdict),
+                Judgement::Written {
+                    tool,
+                    status,
+                    repairs,
+                    leak,
+                    end,
+                } => {
+                    summary.count_parts(&tool, status, Fault::Call, repairs.into_iter());
+                    if let Some(family) = leak {
+                        *summary.leaks.entry(family).or_insert(0) += 1;
+                    }
+                    printer
+                        .forked(&written[start..end])
+                        .map_err(StreamError::Write)?;
+                    start = end;
+                    continue;
+                }
+            };
             summary
                 .loops
                 .check(&conversation, &call.name, &mut verdict, options);
@@ -247,6 +306,44 @@ impl Filter<'_> {
                 .map_err(StreamError::Write)?;
         }
         Ok(())
+    }
+}
+
+impl Judged {
+    /// Writes the valid and repaired calls to `fork` now (a worker's printer),
+    /// unless the record is written as a whole message.
+    fn write_ahead(&mut self, fork: &mut Printer<Vec<u8>>) {
+        let (Ok(calls), None) = (&mut self.calls, &self.text) else {
+            return;
+        };
+        let mut begun = false;
+        for (i, judgement) in calls.iter_mut().enumerate() {
+            let Judgement::Pending(call, verdict) = judgement else {
+                continue;
+            };
+            if verdict.status == Status::Rejected {
+                continue;
+            }
+            if !begun {
+                fork.begin_record(self.spellings.clone());
+                begun = true;
+            }
+            let before = fork.out_mut().len();
+            let at = Position { call: i, ..self.at };
+            if fork.call(at, call, verdict).is_err() {
+                // Left to the sink, which will say what failed.
+                fork.out_mut().truncate(before);
+                continue;
+            }
+            *judgement = Judgement::Written {
+                tool: std::mem::take(&mut call.name),
+                status: verdict.status,
+                repairs: verdict.repairs.iter().map(|r| r.kind.name()).collect(),
+                leak: call.leaked.as_ref().map(|l| l.family),
+                end: fork.out_mut().len(),
+            };
+        }
+        self.written = std::mem::take(fork.out_mut());
     }
 }
 

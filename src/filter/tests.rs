@@ -371,12 +371,18 @@ fn any_line() -> impl Strategy<Value = String> {
 
 /// Runs `input` on `jobs` threads, read `buffer` bytes at a time; returns the
 /// output and the summary as `--stats` writes it.
-fn filter_jobs(input: &[u8], jobs: usize, buffer: usize, options: &Options) -> (String, String) {
+fn filter_jobs(
+    input: &[u8],
+    jobs: usize,
+    buffer: usize,
+    options: &Options,
+    format: Format,
+) -> (String, String) {
     let options = Options {
         jobs,
         ..options.clone()
     };
-    let mut printer = Printer::new(Vec::new(), Format::Json);
+    let mut printer = Printer::new(Vec::new(), format);
     let mut summary = Summary::default();
     let input = Input {
         buffer,
@@ -402,6 +408,7 @@ proptest! {
         jobs in 2usize..5,
         buffer in prop::sample::select(vec![16, 200, 4096, crate::input::CHUNK]),
         session: bool,
+        format in prop::sample::select(vec![Format::Args, Format::Json, Format::Call, Format::Human]),
     ) {
         // Lines repeat, so loop detection fires.
         let input: String = order.iter().map(|i| format!("{}\n", pool[i % pool.len()])).collect();
@@ -410,8 +417,8 @@ proptest! {
             session: session.then(|| "/id".to_owned()),
             ..Options::default()
         };
-        let one = filter_jobs(input.as_bytes(), 1, buffer, &options);
-        let many = filter_jobs(input.as_bytes(), jobs, buffer, &options);
+        let one = filter_jobs(input.as_bytes(), 1, buffer, &options, format);
+        let many = filter_jobs(input.as_bytes(), jobs, buffer, &options, format);
         prop_assert_eq!(one, many);
     }
 }
