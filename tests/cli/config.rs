@@ -224,3 +224,35 @@ fn the_documented_example_is_valid() {
         .code(0)
         .stderr("callfix: check: 9 tools: 0 errors, 0 warnings\n");
 }
+
+/// `jobs` sets the filter's `--jobs`: the output is the same, a negative value
+/// is refused at the value, and the flag wins.
+#[test]
+fn jobs_from_the_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let schemas = crate::root().join("schemas");
+    let calls = crate::root().join("examples/calls.jsonl");
+    let run = |args: &[&str]| {
+        callfix()
+            .current_dir(p)
+            .args(["-f", "json", "-s"])
+            .arg(&schemas)
+            .args(args)
+            .arg(&calls)
+            .output()
+            .unwrap()
+    };
+    let one = run(&["--no-config"]);
+    write(p, "callfix.toml", "jobs = 2\n");
+    assert_eq!(run(&[]).stdout, one.stdout);
+    assert_eq!(run(&["--jobs", "1"]).stdout, one.stdout);
+    write(p, "callfix.toml", "jobs = -1\n");
+    let refused = run(&[]);
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("callfix.toml:1:8: jobs: "),
+        "{stderr}"
+    );
+}
