@@ -251,8 +251,5 @@ fn jobs_from_the_config() {
     let refused = run(&[]);
     assert_eq!(refused.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&refused.stderr);
-    assert!(
-        stderr.contains("callfix.toml:1:8: jobs: "),
-        "{stderr}"
-    );
+    assert!(stderr.contains("callfix.toml:1:8: jobs: "), "{stderr}");
 }
