@@ -77,38 +77,39 @@ impl Filter<'_> {
         source: &str,
         fork: Option<&mut Printer<Vec<u8>>>,
     ) -> Prepared {
-        let at = Position {
-            index: meta.index,
-            call: 0,
-            line: meta.line,
-            offset: meta.offset,
-        };
+        let first = (meta.index, meta.line, meta.offset);
         let (parsed, masked) = parse(meta, bytes, source, self.options);
         match parsed {
-            Ok(value) if stream::is_event(&value) => {
-                Prepared::Event(value, (meta.index, meta.line, meta.offset))
-            }
+            Ok(value) if stream::is_event(&value) => Prepared::Event(value, first),
             parsed => {
-                let mut prepared = self.judge(parsed, at, masked, bytes, &[], source);
-                if let (Prepared::Judged(judged), Some(fork)) = (&mut prepared, fork) {
+                let mut judged = self.judge(parsed, first, masked, bytes, &[], source);
+                if let Some(fork) = fork {
                     judged.write_ahead(fork);
                 }
-                prepared
+                Prepared::Judged(Box::new(judged))
             }
         }
     }
 
-    /// Judges every call of one parsed record (or says why it has none).
+    /// Judges every call of one parsed record (or says why it has none), the
+    /// record numbered `index` at `line` and byte `offset` (`first`).
     fn judge(
         &self,
         parsed: Result<Value, String>,
-        at: Position,
+        first: (u64, u64, u64),
         masked: bool,
         bytes: &[u8],
         incomplete: &[usize],
         source: &str,
-    ) -> Prepared {
+    ) -> Judged {
         let (registry, options) = (self.registry, self.options);
+        let (index, line, offset) = first;
+        let at = Position {
+            index,
+            call: 0,
+            line,
+            offset,
+        };
         let declared = |name: &str| registry.contains(name);
         let from_text = options
             .policy
@@ -153,14 +154,14 @@ impl Filter<'_> {
                 })
                 .collect()
         });
-        Prepared::Judged(Box::new(Judged {
+        Judged {
             at,
             spellings,
             session,
             text,
             calls,
             written: Vec::new(),
-        }))
+        }
     }
 
     /// Takes prepared records in input order: feeds stream events to `streams`
@@ -184,15 +185,8 @@ impl Filter<'_> {
                     Fed::Kept => Ok(()),
                     // `is_event` and `feed` agree; judged as a record all the same.
                     Fed::Record(value) => {
-                        let (index, line, offset) = at;
-                        let at = Position {
-                            index,
-                            call: 0,
-                            line,
-                            offset,
-                        };
                         let judged = self.judge(Ok(value), at, false, b"", &[], source);
-                        self.deliver(judged, streams, source, summary, printer)
+                        self.write(judged, source, summary, printer)
                     }
                     Fed::Done(done) => self.assembled(done, source, summary, printer),
                 }
@@ -209,17 +203,15 @@ impl Filter<'_> {
         summary: &mut Summary,
         printer: &mut S,
     ) -> Result<(), StreamError> {
-        let (index, line, offset) = done.first;
-        let at = Position {
-            index,
-            call: 0,
-            line,
-            offset,
-        };
-        match self.judge(Ok(done.record), at, false, b"", &done.incomplete, source) {
-            Prepared::Judged(judged) => self.write(*judged, source, summary, printer),
-            Prepared::Event(..) => unreachable!("judge never returns an event"),
-        }
+        let judged = self.judge(
+            Ok(done.record),
+            done.first,
+            false,
+            b"",
+            &done.incomplete,
+            source,
+        );
+        self.write(judged, source, summary, printer)
     }
 
     /// The sequential end of one record: loop detection, messages, counts, and
