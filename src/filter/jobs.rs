@@ -34,7 +34,7 @@ pub(super) const IN_FLIGHT_BYTES: usize = 8 << 20;
 
 /// The number of worker threads `jobs` asks for: itself, or with `0` one per
 /// core.
-pub fn resolve(jobs: usize) -> usize {
+pub(super) fn resolve(jobs: usize) -> usize {
     match jobs {
         0 => thread::available_parallelism().map_or(1, usize::from),
         n => n,
@@ -43,7 +43,7 @@ pub fn resolve(jobs: usize) -> usize {
 
 /// Records framed and not sent yet: their bytes end to end (one allocation
 /// crosses to the worker, not one per record).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Batch {
     bytes: Vec<u8>,
     /// Each record, and where its bytes end.
@@ -65,10 +65,9 @@ struct Pipeline {
     workers: Vec<(Sender<Batch>, Receiver<Vec<Prepared>>)>,
     /// Records not sent yet.
     batch: Batch,
-    /// Batches sent and batches written, counted from the start.
+    /// Batches sent, counted from the start.
     sent: usize,
-    written: usize,
-    /// Bytes of each batch in flight, oldest first.
+    /// Bytes of each batch in flight (sent, not written), oldest first.
     in_flight: VecDeque<usize>,
     in_flight_bytes: usize,
     streams: Streams,
@@ -166,7 +165,6 @@ impl Pipeline {
             workers,
             batch: Batch::with_capacity(),
             sent: 0,
-            written: 0,
             in_flight: VecDeque::new(),
             in_flight_bytes: 0,
             streams: Streams::default(),
@@ -224,15 +222,17 @@ impl Pipeline {
 
     /// Waits for the oldest batch in flight and writes its results.
     fn write_oldest<S: Sink>(&mut self, out: &mut Out<'_, '_, S>) -> Result<(), StreamError> {
-        let worker = &self.workers[self.written % self.workers.len()];
+        let Some(bytes) = self.in_flight.pop_front() else {
+            return Ok(());
+        };
+        // Batches written so far went to the workers in turn.
+        let oldest = self.sent - self.in_flight.len() - 1;
+        let worker = &self.workers[oldest % self.workers.len()];
         let prepared = worker
             .1
             .recv()
             .expect("a filter worker stopped (it panicked)");
-        self.written += 1;
-        if let Some(bytes) = self.in_flight.pop_front() {
-            self.in_flight_bytes -= bytes;
-        }
+        self.in_flight_bytes -= bytes;
         for record in prepared {
             out.filter.deliver(
                 record,

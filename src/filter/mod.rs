@@ -559,7 +559,6 @@ fn tell_operator<S: Sink>(
 
 mod jobs;
 mod record;
-pub use jobs::resolve as resolve_jobs;
 
 #[cfg(test)]
 mod tests;
