@@ -444,11 +444,12 @@ def run(a, rng, work):
     if a.jobs is not None:
         # The same bytes from N threads; with loop detection on too (repeats:
         # the stream twice).
+        def ran(cmd, text):
+            r = subprocess.run(cmd, input=text, capture_output=True, text=True)
+            return r.stdout, r.stderr, r.returncode
+
         for cmd, text in ((command, stdin), (command[:-2] + ["--stats"], stdin * 2)):
-            one = out if text is stdin and cmd is command else subprocess.run(cmd, input=text, capture_output=True, text=True)
-            many = subprocess.run(cmd + ["--jobs", str(a.jobs)], input=text, capture_output=True, text=True)
-            same = (one.stdout, one.stderr, one.returncode) == (many.stdout, many.stderr, many.returncode)
-            if not same:
+            if ran(cmd, text) != ran(cmd + ["--jobs", str(a.jobs)], text):
                 sys.exit("callfix --jobs %d differs from one job: %s" % (a.jobs, " ".join(cmd[1:])))
         print("--jobs %d: the same output as one job (%d calls, and twice over with loop detection)" % (a.jobs, len(calls)))
     if out.returncode not in (0, 1):
