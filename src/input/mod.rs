@@ -25,6 +25,10 @@
 //! records pretty-printed with no indentation and a nested `{` in column 0 is the
 //! one valid layout this splits.)
 //!
+//! A record whole on one line and in the buffer (JSON Lines) is checked in one
+//! pass (`scan::one_line_value`); the byte scanner takes every other record.
+//! Within one line the rules above are JSON's grammar alone, so both frame alike.
+//!
 //! Live: before any read that may block, the framer calls the `idle` callback it is
 //! given (the filter flushes its results there), so every result is written before
 //! callfix waits for more input. Records already in the buffer are batched.
@@ -62,310 +66,9 @@ pub enum Ending {
     Resync,
 }
 
-/// What the syntax checker expects next inside a record.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Expect {
-    Value,
-    /// After `[`: a value or `]`.
-    ValueOrEnd,
-    /// After `{`: a key or `}`.
-    KeyOrEnd,
-    /// After `,` in an object.
-    Key,
-    Colon,
-    /// After a value inside a container.
-    CommaOrEnd,
-}
+mod scan;
 
-/// A number or literal being read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Token {
-    /// Number grammar states (RFC 8259): after `-`, after a leading `0`, in the
-    /// integer digits, after `.`, in the fraction, after `e`, after its sign, in
-    /// the exponent.
-    Minus,
-    Zero,
-    Int,
-    Dot,
-    Frac,
-    Exp,
-    ExpSign,
-    ExpDigits,
-    /// `true`, `false` or `null`, and how many bytes of it were read.
-    Literal(&'static [u8], usize),
-}
-
-impl Token {
-    fn start(b: u8) -> Option<Token> {
-        Some(match b {
-            b'-' => Token::Minus,
-            b'0' => Token::Zero,
-            b'1'..=b'9' => Token::Int,
-            b't' => Token::Literal(b"true", 1),
-            b'f' => Token::Literal(b"false", 1),
-            b'n' => Token::Literal(b"null", 1),
-            _ => return None,
-        })
-    }
-
-    /// The token after `b`, or `None` if `b` cannot continue it.
-    fn next(self, b: u8) -> Option<Token> {
-        use Token::*;
-        Some(match (self, b) {
-            (Minus, b'0') => Zero,
-            (Minus, b'1'..=b'9') | (Int, b'0'..=b'9') => Int,
-            (Zero | Int, b'.') => Dot,
-            (Dot | Frac, b'0'..=b'9') => Frac,
-            (Zero | Int | Frac, b'e' | b'E') => Exp,
-            (Exp, b'+' | b'-') => ExpSign,
-            (Exp | ExpSign | ExpDigits, b'0'..=b'9') => ExpDigits,
-            (Literal(word, n), b) if n < word.len() && word[n] == b => Literal(word, n + 1),
-            _ => return None,
-        })
-    }
-
-    fn complete(self) -> bool {
-        match self {
-            Token::Zero | Token::Int | Token::Frac | Token::ExpDigits => true,
-            Token::Literal(word, n) => n == word.len(),
-            _ => false,
-        }
-    }
-
-    /// Bytes that may follow a token within a record.
-    fn is_token_byte(b: u8) -> bool {
-        b.is_ascii_alphanumeric() || matches!(b, b'-' | b'+' | b'.')
-    }
-}
-
-/// The scanner's state inside one record.
-#[derive(Debug)]
-struct Scan {
-    /// Open containers, `{` or `[`.
-    stack: Vec<u8>,
-    expect: Expect,
-    /// Inside a string: whether the next byte is escaped, and how many hex digits
-    /// of a `\u` escape are still due.
-    string: Option<(bool, u8)>,
-    token: Option<Token>,
-    /// Set once the record can no longer be valid JSON.
-    broken: Option<Loose>,
-    /// Values begun so far.
-    values: u64,
-}
-
-/// A broken record is followed loosely: brackets and strings only.
-#[derive(Debug)]
-struct Loose {
-    depth: usize,
-    in_string: bool,
-    escaped: bool,
-}
-
-enum Step {
-    Continue,
-    /// The byte closes the record.
-    EndAfter,
-    /// The record ended just before this byte.
-    EndBefore(Ending),
-}
-
-impl Scan {
-    fn new() -> Self {
-        Scan {
-            stack: Vec::new(),
-            expect: Expect::Value,
-            string: None,
-            token: None,
-            broken: None,
-            values: 0,
-        }
-    }
-
-    /// A value closed; at depth 0 that is the end of the record.
-    fn value_done(&mut self) -> bool {
-        self.expect = Expect::CommaOrEnd;
-        self.stack.is_empty()
-    }
-
-    /// The record became invalid at `b`.
-    fn break_at(&mut self, b: u8, line_start: bool) -> Step {
-        if line_start && matches!(b, b'{' | b'[') {
-            return Step::EndBefore(Ending::Resync);
-        }
-        if b == b'\n' && self.string.is_some() {
-            return Step::EndBefore(Ending::Resync);
-        }
-        self.broken = Some(Loose {
-            depth: self.stack.len(),
-            in_string: false,
-            escaped: false,
-        });
-        self.token = None;
-        self.string = None;
-        self.loose(b, false)
-    }
-
-    /// A byte of a broken record: it ends at the end of the line where the
-    /// brackets it opened are closed (or at once, if it opened none), or at a
-    /// column-0 bracket.
-    fn loose(&mut self, b: u8, line_start: bool) -> Step {
-        let Some(l) = self.broken.as_mut() else {
-            return Step::Continue;
-        };
-        if b == b'\n' && (l.in_string || l.depth == 0) {
-            return Step::EndBefore(Ending::Complete);
-        }
-        if line_start && matches!(b, b'{' | b'[') {
-            return Step::EndBefore(Ending::Complete);
-        }
-        if l.in_string {
-            if l.escaped {
-                l.escaped = false;
-            } else if b == b'\\' {
-                l.escaped = true;
-            } else if b == b'"' {
-                l.in_string = false;
-            }
-            return Step::Continue;
-        }
-        match b {
-            b'"' => l.in_string = true,
-            b'{' | b'[' => l.depth += 1,
-            b'}' | b']' => l.depth = l.depth.saturating_sub(1),
-            _ => {}
-        }
-        Step::Continue
-    }
-
-    /// Advances over one byte. `line_start`: the byte is the first of its line.
-    /// `in_array`: the record is an element of a top-level array.
-    fn step(&mut self, b: u8, line_start: bool, in_array: bool) -> Step {
-        if self.broken.is_some() {
-            return self.loose(b, line_start);
-        }
-        if let Some((escaped, hex)) = self.string {
-            if b < 0x20 {
-                return self.break_at(b, line_start);
-            }
-            self.string = if hex > 0 {
-                if !b.is_ascii_hexdigit() {
-                    return self.break_at(b, line_start);
-                }
-                Some((false, hex - 1))
-            } else if escaped {
-                match b {
-                    b'u' => Some((false, 4)),
-                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some((false, 0)),
-                    _ => return self.break_at(b, line_start),
-                }
-            } else if b == b'\\' {
-                Some((true, 0))
-            } else if b == b'"' {
-                let key = self.expect == Expect::Colon;
-                self.string = None;
-                if key {
-                    return Step::Continue;
-                }
-                return if self.value_done() {
-                    Step::EndAfter
-                } else {
-                    Step::Continue
-                };
-            } else {
-                Some((false, 0))
-            };
-            return Step::Continue;
-        }
-        if let Some(token) = self.token {
-            if let Some(next) = token.next(b) {
-                self.token = Some(next);
-                return Step::Continue;
-            }
-            if Token::is_token_byte(b) || !token.complete() {
-                return self.break_at(b, line_start);
-            }
-            self.token = None;
-            if self.value_done() {
-                return Step::EndBefore(Ending::Complete);
-            }
-        }
-        // A record of a top-level array never runs past a `{` in column 0.
-        if line_start && in_array && b == b'{' && !self.stack.is_empty() {
-            return Step::EndBefore(Ending::Resync);
-        }
-        match (self.expect, b) {
-            (_, b' ' | b'\t' | b'\r' | b'\n') => {}
-            (Expect::Value | Expect::ValueOrEnd, b'{') => {
-                self.values += 1;
-                self.stack.push(b'{');
-                self.expect = Expect::KeyOrEnd;
-            }
-            (Expect::Value | Expect::ValueOrEnd, b'[') => {
-                self.values += 1;
-                self.stack.push(b'[');
-                self.expect = Expect::ValueOrEnd;
-            }
-            (Expect::Value | Expect::ValueOrEnd | Expect::KeyOrEnd | Expect::Key, b'"') => {
-                if matches!(self.expect, Expect::KeyOrEnd | Expect::Key) {
-                    self.expect = Expect::Colon;
-                } else {
-                    self.values += 1;
-                }
-                self.string = Some((false, 0));
-            }
-            (Expect::Value | Expect::ValueOrEnd, _) if Token::start(b).is_some() => {
-                self.values += 1;
-                self.token = Token::start(b);
-            }
-            (Expect::Colon, b':') => self.expect = Expect::Value,
-            (Expect::CommaOrEnd, b',') => {
-                self.expect = if self.stack.last() == Some(&b'{') {
-                    Expect::Key
-                } else {
-                    Expect::Value
-                };
-            }
-            (Expect::CommaOrEnd, b'}') | (Expect::KeyOrEnd, b'}')
-                if self.stack.last() == Some(&b'{') =>
-            {
-                self.stack.pop();
-                if self.value_done() {
-                    return Step::EndAfter;
-                }
-            }
-            (Expect::CommaOrEnd | Expect::ValueOrEnd, b']') if self.stack.last() == Some(&b'[') => {
-                self.stack.pop();
-                if self.value_done() {
-                    return Step::EndAfter;
-                }
-            }
-            _ => return self.break_at(b, line_start),
-        }
-        Step::Continue
-    }
-
-    /// Inside a valid string, after its quote or an escape: how many of the
-    /// bytes `rest` starts with are plain characters that [`Scan::step`] would
-    /// only pass over (none is a quote, a backslash, a control character or a
-    /// newline, so none ends a line or the record).
-    fn plain_string_run(&self, rest: &[u8]) -> usize {
-        if self.string != Some((false, 0)) || self.broken.is_some() {
-            return 0;
-        }
-        rest.iter()
-            .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
-            .unwrap_or(rest.len())
-    }
-
-    /// Whether the record holds a whole value at the end of the input.
-    fn complete_at_eof(&self) -> bool {
-        self.broken.is_none()
-            && self.string.is_none()
-            && self.stack.is_empty()
-            && self.token.is_some_and(Token::complete)
-    }
-}
+use scan::{Scan, Step};
 
 /// Splits a reader into records. Reuse one `Framer` for the whole stream.
 pub struct Framer<R> {
@@ -480,6 +183,25 @@ impl<R: Read> Framer<R> {
         }
         let meta_line = self.line;
         let offset = self.read - (self.end - self.pos) as u64;
+        let index = self.next_index;
+        let meta = |ending, oversized, values| RecordMeta {
+            index,
+            line: meta_line,
+            offset,
+            ending,
+            oversized,
+            values,
+        };
+        // JSON Lines: a record that is whole on its line and in the buffer.
+        let rest = &self.buf[self.pos..self.end];
+        if let Some((len, values)) = scan::one_line_value(rest)
+            && len <= self.limit
+        {
+            out.extend_from_slice(&rest[..len]);
+            self.consume(len);
+            self.next_index += 1;
+            return Ok(Some(meta(Ending::Complete, None, values)));
+        }
         let in_array = self.in_array;
         let mut scan = Scan::new();
         let mut size = 0usize;
@@ -511,12 +233,12 @@ impl<R: Read> Framer<R> {
             while i < chunk.len() {
                 let b = chunk[i];
                 let line_start = self.at_line_start && size + i > 0;
-                let was_valid = scan.broken.is_none();
+                let was_valid = !scan.is_broken();
                 let step = scan.step(b, line_start, in_array);
                 // Did the record just become invalid (not: end by the array rule)?
                 let broke = was_valid
                     && match step {
-                        Step::Continue => scan.broken.is_some(),
+                        Step::Continue => scan.is_broken(),
                         Step::EndBefore(Ending::Resync) => !(in_array && b == b'{' && line_start),
                         _ => false,
                     };
@@ -526,7 +248,7 @@ impl<R: Read> Framer<R> {
                 }
                 match step {
                     Step::Continue => {
-                        if line_start && b == b'{' && scan.broken.is_none() {
+                        if line_start && b == b'{' && !scan.is_broken() {
                             candidate = Some((size + i, self.line + newlines));
                         }
                     }
@@ -568,16 +290,9 @@ impl<R: Read> Framer<R> {
                 break ending;
             }
         };
-        let index = self.next_index;
         self.next_index += 1;
-        Ok(Some(RecordMeta {
-            index,
-            line: meta_line,
-            offset,
-            ending,
-            oversized: (size > self.limit).then_some(size),
-            values: scan.values,
-        }))
+        let oversized = (size > self.limit).then_some(size);
+        Ok(Some(meta(ending, oversized, scan.values)))
     }
 
     /// The open record (`out`, then the next `taken` bytes of the buffer) broke

@@ -342,11 +342,57 @@ mod properties {
                 return false;
             }
         }
-        scan.broken.is_none() && !trimmed.is_empty() && scan.token.is_none()
+        !scan.is_broken() && !trimmed.is_empty() && scan.token.is_none()
+    }
+
+    /// A compact JSON line, maybe with a few edits (a fragment that drives the
+    /// framer inserted, or put in place of a byte, or a byte removed) and maybe cut
+    /// short.
+    fn mutated_line() -> impl Strategy<Value = Vec<u8>> {
+        let fragment = prop::sample::select(vec![
+            "{", "}", "[", "]", "\"", "\\", ":", ",", " ", "\n", "\r", "\t", "\u{1}", "\u{ff}",
+            "0", "1", "-", ".", ".5", "e", "E+", "x", "a", "true", "nul", "\\u", "\\u123\"",
+            "\\u00e9",
+        ]);
+        let edit = (0usize..3, any::<prop::sample::Index>(), fragment);
+        let cut = prop::option::weighted(0.2, any::<prop::sample::Index>());
+        (json_value(), prop::collection::vec(edit, 0..4), cut).prop_map(|(value, edits, cut)| {
+            let mut line = serde_json::to_vec(&serde_json::json!({"v": value})).unwrap();
+            for (how, at, fragment) in edits {
+                let at = at.index(line.len());
+                let fragment = fragment.bytes();
+                match how {
+                    0 => drop(line.splice(at..at, fragment)),
+                    1 => drop(line.splice(at..at + 1, fragment)),
+                    _ => drop(line.remove(at)),
+                }
+                if line.is_empty() {
+                    line.push(b'{');
+                }
+            }
+            if let Some(cut) = cut {
+                line.truncate(cut.index(line.len() + 1));
+            }
+            line
+        })
+    }
+
+    /// How many values the framer counts in `value`: containers, strings, numbers
+    /// and literals, not keys.
+    fn value_count(value: &Value) -> u64 {
+        1 + match value {
+            Value::Array(items) => items.iter().map(value_count).sum(),
+            Value::Object(map) => map.values().map(value_count).sum(),
+            _ => 0,
+        }
     }
 
     fn records(input: &[u8]) -> Vec<(Vec<u8>, RecordMeta)> {
-        let mut framer = Framer::with_capacity(input, usize::MAX, 0, 7);
+        records_with_capacity(input, 7)
+    }
+
+    fn records_with_capacity(input: &[u8], capacity: usize) -> Vec<(Vec<u8>, RecordMeta)> {
+        let mut framer = Framer::with_capacity(input, usize::MAX, 0, capacity);
         let mut buf = Vec::new();
         let mut out = Vec::new();
         while let Some(meta) = framer.next_record(&mut buf, &mut || {}).unwrap() {
@@ -489,6 +535,52 @@ mod properties {
             let got = records(&input);
             let total: usize = got.iter().map(|(b, _)| b.len()).sum();
             prop_assert!(total <= input.len());
+        }
+    }
+
+    // The fast path's equivalence rests on rare edits (a `]` become `}`, a
+    // three-digit `\u`): many cheap cases.
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4096))]
+
+        #[test]
+        fn the_one_line_fast_path_frames_what_the_scanner_frames(
+            line in mutated_line(),
+        ) {
+            let Some((len, values)) = scan::one_line_value(&line) else {
+                return Ok(());
+            };
+            let mut scan = Scan::new();
+            for (i, &b) in line.iter().enumerate() {
+                match scan.step(b, false, false) {
+                    Step::Continue => prop_assert!(i + 1 < len && !scan.is_broken()),
+                    Step::EndAfter => {
+                        prop_assert_eq!(i + 1, len);
+                        break;
+                    }
+                    Step::EndBefore(_) => prop_assert!(false, "ended before byte {}", i),
+                }
+            }
+            prop_assert_eq!(scan.values, values);
+        }
+
+        #[test]
+        fn compact_json_takes_the_one_line_fast_path(value in json_value(), tail in "[ \n{x,]{0,3}") {
+            let value = serde_json::json!([value]);
+            let text = serde_json::to_string(&value).unwrap();
+            let count = value_count(&value);
+            let line = [text.as_bytes(), tail.as_bytes()].concat();
+            prop_assert_eq!(scan::one_line_value(&line), Some((text.len(), count)));
+        }
+
+        #[test]
+        fn any_buffer_size_frames_alike(
+            lines in prop::collection::vec(mutated_line(), 0..12),
+        ) {
+            let input = lines.join(&b'\n');
+            let tiny = records_with_capacity(&input, MIN_BUFFER);
+            prop_assert_eq!(records_with_capacity(&input, CHUNK), tiny.clone());
+            prop_assert_eq!(records_with_capacity(&input, 100), tiny);
         }
     }
 }

@@ -1,0 +1,519 @@
+//! The byte scanner behind the framer: JSON syntax checked one byte at a time,
+//! across reads, and the loose bracket-and-string tracking of a broken record
+//! (see the module above for the framing rules). [`one_line_value`] is the JSON
+//! Lines fast path: a whole record on one line, checked in one pass over the
+//! buffer.
+
+use super::Ending;
+
+/// What the syntax checker expects next inside a record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Expect {
+    Value,
+    /// After `[`: a value or `]`.
+    ValueOrEnd,
+    /// After `{`: a key or `}`.
+    KeyOrEnd,
+    /// After `,` in an object.
+    Key,
+    Colon,
+    /// After a value inside a container.
+    CommaOrEnd,
+}
+
+/// A number or literal being read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Token {
+    /// Number grammar states (RFC 8259): after `-`, after a leading `0`, in the
+    /// integer digits, after `.`, in the fraction, after `e`, after its sign, in
+    /// the exponent.
+    Minus,
+    Zero,
+    Int,
+    Dot,
+    Frac,
+    Exp,
+    ExpSign,
+    ExpDigits,
+    /// `true`, `false` or `null`, and how many bytes of it were read.
+    Literal(&'static [u8], usize),
+}
+
+impl Token {
+    fn start(b: u8) -> Option<Token> {
+        Some(match b {
+            b'-' => Token::Minus,
+            b'0' => Token::Zero,
+            b'1'..=b'9' => Token::Int,
+            b't' => Token::Literal(b"true", 1),
+            b'f' => Token::Literal(b"false", 1),
+            b'n' => Token::Literal(b"null", 1),
+            _ => return None,
+        })
+    }
+
+    /// The token after `b`, or `None` if `b` cannot continue it.
+    fn next(self, b: u8) -> Option<Token> {
+        use Token::*;
+        Some(match (self, b) {
+            (Minus, b'0') => Zero,
+            (Minus, b'1'..=b'9') | (Int, b'0'..=b'9') => Int,
+            (Zero | Int, b'.') => Dot,
+            (Dot | Frac, b'0'..=b'9') => Frac,
+            (Zero | Int | Frac, b'e' | b'E') => Exp,
+            (Exp, b'+' | b'-') => ExpSign,
+            (Exp | ExpSign | ExpDigits, b'0'..=b'9') => ExpDigits,
+            (Literal(word, n), b) if n < word.len() && word[n] == b => Literal(word, n + 1),
+            _ => return None,
+        })
+    }
+
+    fn complete(self) -> bool {
+        match self {
+            Token::Zero | Token::Int | Token::Frac | Token::ExpDigits => true,
+            Token::Literal(word, n) => n == word.len(),
+            _ => false,
+        }
+    }
+
+    /// Bytes that may follow a token within a record.
+    fn is_token_byte(b: u8) -> bool {
+        b.is_ascii_alphanumeric() || matches!(b, b'-' | b'+' | b'.')
+    }
+}
+
+/// The scanner's state inside one record.
+#[derive(Debug)]
+pub(super) struct Scan {
+    /// Open containers, `{` or `[`.
+    stack: Vec<u8>,
+    expect: Expect,
+    /// Inside a string: whether the next byte is escaped, and how many hex digits
+    /// of a `\u` escape are still due.
+    string: Option<(bool, u8)>,
+    pub(super) token: Option<Token>,
+    /// Set once the record can no longer be valid JSON.
+    broken: Option<Loose>,
+    /// Values begun so far.
+    pub(super) values: u64,
+}
+
+/// A broken record is followed loosely: brackets and strings only.
+#[derive(Debug)]
+struct Loose {
+    depth: usize,
+    in_string: bool,
+    escaped: bool,
+}
+
+pub(super) enum Step {
+    Continue,
+    /// The byte closes the record.
+    EndAfter,
+    /// The record ended just before this byte.
+    EndBefore(Ending),
+}
+
+impl Scan {
+    pub(super) fn new() -> Self {
+        Scan {
+            stack: Vec::new(),
+            expect: Expect::Value,
+            string: None,
+            token: None,
+            broken: None,
+            values: 0,
+        }
+    }
+
+    /// Whether the record can no longer be valid JSON.
+    pub(super) fn is_broken(&self) -> bool {
+        self.broken.is_some()
+    }
+
+    /// A value closed; at depth 0 that is the end of the record.
+    fn value_done(&mut self) -> bool {
+        self.expect = Expect::CommaOrEnd;
+        self.stack.is_empty()
+    }
+
+    /// The record became invalid at `b`.
+    fn break_at(&mut self, b: u8, line_start: bool) -> Step {
+        if line_start && matches!(b, b'{' | b'[') {
+            return Step::EndBefore(Ending::Resync);
+        }
+        if b == b'\n' && self.string.is_some() {
+            return Step::EndBefore(Ending::Resync);
+        }
+        self.broken = Some(Loose {
+            depth: self.stack.len(),
+            in_string: false,
+            escaped: false,
+        });
+        self.token = None;
+        self.string = None;
+        self.loose(b, false)
+    }
+
+    /// A byte of a broken record: it ends at the end of the line where the
+    /// brackets it opened are closed (or at once, if it opened none), or at a
+    /// column-0 bracket.
+    fn loose(&mut self, b: u8, line_start: bool) -> Step {
+        let Some(l) = self.broken.as_mut() else {
+            return Step::Continue;
+        };
+        if b == b'\n' && (l.in_string || l.depth == 0) {
+            return Step::EndBefore(Ending::Complete);
+        }
+        if line_start && matches!(b, b'{' | b'[') {
+            return Step::EndBefore(Ending::Complete);
+        }
+        if l.in_string {
+            if l.escaped {
+                l.escaped = false;
+            } else if b == b'\\' {
+                l.escaped = true;
+            } else if b == b'"' {
+                l.in_string = false;
+            }
+            return Step::Continue;
+        }
+        match b {
+            b'"' => l.in_string = true,
+            b'{' | b'[' => l.depth += 1,
+            b'}' | b']' => l.depth = l.depth.saturating_sub(1),
+            _ => {}
+        }
+        Step::Continue
+    }
+
+    /// Advances over one byte. `line_start`: the byte is the first of its line.
+    /// `in_array`: the record is an element of a top-level array.
+    pub(super) fn step(&mut self, b: u8, line_start: bool, in_array: bool) -> Step {
+        if self.broken.is_some() {
+            return self.loose(b, line_start);
+        }
+        if let Some((escaped, hex)) = self.string {
+            if b < 0x20 {
+                return self.break_at(b, line_start);
+            }
+            self.string = if hex > 0 {
+                if !b.is_ascii_hexdigit() {
+                    return self.break_at(b, line_start);
+                }
+                Some((false, hex - 1))
+            } else if escaped {
+                match b {
+                    b'u' => Some((false, 4)),
+                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some((false, 0)),
+                    _ => return self.break_at(b, line_start),
+                }
+            } else if b == b'\\' {
+                Some((true, 0))
+            } else if b == b'"' {
+                let key = self.expect == Expect::Colon;
+                self.string = None;
+                if key {
+                    return Step::Continue;
+                }
+                return if self.value_done() {
+                    Step::EndAfter
+                } else {
+                    Step::Continue
+                };
+            } else {
+                Some((false, 0))
+            };
+            return Step::Continue;
+        }
+        if let Some(token) = self.token {
+            if let Some(next) = token.next(b) {
+                self.token = Some(next);
+                return Step::Continue;
+            }
+            if Token::is_token_byte(b) || !token.complete() {
+                return self.break_at(b, line_start);
+            }
+            self.token = None;
+            if self.value_done() {
+                return Step::EndBefore(Ending::Complete);
+            }
+        }
+        // A record of a top-level array never runs past a `{` in column 0.
+        if line_start && in_array && b == b'{' && !self.stack.is_empty() {
+            return Step::EndBefore(Ending::Resync);
+        }
+        match (self.expect, b) {
+            (_, b' ' | b'\t' | b'\r' | b'\n') => {}
+            (Expect::Value | Expect::ValueOrEnd, b'{') => {
+                self.values += 1;
+                self.stack.push(b'{');
+                self.expect = Expect::KeyOrEnd;
+            }
+            (Expect::Value | Expect::ValueOrEnd, b'[') => {
+                self.values += 1;
+                self.stack.push(b'[');
+                self.expect = Expect::ValueOrEnd;
+            }
+            (Expect::Value | Expect::ValueOrEnd | Expect::KeyOrEnd | Expect::Key, b'"') => {
+                if matches!(self.expect, Expect::KeyOrEnd | Expect::Key) {
+                    self.expect = Expect::Colon;
+                } else {
+                    self.values += 1;
+                }
+                self.string = Some((false, 0));
+            }
+            (Expect::Value | Expect::ValueOrEnd, _) if Token::start(b).is_some() => {
+                self.values += 1;
+                self.token = Token::start(b);
+            }
+            (Expect::Colon, b':') => self.expect = Expect::Value,
+            (Expect::CommaOrEnd, b',') => {
+                self.expect = if self.stack.last() == Some(&b'{') {
+                    Expect::Key
+                } else {
+                    Expect::Value
+                };
+            }
+            (Expect::CommaOrEnd, b'}') | (Expect::KeyOrEnd, b'}')
+                if self.stack.last() == Some(&b'{') =>
+            {
+                self.stack.pop();
+                if self.value_done() {
+                    return Step::EndAfter;
+                }
+            }
+            (Expect::CommaOrEnd | Expect::ValueOrEnd, b']') if self.stack.last() == Some(&b'[') => {
+                self.stack.pop();
+                if self.value_done() {
+                    return Step::EndAfter;
+                }
+            }
+            _ => return self.break_at(b, line_start),
+        }
+        Step::Continue
+    }
+
+    /// Inside a valid string, after its quote or an escape: how many of the
+    /// bytes `rest` starts with are plain characters that [`Scan::step`] would
+    /// only pass over (none is a quote, a backslash, a control character or a
+    /// newline, so none ends a line or the record).
+    pub(super) fn plain_string_run(&self, rest: &[u8]) -> usize {
+        if self.string != Some((false, 0)) || self.broken.is_some() {
+            return 0;
+        }
+        rest.iter()
+            .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+            .unwrap_or(rest.len())
+    }
+
+    /// Whether the record holds a whole value at the end of the input.
+    pub(super) fn complete_at_eof(&self) -> bool {
+        self.broken.is_none()
+            && self.string.is_none()
+            && self.stack.is_empty()
+            && self.token.is_some_and(Token::complete)
+    }
+}
+
+/// Bytes that end the plain run of a string: a quote, a backslash or a control
+/// character (a newline among them).
+const STRING_STOP: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = true;
+        b += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
+
+/// Nesting beyond this leaves a record to [`Scan`].
+const MAX_LINE_DEPTH: u32 = 64;
+
+/// The JSON Lines fast path. When `bytes` starts with an object or array that
+/// closes before any newline, returns its length and how many values it holds:
+/// exactly what [`Scan`] frames from the same bytes, since inside one line the
+/// framing rules are JSON's grammar alone. Returns `None` for anything else (a
+/// newline before the value closes, a syntax error, the end of `bytes`, nesting
+/// deeper than 64); the framer then scans the record byte by byte.
+pub(super) fn one_line_value(bytes: &[u8]) -> Option<(usize, u64)> {
+    let mut line = Line { bytes, at: 0 };
+    let mut values = 0u64;
+    // One bit per open container, set for an object; `depth` of them are open.
+    let mut objects = 0u64;
+    let mut depth = 0u32;
+    if !matches!(bytes.first(), Some(b'{' | b'[')) {
+        return None;
+    }
+    loop {
+        // A value.
+        match line.skip_space()? {
+            open @ (b'{' | b'[') => {
+                if depth == MAX_LINE_DEPTH {
+                    return None;
+                }
+                values += 1;
+                line.at += 1;
+                objects = objects << 1 | u64::from(open == b'{');
+                depth += 1;
+                let close = if open == b'{' { b'}' } else { b']' };
+                if line.skip_space()? != close {
+                    if open == b'{' {
+                        line.key()?;
+                    }
+                    continue;
+                }
+                line.at += 1;
+                objects >>= 1;
+                depth -= 1;
+            }
+            b'"' => {
+                values += 1;
+                line.string()?;
+            }
+            b'-' | b'0'..=b'9' => {
+                values += 1;
+                line.number()?;
+            }
+            b't' | b'f' | b'n' => {
+                values += 1;
+                line.literal()?;
+            }
+            _ => return None,
+        }
+        // After a value: a comma, or the end of its container.
+        loop {
+            if depth == 0 {
+                return Some((line.at, values));
+            }
+            let in_object = objects & 1 == 1;
+            match line.skip_space()? {
+                b',' => {
+                    line.at += 1;
+                    if in_object {
+                        line.skip_space()?;
+                        line.key()?;
+                    }
+                    break;
+                }
+                b'}' if in_object => {}
+                b']' if !in_object => {}
+                _ => return None,
+            }
+            line.at += 1;
+            objects >>= 1;
+            depth -= 1;
+        }
+    }
+}
+
+/// A cursor over one line for [`one_line_value`]; each method returns `None` where
+/// the line stops being valid JSON.
+struct Line<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Line<'_> {
+    /// Skips spaces, tabs and carriage returns; returns the next byte.
+    fn skip_space(&mut self) -> Option<u8> {
+        loop {
+            let b = *self.bytes.get(self.at)?;
+            if !matches!(b, b' ' | b'\t' | b'\r') {
+                return Some(b);
+            }
+            self.at += 1;
+        }
+    }
+
+    fn next(&mut self) -> Option<u8> {
+        let b = *self.bytes.get(self.at)?;
+        self.at += 1;
+        Some(b)
+    }
+
+    /// At a key's opening quote: the key, the space after it and its colon.
+    fn key(&mut self) -> Option<()> {
+        if self.bytes.get(self.at) != Some(&b'"') {
+            return None;
+        }
+        self.string()?;
+        (self.skip_space()? == b':').then(|| self.at += 1)
+    }
+
+    /// At an opening quote: the string through its closing quote.
+    fn string(&mut self) -> Option<()> {
+        self.at += 1;
+        loop {
+            let rest = self.bytes.get(self.at..)?;
+            self.at += rest.iter().position(|&b| STRING_STOP[usize::from(b)])?;
+            match self.next()? {
+                b'"' => return Some(()),
+                b'\\' => match self.next()? {
+                    b'u' => {
+                        for _ in 0..4 {
+                            if !self.next()?.is_ascii_hexdigit() {
+                                return None;
+                            }
+                        }
+                    }
+                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {}
+                    _ => return None,
+                },
+                _ => return None,
+            }
+        }
+    }
+
+    /// One or more digits.
+    fn digits(&mut self) -> Option<()> {
+        let start = self.at;
+        while self.bytes.get(self.at).is_some_and(u8::is_ascii_digit) {
+            self.at += 1;
+        }
+        (self.at > start).then_some(())
+    }
+
+    /// A number (RFC 8259). What follows a number or a literal is checked as
+    /// what follows any value: a byte that could continue a token is no comma,
+    /// bracket or space, so the line is no longer valid there.
+    fn number(&mut self) -> Option<()> {
+        if self.bytes[self.at] == b'-' {
+            self.at += 1;
+        }
+        if self.bytes.get(self.at) == Some(&b'0') {
+            self.at += 1;
+        } else {
+            self.digits()?;
+        }
+        if self.bytes.get(self.at) == Some(&b'.') {
+            self.at += 1;
+            self.digits()?;
+        }
+        if matches!(self.bytes.get(self.at), Some(b'e' | b'E')) {
+            self.at += 1;
+            if matches!(self.bytes.get(self.at), Some(b'+' | b'-')) {
+                self.at += 1;
+            }
+            self.digits()?;
+        }
+        Some(())
+    }
+
+    /// `true`, `false` or `null`.
+    fn literal(&mut self) -> Option<()> {
+        let word: &[u8] = match self.bytes[self.at] {
+            b't' => b"true",
+            b'f' => b"false",
+            _ => b"null",
+        };
+        if !self.bytes[self.at..].starts_with(word) {
+            return None;
+        }
+        self.at += word.len();
+        Some(())
+    }
+}
