@@ -3,7 +3,13 @@
 //! Maps tool names to compiled validators. A schema directory is indexed by
 //! listing it (`<tool>.json`, tool name = file stem); a schema is read and compiled
 //! the first time a call needs it, then cached. A tool name is only ever looked up
-//! in that index: it never becomes part of a filesystem path.
+//! in that listing: it never becomes part of a filesystem path.
+//!
+//! What a listing costs is paid only where it is needed. With one directory as
+//! the only source, its names are kept as listed: the first few lookups compare
+//! names one by one, the hash index is built after that (a stream), and the sorted
+//! order only for what shows it (names, suggestions, aliases). A one-call process
+//! against thousands of schemas never sorts or hashes them.
 //!
 //! `$ref` may point at sibling files of the same directory (read through a
 //! retriever that refuses anything outside it, symlinks included) and at documents
@@ -14,6 +20,7 @@
 use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use jsonschema::{PatternOptions, Validator};
@@ -101,7 +108,9 @@ enum Origin {
 struct Entry {
     name: String,
     origin: Origin,
-    compiled: OnceLock<Result<Tool, SchemaError>>,
+    /// Boxed: a directory of thousands of tools is listed into entries of a few
+    /// words each, and only the tools called grow to a compiled validator.
+    compiled: OnceLock<Box<Result<Tool, SchemaError>>>,
 }
 
 /// The result of looking up a tool by name.
@@ -145,8 +154,18 @@ struct Aliases {
 /// All tools from all `--schemas` sources, in source order.
 #[derive(Debug, Default)]
 pub struct Registry {
+    /// Every tool once. In the registry's order, except for a lone directory
+    /// (`listed`), whose tools are in the order the system listed them.
     entries: Vec<Entry>,
-    by_name: HashMap<String, usize, FnvBuild>,
+    /// Set when `entries` is one directory, unsorted and not yet indexed.
+    listed: bool,
+    /// Name to entry; built while loading, or (`listed`) on first need.
+    by_name: OnceLock<HashMap<String, usize, FnvBuild>>,
+    /// Lookups made by comparing names one by one, before `by_name` is built.
+    scans: AtomicU32,
+    /// Entries in the registry's order: sources in order, a directory's tools
+    /// sorted by name, a list's in its order. Built on first need.
+    order: OnceLock<Vec<usize>>,
     /// Problems that do not stop the run (duplicate names, skipped files).
     pub warnings: Vec<String>,
     /// `--ref-map`: remote references served from local directories.
@@ -165,7 +184,8 @@ impl Registry {
                 problem: IoCause(e).into(),
             })?;
             if meta.is_dir() {
-                reg.index_dir(source)?;
+                // A lone directory holds each name once: nothing to check against.
+                reg.index_dir(source, sources.len() == 1)?;
             } else {
                 reg.index_list_file(source)?;
             }
@@ -218,14 +238,42 @@ impl Registry {
         self
     }
 
-    /// Tool names in index order.
+    /// Tool names in the registry's order.
     pub fn names(&self) -> impl ExactSizeIterator<Item = &str> {
-        self.entries.iter().map(|e| e.name.as_str())
+        self.order().iter().map(|&i| self.entries[i].name.as_str())
+    }
+
+    /// Entry indexes in the registry's order (see [`Registry::order`]).
+    fn order(&self) -> &[usize] {
+        self.order.get_or_init(|| {
+            let mut order: Vec<usize> = (0..self.entries.len()).collect();
+            if self.listed {
+                order.sort_unstable_by(|&a, &b| self.entries[a].name.cmp(&self.entries[b].name));
+            }
+            order
+        })
+    }
+
+    /// The entry of the tool called `name`.
+    fn find(&self, name: &str) -> Option<usize> {
+        /// Lookups answered by comparing names before the index is built.
+        const SCANS: u32 = 8;
+        if let Some(by_name) = self.by_name.get() {
+            return by_name.get(name).copied();
+        }
+        if self.scans.fetch_add(1, Ordering::Relaxed) < SCANS {
+            return self.entries.iter().position(|e| e.name == name);
+        }
+        let by_name = self.by_name.get_or_init(|| {
+            let names = self.entries.iter().enumerate();
+            names.map(|(i, e)| (e.name.clone(), i)).collect()
+        });
+        by_name.get(name).copied()
     }
 
     /// Whether a tool of this name is declared (nothing is compiled).
     pub fn contains(&self, name: &str) -> bool {
-        self.by_name.contains_key(name)
+        self.find(name).is_some()
     }
 
     /// How many tools.
@@ -240,13 +288,14 @@ impl Registry {
 
     /// The file a tool's schema comes from.
     pub fn source(&self, name: &str) -> Option<PathBuf> {
-        Some(self.entries[*self.by_name.get(name)?].file())
+        Some(self.entries[self.find(name)?].file())
     }
 
     fn aliases(&self) -> &Aliases {
         self.aliases.get_or_init(|| {
             let mut a = Aliases::default();
-            for (i, e) in self.entries.iter().enumerate() {
+            for &i in self.order() {
+                let e = &self.entries[i];
                 let norm = crate::suggest::normalise(&e.name);
                 a.by_normalised.entry(norm.clone()).or_default().push(i);
                 a.normalised.push(norm);
@@ -290,24 +339,33 @@ impl Registry {
             };
         }
         let a = self.aliases();
-        let pairs = self.entries.iter().zip(&a.normalised);
-        crate::suggest::closest_normalised(name, pairs.map(|(e, n)| (e.name.as_str(), n.as_str())))
+        let names = self.names().zip(&a.normalised);
+        crate::suggest::closest_normalised(name, names.map(|(e, n)| (e, n.as_str())))
     }
 
     /// Looks a tool up, compiling its schema on first use.
     pub fn lookup(&self, name: &str) -> Lookup<'_> {
-        let Some(&i) = self.by_name.get(name) else {
+        let Some(i) = self.find(name) else {
             return Lookup::Unknown;
         };
         let entry = &self.entries[i];
-        match entry.compiled.get_or_init(|| compile(entry, &self.ref_map)) {
+        let compiled = entry
+            .compiled
+            .get_or_init(|| Box::new(compile(entry, &self.ref_map)));
+        match &**compiled {
             Ok(tool) => Lookup::Found(tool),
             Err(e) => Lookup::Broken(e),
         }
     }
 
+    /// Adds a tool unless an earlier one has its name (then warns). Not for a
+    /// `listed` registry.
     fn add(&mut self, name: String, origin: Origin) {
-        if self.by_name.contains_key(&name) {
+        if self.by_name.get().is_none() {
+            self.by_name = OnceLock::from(HashMap::default());
+        }
+        let by_name = self.by_name.get_mut().expect("set above");
+        if by_name.contains_key(&name) {
             let entry = Entry {
                 name,
                 origin,
@@ -320,7 +378,7 @@ impl Registry {
             ));
             return;
         }
-        self.by_name.insert(name.clone(), self.entries.len());
+        by_name.insert(name.clone(), self.entries.len());
         self.entries.push(Entry {
             name,
             origin,
@@ -328,7 +386,9 @@ impl Registry {
         });
     }
 
-    fn index_dir(&mut self, dir: &Path) -> Result<(), SourceError> {
+    /// Lists a directory's tools. `alone`: it is the only source, so its names
+    /// are kept as listed (see the module's notes).
+    fn index_dir(&mut self, dir: &Path, alone: bool) -> Result<(), SourceError> {
         let err = |e: std::io::Error| SourceError {
             path: dir.to_owned(),
             problem: IoCause(e).into(),
@@ -336,24 +396,36 @@ impl Registry {
         // Names only: no path is built and no file is read until a call needs it.
         let mut names = Vec::new();
         for item in fs::read_dir(dir).map_err(err)? {
-            let file_name = item.map_err(err)?.file_name();
-            let Some(file_name) = file_name.to_str() else {
-                self.warnings.push(format!(
-                    "{}: file name is not UTF-8; skipped",
-                    dir.join(&file_name).display()
-                ));
-                continue;
-            };
-            match file_name.strip_suffix(".json") {
-                // `_name.json` holds shared definitions for `$ref`, not a tool.
-                Some(stem) if !stem.is_empty() && !stem.starts_with('_') => {
-                    names.push(stem.to_owned());
+            let mut name = match item.map_err(err)?.file_name().into_string() {
+                Ok(name) => name,
+                Err(file_name) => {
+                    self.warnings.push(format!(
+                        "{}: file name is not UTF-8; skipped",
+                        dir.join(&file_name).display()
+                    ));
+                    continue;
                 }
-                _ => {}
+            };
+            // `_name.json` holds shared definitions for `$ref`, not a tool.
+            if name.len() > ".json".len() && name.ends_with(".json") && !name.starts_with('_') {
+                name.truncate(name.len() - ".json".len());
+                names.push(name);
             }
         }
-        names.sort_unstable();
         let dir: Arc<Path> = Arc::from(dir);
+        if alone {
+            self.listed = true;
+            self.entries = names
+                .into_iter()
+                .map(|name| Entry {
+                    name,
+                    origin: Origin::File(Arc::clone(&dir)),
+                    compiled: OnceLock::new(),
+                })
+                .collect();
+            return Ok(());
+        }
+        names.sort_unstable();
         for name in names {
             self.add(name, Origin::File(Arc::clone(&dir)));
         }

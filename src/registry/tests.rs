@@ -39,6 +39,49 @@ fn directory_is_indexed_by_stem_and_compiled_lazily() {
     assert!(matches!(reg.lookup("notes"), Lookup::Unknown));
 }
 
+/// A lone directory is kept as listed: its names come out sorted all the same,
+/// and lookups answer alike before the index is built (the first few, by
+/// comparing names) and after, for every name, as two sources (indexed while
+/// loading) answer.
+#[test]
+fn a_lone_directory_answers_as_an_indexed_one() {
+    let names: Vec<String> = (0..40)
+        .map(|i| format!("t{}_{}", (i * 7919) % 97, i))
+        .collect();
+    let files: Vec<(String, &str)> = names
+        .iter()
+        .map(|n| (format!("{n}.json"), r#"{"type":"object"}"#))
+        .collect();
+    let refs: Vec<(&str, &str)> = files.iter().map(|(f, t)| (f.as_str(), *t)).collect();
+    let dir = dir_with(&refs);
+    let empty = tempfile::tempdir().unwrap();
+    let lone = Registry::load(&[dir.path().to_owned()]).unwrap();
+    let indexed = Registry::load(&[empty.path().to_owned(), dir.path().to_owned()]).unwrap();
+    assert!(lone.listed && !indexed.listed);
+    let mut sorted = names.clone();
+    sorted.sort();
+    // Lookups before the names are sorted, across the switch to the index.
+    for name in ["T0_0", "nope"]
+        .into_iter()
+        .chain(names.iter().map(String::as_str))
+    {
+        assert_eq!(lone.contains(name), indexed.contains(name), "{name}");
+        assert_eq!(lone.source(name), indexed.source(name), "{name}");
+    }
+    assert!(
+        lone.by_name.get().is_some(),
+        "a stream of lookups builds the index"
+    );
+    assert_eq!(lone.names().collect::<Vec<_>>(), sorted);
+    assert_eq!(indexed.names().collect::<Vec<_>>(), sorted);
+    assert_eq!(lone.closest("t0_O"), indexed.closest("t0_O"));
+    assert_eq!(
+        lone.same_normalised("T0-0"),
+        indexed.same_normalised("T0-0")
+    );
+    assert!(matches!(lone.lookup("t0_0"), Lookup::Found(_)));
+}
+
 #[test]
 fn sibling_ref_works_and_escaping_ref_is_refused() {
     let dir = dir_with(&[
