@@ -1,11 +1,14 @@
 //! `--jobs N`: the pure stages of each record (parse, extract, judge) on `N`
-//! worker threads; framing and everything after judging on the calling thread,
-//! in input order, so results, loop detection and statistics are the same as
-//! with one job.
+//! threads, the calling thread and `N - 1` workers; framing and everything after
+//! judging on the calling thread, in input order, so results, loop detection and
+//! statistics are the same as with one job.
 //!
-//! Records go to the workers in batches, batch `k` to worker `k mod N`, and come
-//! back from that worker's queue in the same order: no reorder buffer is needed.
-//! At most [`DEPTH`] batches per worker (and [`IN_FLIGHT_BYTES`] of records) are
+//! Records go out in batches, each to a worker with room in its queue, or, when
+//! every queue is full, prepared by the calling thread itself (so `N` threads
+//! keep `N` cores busy, and none waits while there is work). Each batch in flight
+//! remembers where it went, and a worker's results come back in the order it was
+//! given batches: results are written in input order without a reorder buffer.
+//! At most [`DEPTH`] batches per thread (and [`IN_FLIGHT_BYTES`] of records) are
 //! in flight; past that, the oldest batch is written before more is read, so
 //! memory does not grow with the input. Before a read that may block, every
 //! batch in flight is written and flushed: the filter stays live. (Which reads
@@ -13,7 +16,7 @@
 
 use std::collections::VecDeque;
 use std::io::Read;
-use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 use std::thread::{self, Scope};
 
 use super::record::Prepared;
@@ -26,14 +29,13 @@ use crate::provider::stream::Streams;
 const BATCH_RECORDS: usize = 64;
 /// A batch is sent once its records hold this many bytes.
 const BATCH_BYTES: usize = 64 * 1024;
-/// Batches in flight per worker.
+/// Batches in flight per thread.
 pub(super) const DEPTH: usize = 4;
 /// Bytes of records in flight, whatever the number of batches (records can be
 /// large).
 pub(super) const IN_FLIGHT_BYTES: usize = 8 << 20;
 
-/// The number of worker threads `jobs` asks for: itself, or with `0` one per
-/// core.
+/// The number of threads `jobs` asks for: itself, or with `0` one per core.
 pub(super) fn resolve(jobs: usize) -> usize {
     match jobs {
         0 => thread::available_parallelism().map_or(1, usize::from),
@@ -60,17 +62,39 @@ impl Batch {
 }
 
 /// The batches between the framer and the sink.
-struct Pipeline {
-    /// Each worker's queue in, and its results out.
-    workers: Vec<(Sender<Batch>, Receiver<Vec<Prepared>>)>,
+struct Pipeline<'scope> {
+    /// Each worker's queue in, its results out, and how many of its batches are
+    /// in flight.
+    workers: Vec<Worker>,
+    /// The calling thread's own preparing: the filter, the source's name, and its
+    /// fork of the sink.
+    filter: Filter<'scope>,
+    source: &'scope str,
+    fork: Option<Printer<Vec<u8>>>,
     /// Records not sent yet.
     batch: Batch,
-    /// Batches sent, counted from the start.
-    sent: usize,
-    /// Bytes of each batch in flight (sent, not written), oldest first.
-    in_flight: VecDeque<usize>,
+    /// The batches sent and not written, oldest first.
+    in_flight: VecDeque<Sent>,
     in_flight_bytes: usize,
     streams: Streams,
+}
+
+struct Worker {
+    batches: Sender<Batch>,
+    results: Receiver<Vec<Prepared>>,
+    queued: usize,
+}
+
+/// A batch in flight: its size, and the worker preparing it, or its records
+/// prepared by the calling thread.
+struct Sent {
+    bytes: usize,
+    to: To,
+}
+
+enum To {
+    Worker(usize),
+    Done(Vec<Prepared>),
 }
 
 impl Filter<'_> {
@@ -127,44 +151,43 @@ struct Out<'a, 'r, S> {
     printer: &'a mut S,
 }
 
-impl Pipeline {
-    /// Starts a worker in `scope` for each of `forks`, each preparing the records
-    /// of `source` (and writing what it can with its fork of the sink).
-    fn start<'scope>(
+impl<'scope> Pipeline<'scope> {
+    /// Keeps the first of `forks` for the calling thread and starts a worker in
+    /// `scope` for each of the others, each preparing the records of `source` (and
+    /// writing what it can with its fork of the sink).
+    fn start(
         filter: Filter<'scope>,
         scope: &'scope Scope<'scope, '_>,
         forks: Vec<Option<Printer<Vec<u8>>>>,
         source: &'scope str,
     ) -> Self {
+        let mut forks = forks.into_iter();
+        let own = forks.next().flatten();
         let workers = forks
-            .into_iter()
             .map(|mut fork| {
                 let (to_worker, batches) = channel::<Batch>();
                 let (results, from_worker) = channel::<Vec<Prepared>>();
                 scope.spawn(move || {
                     for batch in batches {
-                        let mut start = 0;
-                        let prepared = batch
-                            .records
-                            .iter()
-                            .map(|(meta, end)| {
-                                let bytes = &batch.bytes[start..*end];
-                                start = *end;
-                                filter.prepare(meta, bytes, source, fork.as_mut())
-                            })
-                            .collect();
+                        let prepared = prepare(filter, &batch, source, fork.as_mut());
                         if results.send(prepared).is_err() {
                             break;
                         }
                     }
                 });
-                (to_worker, from_worker)
+                Worker {
+                    batches: to_worker,
+                    results: from_worker,
+                    queued: 0,
+                }
             })
             .collect();
         Pipeline {
             workers,
+            filter,
+            source,
+            fork: own,
             batch: Batch::with_capacity(),
-            sent: 0,
             in_flight: VecDeque::new(),
             in_flight_bytes: 0,
             streams: Streams::default(),
@@ -186,27 +209,41 @@ impl Pipeline {
         Ok(())
     }
 
-    /// Sends the batch to the next worker, first writing the oldest batches
-    /// while too much is in flight.
+    /// Sends the batch to the worker with the fewest batches, or prepares it on
+    /// this thread when every worker has [`DEPTH`]; first writes the batches that
+    /// are ready, and the oldest while too much is in flight.
     fn send<S: Sink>(&mut self, out: &mut Out<'_, '_, S>) -> Result<(), StreamError> {
         if self.batch.records.is_empty() {
             return Ok(());
         }
+        while self.write_oldest(out, false)? {}
         while !self.in_flight.is_empty()
-            && (self.in_flight.len() >= DEPTH * self.workers.len()
+            && (self.in_flight.len() >= DEPTH * (self.workers.len() + 1)
                 || self.in_flight_bytes + self.batch.bytes.len() > IN_FLIGHT_BYTES)
         {
-            self.write_oldest(out)?;
+            self.write_oldest(out, true)?;
         }
         let batch = std::mem::replace(&mut self.batch, Batch::with_capacity());
         let bytes = batch.bytes.len();
-        let worker = &self.workers[self.sent % self.workers.len()];
-        worker
-            .0
-            .send(batch)
-            .expect("a filter worker stopped (it panicked)");
-        self.sent += 1;
-        self.in_flight.push_back(bytes);
+        let least = (0..self.workers.len()).min_by_key(|&w| self.workers[w].queued);
+        let to = match least.filter(|&w| self.workers[w].queued < DEPTH) {
+            Some(w) => {
+                let worker = &mut self.workers[w];
+                worker
+                    .batches
+                    .send(batch)
+                    .expect("a filter worker stopped (it panicked)");
+                worker.queued += 1;
+                To::Worker(w)
+            }
+            None => To::Done(prepare(
+                self.filter,
+                &batch,
+                self.source,
+                self.fork.as_mut(),
+            )),
+        };
+        self.in_flight.push_back(Sent { bytes, to });
         self.in_flight_bytes += bytes;
         Ok(())
     }
@@ -214,24 +251,47 @@ impl Pipeline {
     /// Sends what is batched and writes every batch in flight.
     fn drain<S: Sink>(&mut self, out: &mut Out<'_, '_, S>) -> Result<(), StreamError> {
         self.send(out)?;
-        while !self.in_flight.is_empty() {
-            self.write_oldest(out)?;
-        }
+        while self.write_oldest(out, true)? {}
         Ok(())
     }
 
-    /// Waits for the oldest batch in flight and writes its results.
-    fn write_oldest<S: Sink>(&mut self, out: &mut Out<'_, '_, S>) -> Result<(), StreamError> {
-        let Some(bytes) = self.in_flight.pop_front() else {
-            return Ok(());
+    /// Writes the results of the oldest batch in flight, waiting for them if
+    /// `wait`. Returns whether there was one to write.
+    fn write_oldest<S: Sink>(
+        &mut self,
+        out: &mut Out<'_, '_, S>,
+        wait: bool,
+    ) -> Result<bool, StreamError> {
+        let Some(oldest) = self.in_flight.front_mut() else {
+            return Ok(false);
         };
-        // Batches written so far went to the workers in turn.
-        let oldest = self.sent - self.in_flight.len() - 1;
-        let worker = &self.workers[oldest % self.workers.len()];
-        let prepared = worker
-            .1
-            .recv()
-            .expect("a filter worker stopped (it panicked)");
+        let prepared = match &mut oldest.to {
+            To::Done(prepared) => std::mem::take(prepared),
+            // A worker returns its batches in the order it was given them, and
+            // the oldest in flight is the oldest it has.
+            To::Worker(w) => {
+                let worker = &mut self.workers[*w];
+                let result = if wait {
+                    worker
+                        .results
+                        .recv()
+                        .map_err(|_| TryRecvError::Disconnected)
+                } else {
+                    worker.results.try_recv()
+                };
+                match result {
+                    Ok(prepared) => {
+                        worker.queued -= 1;
+                        prepared
+                    }
+                    Err(TryRecvError::Empty) => return Ok(false),
+                    Err(TryRecvError::Disconnected) => {
+                        panic!("a filter worker stopped (it panicked)")
+                    }
+                }
+            }
+        };
+        let bytes = self.in_flight.pop_front().map_or(0, |sent| sent.bytes);
         self.in_flight_bytes -= bytes;
         for record in prepared {
             out.filter.deliver(
@@ -242,8 +302,27 @@ impl Pipeline {
                 out.printer,
             )?;
         }
-        Ok(())
+        Ok(true)
     }
+}
+
+/// Prepares a batch's records, in order.
+fn prepare(
+    filter: Filter<'_>,
+    batch: &Batch,
+    source: &str,
+    mut fork: Option<&mut Printer<Vec<u8>>>,
+) -> Vec<Prepared> {
+    let mut start = 0;
+    batch
+        .records
+        .iter()
+        .map(|(meta, end)| {
+            let bytes = &batch.bytes[start..*end];
+            start = *end;
+            filter.prepare(meta, bytes, source, fork.as_deref_mut())
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -258,22 +337,28 @@ mod tests {
     use std::io;
     use std::path::PathBuf;
 
-    /// Counts the results written.
+    /// Counts the results written, and checks they come in input order.
     struct Count(usize);
-    impl Sink for Count {
-        fn call(&mut self, _: Position, _: Call, _: Verdict) -> io::Result<()> {
-            self.0 += 1;
-            Ok(())
-        }
-        fn record(&mut self, _: Position, _: Verdict) -> io::Result<()> {
+    impl Count {
+        fn next(&mut self, at: Position) -> io::Result<()> {
+            assert_eq!(at.index, self.0 as u64, "results out of order");
             self.0 += 1;
             Ok(())
         }
     }
+    impl Sink for Count {
+        fn call(&mut self, at: Position, _: Call, _: Verdict) -> io::Result<()> {
+            self.next(at)
+        }
+        fn record(&mut self, at: Position, _: Verdict) -> io::Result<()> {
+            self.next(at)
+        }
+    }
 
-    /// Pushes `n` copies of `bytes` through a two-worker pipeline, never letting
-    /// it drain; after each, at most `cap` records may be pushed and not written.
-    fn push_without_draining(bytes: &[u8], n: usize, cap: usize) {
+    /// Pushes `n` copies of `bytes` through a pipeline of `threads` (the calling
+    /// one and workers), never letting it drain; after each, at most `cap` records
+    /// may be pushed and not written.
+    fn push_without_draining(bytes: &[u8], n: usize, threads: usize, cap: usize) {
         let registry =
             Registry::load(&[PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("schemas")]).unwrap();
         let options = Options::default();
@@ -290,7 +375,8 @@ mod tests {
             printer: &mut sink,
         };
         thread::scope(|scope| {
-            let mut pipe = Pipeline::start(filter, scope, vec![None, None], "stdin");
+            let forks = (0..threads).map(|_| None).collect();
+            let mut pipe = Pipeline::start(filter, scope, forks, "stdin");
             let mut most = 0;
             for i in 0..n {
                 let meta = RecordMeta {
@@ -311,14 +397,22 @@ mod tests {
     }
 
     #[test]
-    fn batches_in_flight_are_capped() {
+    fn batches_in_flight_are_capped_and_written_in_order() {
         let call = br#"{"name":"read","arguments":{"file_path":"/a/b.rs"}}"#;
-        push_without_draining(call, 20_000, (2 * DEPTH + 1) * BATCH_RECORDS);
+        for threads in [2, 3] {
+            push_without_draining(call, 20_000, threads, (threads * DEPTH + 1) * BATCH_RECORDS);
+        }
+    }
+
+    #[test]
+    fn with_no_worker_the_calling_thread_prepares_every_batch() {
+        let call = br#"{"name":"read","arguments":{"file_path":"/a/b.rs"}}"#;
+        push_without_draining(call, 2_000, 1, (DEPTH + 1) * BATCH_RECORDS);
     }
 
     #[test]
     fn bytes_in_flight_are_capped() {
         let big = vec![b'x'; 2 << 20];
-        push_without_draining(&big, 40, IN_FLIGHT_BYTES / big.len() + 1);
+        push_without_draining(&big, 40, 2, IN_FLIGHT_BYTES / big.len() + 1);
     }
 }
