@@ -98,7 +98,8 @@ enum To {
 }
 
 impl Filter<'_> {
-    /// [`Filter::stream`] with `jobs` (at least 2) worker threads.
+    /// [`Filter::stream`] on `jobs` (at least 2) threads: this one and `jobs - 1`
+    /// workers.
     pub(super) fn stream_jobs<R: Read, S: Sink>(
         &self,
         jobs: usize,
