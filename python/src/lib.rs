@@ -583,7 +583,7 @@ impl Toolset {
     ) -> PyResult<Vec<Py<CheckResult>>> {
         let lines = py.detach(|| {
             let mut sink = Collect::default();
-            let summary = &mut Summary::default();
+            let summary = &mut Summary::default().without_per_tool();
             self.run(&self.options, summary, text, tool, at, &mut sink)
                 .map(|()| sink.lines)
         })?;
@@ -744,7 +744,7 @@ impl Toolset {
         Session {
             toolset: slf.clone().unbind(),
             options,
-            state: Mutex::new((Summary::default(), 0)),
+            state: Mutex::new((Summary::default().without_per_tool(), 0)),
         }
     }
 
@@ -818,7 +818,7 @@ impl Checks {
                     // Each record is numbered by its place in the iterable, even
                     // one that is only whitespace (which has no result).
                     let at = Place::record(source, first + i as u64);
-                    let summary = &mut Summary::default();
+                    let summary = &mut Summary::default().without_per_tool();
                     toolset.run(&toolset.options, summary, text, None, at, &mut sink)?;
                 }
                 Ok::<_, PyErr>(sink.lines)

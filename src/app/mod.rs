@@ -147,7 +147,10 @@ fn filter(cli: &FilterArgs) -> anyhow::Result<Ended> {
         .to(cli.to.map(|p| p.0))
         .colour(colour::on(colour::Stream::Stdout))
         .diagnostics(|message| report("error:", message));
-    let mut summary = Summary::default();
+    let mut summary = match cli.stats {
+        true => Summary::default(),
+        false => Summary::default().without_per_tool(),
+    };
     let mut input_failed = false;
     let inputs: Vec<String> = if cli.files.is_empty() {
         vec!["-".to_owned()]

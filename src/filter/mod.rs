@@ -225,7 +225,7 @@ pub struct Summary {
     pub broken_records: u64,
     /// All calls.
     pub total: Counts,
-    /// Calls per tool.
+    /// Calls per tool; left empty by a summary made [`Summary::without_per_tool`].
     pub per_tool: BTreeMap<String, Counts>,
     /// Repairs made, by kind.
     pub repairs: BTreeMap<&'static str, u64>,
@@ -235,9 +235,20 @@ pub struct Summary {
     pub schema_faults: u64,
     /// Tools whose broken schema the operator has been told about.
     pub broken_tools: BTreeSet<String>,
+    /// Whether `per_tool` is left empty.
+    no_per_tool: bool,
 }
 
 impl Summary {
+    /// A summary that keeps no per-tool counts: each call then costs no lookup
+    /// by tool name (the binary keeps them only for `--stats`).
+    pub fn without_per_tool(self) -> Self {
+        Summary {
+            no_per_tool: true,
+            ..self
+        }
+    }
+
     pub(crate) fn count(&mut self, tool: &str, verdict: &Verdict) {
         let repairs = verdict.repairs.iter().map(|r| r.kind.name());
         self.count_parts(tool, verdict.status, verdict.fault, repairs);
@@ -253,12 +264,14 @@ impl Summary {
         repairs: impl Iterator<Item = &'static str>,
     ) {
         self.total.add(status);
-        match self.per_tool.get_mut(tool) {
-            Some(c) => c.add(status),
-            None => {
-                let mut c = Counts::default();
-                c.add(status);
-                self.per_tool.insert(tool.to_owned(), c);
+        if !self.no_per_tool {
+            match self.per_tool.get_mut(tool) {
+                Some(c) => c.add(status),
+                None => {
+                    let mut c = Counts::default();
+                    c.add(status);
+                    self.per_tool.insert(tool.to_owned(), c);
+                }
             }
         }
         if fault == Fault::Schema {

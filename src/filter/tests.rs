@@ -422,3 +422,52 @@ proptest! {
         prop_assert_eq!(one, many);
     }
 }
+
+#[test]
+fn a_summary_without_per_tool_counts_the_rest_alike() {
+    let input = concat!(
+        r#"{"name":"read","arguments":{"file_path":"/a"}}"#,
+        "\n",
+        r#"{"name":"read","arguments":{"filePath":"/a","offset":"2"}}"#,
+        "\n",
+        r#"{"name":"bash","arguments":{}}"#,
+        "\n",
+        "{not json\n",
+    );
+    let run = |summary: &mut Summary| {
+        Filter {
+            registry: shipped(),
+            options: &Options::default(),
+        }
+        .stream(
+            Input::new(input.as_bytes(), "stdin"),
+            &mut Printer::new(Vec::new(), Format::Args),
+            summary,
+        )
+        .unwrap();
+    };
+    let (mut all, mut lean) = (Summary::default(), Summary::default().without_per_tool());
+    run(&mut all);
+    run(&mut lean);
+    let read = Counts {
+        calls: 2,
+        valid: 1,
+        repaired: 1,
+        rejected: 0,
+    };
+    assert_eq!(all.per_tool.get("read"), Some(&read));
+    assert_eq!(all.per_tool.len(), 2);
+    assert!(lean.per_tool.is_empty());
+    assert_eq!(lean.total, all.total);
+    assert_eq!(lean.repairs, all.repairs);
+    assert_eq!(
+        (lean.records, lean.broken_records, lean.failures()),
+        (4, 1, 2)
+    );
+    // Without the per-tool table, `--stats` prints the totals line alone.
+    assert_eq!(
+        lean.to_string().lines().next(),
+        all.to_string().lines().next()
+    );
+    assert!(!lean.to_string().contains("repair rate"));
+}
