@@ -312,28 +312,27 @@ impl fmt::Display for Summary {
             let n = self.records_without_calls;
             write!(f, ", {n} {} without calls", plural(n, "record"))?;
         }
-        if self.per_tool.is_empty() {
-            return Ok(());
-        }
-        let width = self
-            .per_tool
-            .keys()
-            .map(|k| k.chars().count())
-            .max()
-            .unwrap_or(0)
-            .max(4);
-        write!(
-            f,
-            "\n  {:<width$}  {:>7}  {:>7}  {:>8}  {:>8}  {:>11}",
-            "tool", "calls", "valid", "repaired", "rejected", "repair rate"
-        )?;
-        for (tool, c) in &self.per_tool {
-            let rate = 100.0 * c.repaired as f64 / c.calls.max(1) as f64;
+        if !self.per_tool.is_empty() {
+            let width = self
+                .per_tool
+                .keys()
+                .map(|k| k.chars().count())
+                .max()
+                .unwrap_or(0)
+                .max(4);
             write!(
                 f,
-                "\n  {tool:<width$}  {:>7}  {:>7}  {:>8}  {:>8}  {:>10.1}%",
-                c.calls, c.valid, c.repaired, c.rejected, rate
+                "\n  {:<width$}  {:>7}  {:>7}  {:>8}  {:>8}  {:>11}",
+                "tool", "calls", "valid", "repaired", "rejected", "repair rate"
             )?;
+            for (tool, c) in &self.per_tool {
+                let rate = 100.0 * c.repaired as f64 / c.calls.max(1) as f64;
+                write!(
+                    f,
+                    "\n  {tool:<width$}  {:>7}  {:>7}  {:>8}  {:>8}  {:>10.1}%",
+                    c.calls, c.valid, c.repaired, c.rejected, rate
+                )?;
+            }
         }
         if !self.repairs.is_empty() {
             let list: Vec<String> = self
