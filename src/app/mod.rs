@@ -147,9 +147,11 @@ fn filter(cli: &FilterArgs) -> anyhow::Result<Ended> {
         .to(cli.to.map(|p| p.0))
         .colour(colour::on(colour::Stream::Stdout))
         .diagnostics(|message| report("error:", message));
-    let mut summary = match cli.stats {
-        true => Summary::default(),
-        false => Summary::default().without_per_tool(),
+    // Per-tool counts cost a lookup per call; only `--stats` shows them.
+    let mut summary = if cli.stats {
+        Summary::default()
+    } else {
+        Summary::default().without_per_tool()
     };
     let mut input_failed = false;
     let inputs: Vec<String> = if cli.files.is_empty() {

@@ -44,16 +44,13 @@ pub(super) fn check(
         options: &options,
     };
     let stream = filter::Input::new(&bytes[..], &input.name);
-    run.stream(
-        stream,
-        &mut sink,
-        &mut Summary::default().without_per_tool(),
-    )
-    .map_err(|e| match e {
-        StreamError::Read(error) | StreamError::Write(error) => {
-            Error::read(input.name.clone(), error)
-        }
-    })?;
+    let mut summary = Summary::default().without_per_tool();
+    run.stream(stream, &mut sink, &mut summary)
+        .map_err(|e| match e {
+            StreamError::Read(error) | StreamError::Write(error) => {
+                Error::read(input.name.clone(), error)
+            }
+        })?;
     let calls = sink.calls;
     if calls == 0 {
         out.push(Finding::new(
