@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::{Family, Leaked, enclosed, json_calls, malformed, unclosed};
+use super::{Family, Leaked, enclosed, json_calls, malformed, not_json, unclosed};
 
 pub(super) struct Cohere;
 
@@ -20,17 +20,12 @@ impl Family for Cohere {
     }
 
     fn read(&self, text: &str) -> (Vec<Leaked>, usize) {
-        let Some(markup) = enclosed(text, CLOSE) else {
+        let Some((markup, body)) = enclosed(text, OPEN, CLOSE) else {
             return unclosed(text);
         };
-        let body = &markup[OPEN.len()..markup.len() - CLOSE.len()];
         match serde_json::from_str::<Value>(body.trim()) {
-            Ok(value) => (json_calls(&value, markup), markup.len()),
-            Err(e) => malformed(
-                markup,
-                "",
-                format!("the tool call written in the text is not valid JSON: {e}"),
-            ),
+            Ok(value) => (json_calls(&value, body, markup), markup.len()),
+            Err(e) => malformed(markup, "", not_json(&e)),
         }
     }
 }

@@ -29,10 +29,9 @@ impl Family for DeepSeek {
         if text.starts_with(CALLS) {
             return (Vec::new(), CALLS.len());
         }
-        let Some(markup) = enclosed(text, END) else {
+        let Some((markup, inner)) = enclosed(text, CALL, END) else {
             return unclosed(text);
         };
-        let inner = &markup[CALL.len()..markup.len() - END.len()];
         let Some((kind, rest)) = inner.split_once(SEP) else {
             return no_name(markup);
         };

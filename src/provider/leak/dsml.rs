@@ -3,10 +3,12 @@
 //! optionally inside `<｜DSML｜function_calls>` (or MiniMax's
 //! `<minimax:tool_call>`), and the same without the `｜DSML｜` prefix.
 //! `string="true"` means the value is raw text, `string="false"` that it is
-//! JSON; without the attribute (MiniMax) a value is raw text.
+//! JSON; without the attribute (MiniMax) a value is raw text. Anything in the
+//! body but parameters and the space between them is malformed.
 
 use serde_json::{Map, Value};
 
+use super::cursor::Cursor;
 use super::{Family, Leaked, attribute, enclosed, found, malformed, no_name, unclosed};
 
 pub(super) struct Dsml;
@@ -41,7 +43,11 @@ impl Family for Dsml {
             return invoke(text);
         }
         // A wrapper carries no call.
-        (Vec::new(), text.find('>').map_or(text.len(), |i| i + 1))
+        let mut c = Cursor::new(text);
+        match c.take_until(">") {
+            Some(_) => (Vec::new(), c.at()),
+            None => (Vec::new(), text.len()),
+        }
     }
 }
 
@@ -53,37 +59,53 @@ fn invoke(text: &str) -> (Vec<Leaked>, usize) {
         ""
     };
     let close = format!("</{prefix}invoke>");
-    let Some(markup) = enclosed(text, &close) else {
+    let Some((markup, inner)) = enclosed(text, &format!("<{prefix}invoke"), &close) else {
         return unclosed(text);
     };
-    let Some(head_end) = markup.find('>') else {
-        return no_name(markup);
+    let mut c = Cursor::new(inner);
+    let head = match c.take_until(">") {
+        Some(head) if !head.contains('<') => head,
+        _ => {
+            return malformed(
+                markup,
+                &attribute(inner, "name").unwrap_or_default(),
+                "the invoke tag of the tool call written in the text is not closed by '>'".into(),
+            );
+        }
     };
-    let Some(name) = attribute(&markup[..head_end], "name") else {
-        return no_name(markup);
+    let name = match attribute(head, "name") {
+        Some(name) if !name.is_empty() => name,
+        _ => return no_name(markup),
     };
-    let body = &markup[head_end + 1..markup.len() - close.len()];
     let open = format!("<{prefix}parameter ");
     let close_param = format!("</{prefix}parameter>");
     let mut args = Map::new();
-    let mut rest = body;
-    while let Some(i) = rest.find(&open) {
-        let after = &rest[i..];
-        let Some(h) = after.find('>') else {
-            return malformed(markup, &name, "a parameter tag is not closed".into());
+    loop {
+        c.skip_space();
+        if c.is_at_end() {
+            break;
+        }
+        if !c.eat(&open) {
+            return malformed(
+                markup,
+                &name,
+                "the tool call written in the text holds text outside its parameters".into(),
+            );
+        }
+        let head = match c.take_until(">") {
+            Some(head) if !head.contains('<') => head,
+            _ => return malformed(markup, &name, "a parameter tag is not closed".into()),
         };
-        let head = &after[..h];
         let Some(pname) = attribute(head, "name") else {
             return malformed(markup, &name, "a parameter has no name".into());
         };
-        let Some(v_end) = after[h + 1..].find(&close_param) else {
+        let Some(raw) = c.take_until(&close_param) else {
             return malformed(
                 markup,
                 &name,
                 format!("parameter \"{pname}\" is not closed"),
             );
         };
-        let raw = &after[h + 1..h + 1 + v_end];
         let value = match attribute(head, "string").as_deref() {
             Some("false") => match serde_json::from_str::<Value>(raw.trim()) {
                 Ok(v) => v,
@@ -100,7 +122,6 @@ fn invoke(text: &str) -> (Vec<Leaked>, usize) {
             _ => Value::String(raw.to_owned()),
         };
         args.insert(pname, value);
-        rest = &after[h + 1 + v_end + close_param.len()..];
     }
     found(name, args, markup)
 }

@@ -3,7 +3,10 @@
 //! come before the channel). Servers often drop the `<|call|>` stop token, so
 //! the call ends where its JSON does; JSON cut off is not closed.
 
-use super::{Family, Leaked, found, json_prefix, malformed, no_name, not_an_object};
+use serde_json::Value;
+
+use super::cursor::Cursor;
+use super::{Family, Leaked, found, json_value, malformed, no_name, not_an_object};
 
 pub(super) struct Harmony;
 
@@ -24,34 +27,28 @@ impl Family for Harmony {
     }
 
     fn read(&self, text: &str) -> (Vec<Leaked>, usize) {
-        let Some(to) = text.find(TO) else {
+        let mut c = Cursor::new(text);
+        if c.take_until(TO).is_none() {
             return no_name(text);
-        };
-        let after = &text[to + TO.len()..];
-        let end = after
-            .find(|c: char| c.is_whitespace() || c == '<')
-            .unwrap_or(after.len());
-        let name = &after[..end];
-        let Some(m) = text.find(MESSAGE) else {
+        }
+        let name = c.take_while(|ch| !ch.is_whitespace() && ch != '<');
+        if c.take_before(MESSAGE).is_none() {
             return malformed(
                 text,
                 name,
                 "the tool call written in the text is not closed".into(),
             );
-        };
-        if name.is_empty() {
-            return no_name(&text[..m]);
         }
-        let start = m + MESSAGE.len();
-        match json_prefix(&text[start..]) {
-            Ok((serde_json::Value::Object(args), used)) => {
-                let mut len = start + used;
-                if text[len..].starts_with("<|call|>") {
-                    len += "<|call|>".len();
-                }
-                found(name.to_owned(), args, &text[..len])
+        if name.is_empty() {
+            return no_name(c.done());
+        }
+        c.eat(MESSAGE);
+        match json_value(&mut c) {
+            Ok((Value::Object(args), _)) => {
+                c.eat("<|call|>");
+                found(name.to_owned(), args, c.done())
             }
-            Ok((_, used)) => malformed(&text[..start + used], name, not_an_object()),
+            Ok(_) => malformed(c.done(), name, not_an_object()),
             Err(why) => malformed(text, name, why),
         }
     }

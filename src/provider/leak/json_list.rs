@@ -3,10 +3,14 @@
 //!   `;`, ended by `<|eom_id|>` or `<|eot_id|>`;
 //! - Granite: `<|tool_call|>[{"name": …, "arguments": …}, …]`.
 
-use super::{Family, Leaked, json_calls, json_prefix, malformed};
+use super::cursor::Cursor;
+use super::{Family, Leaked, json_calls, json_value, malformed};
 
 pub(super) struct Llama3;
 pub(super) struct Granite;
+
+const PYTHON_TAG: &str = "<|python_tag|>";
+const TOOL_CALL: &str = "<|tool_call|>";
 
 impl Family for Llama3 {
     fn name(&self) -> &'static str {
@@ -14,7 +18,7 @@ impl Family for Llama3 {
     }
 
     fn openings(&self) -> &'static [&'static str] {
-        &["<|python_tag|>"]
+        &[PYTHON_TAG]
     }
 
     fn closings(&self) -> &'static [&'static str] {
@@ -22,26 +26,35 @@ impl Family for Llama3 {
     }
 
     fn read(&self, text: &str) -> (Vec<Leaked>, usize) {
-        let mut at = "<|python_tag|>".len();
-        let mut calls = Vec::new();
+        let mut c = Cursor::new(text);
+        c.eat(PYTHON_TAG);
+        let mut values = Vec::new();
         loop {
-            match json_prefix(&text[at..]) {
-                Ok((value, used)) => {
-                    calls.extend(json_calls(&value, &text[at..at + used]));
-                    at += used;
-                }
+            match json_value(&mut c) {
+                Ok(value) => values.push(value),
                 Err(why) => return malformed(text, "", why),
             }
-            let rest = &text[at..];
-            match rest.trim_start().strip_prefix(';') {
-                Some(more) if !more.trim().is_empty() => at = text.len() - more.len(),
-                _ => break,
+            let mut after = c;
+            after.skip_space();
+            if !after.eat(";") || after.rest().trim().is_empty() {
+                break;
             }
+            c = after;
         }
-        for c in &mut calls {
-            c.markup = text[..at].to_owned();
-        }
-        (calls, at)
+        let count: usize = values
+            .iter()
+            .map(|(v, _)| v.as_array().map_or(1, Vec::len))
+            .sum();
+        let markup = c.done();
+        let calls = values
+            .iter()
+            .flat_map(|(value, json)| {
+                // One call holds the whole markup; several, each its own.
+                let own = if count == 1 { markup } else { json.trim() };
+                json_calls(value, json, own)
+            })
+            .collect();
+        (calls, markup.len())
     }
 }
 
@@ -51,16 +64,14 @@ impl Family for Granite {
     }
 
     fn openings(&self) -> &'static [&'static str] {
-        &["<|tool_call|>"]
+        &[TOOL_CALL]
     }
 
     fn read(&self, text: &str) -> (Vec<Leaked>, usize) {
-        let at = "<|tool_call|>".len();
-        match json_prefix(&text[at..]) {
-            Ok((value, used)) => {
-                let markup = &text[..at + used];
-                (json_calls(&value, markup), markup.len())
-            }
+        let mut c = Cursor::new(text);
+        c.eat(TOOL_CALL);
+        match json_value(&mut c) {
+            Ok((value, json)) => (json_calls(&value, json, c.done()), c.at()),
             Err(why) => malformed(text, "", why),
         }
     }

@@ -8,6 +8,8 @@ use super::{Family, Leaked, enclosed, malformed, no_name, object_call, unclosed}
 pub(super) struct Kimi;
 
 const SECTION: &str = "<|tool_calls_section_begin|>";
+const CALL: &str = "<|tool_call_begin|>";
+const END: &str = "<|tool_call_end|>";
 const ARGS: &str = "<|tool_call_argument_begin|>";
 
 impl Family for Kimi {
@@ -16,7 +18,7 @@ impl Family for Kimi {
     }
 
     fn openings(&self) -> &'static [&'static str] {
-        &[SECTION, "<|tool_call_begin|>"]
+        &[SECTION, CALL]
     }
 
     fn closings(&self) -> &'static [&'static str] {
@@ -27,10 +29,9 @@ impl Family for Kimi {
         if text.starts_with(SECTION) {
             return (Vec::new(), SECTION.len());
         }
-        let Some(markup) = enclosed(text, "<|tool_call_end|>") else {
+        let Some((markup, inner)) = enclosed(text, CALL, END) else {
             return unclosed(text);
         };
-        let inner = &markup["<|tool_call_begin|>".len()..markup.len() - "<|tool_call_end|>".len()];
         let Some((head, json)) = inner.split_once(ARGS) else {
             return malformed(
                 markup,

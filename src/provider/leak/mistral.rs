@@ -2,7 +2,10 @@
 //! tokenizers before v11), or `[TOOL_CALLS]read[ARGS]{…}` (v11 and later), one
 //! `[TOOL_CALLS]` per call.
 
-use super::{Family, Leaked, json_calls, json_prefix, malformed, no_name, not_an_object};
+use serde_json::Value;
+
+use super::cursor::Cursor;
+use super::{Family, Leaked, found, json_calls, json_value, malformed, no_name, not_an_object};
 
 pub(super) struct Mistral;
 
@@ -19,40 +22,29 @@ impl Family for Mistral {
     }
 
     fn read(&self, text: &str) -> (Vec<Leaked>, usize) {
-        let after = &text[OPEN.len()..];
-        let body = after.trim_start();
-        let skipped = OPEN.len() + after.len() - body.len();
-        if body.starts_with('[') || body.starts_with('{') {
-            return match json_prefix(body) {
-                Ok((value, used)) => {
-                    let markup = &text[..skipped + used];
-                    (json_calls(&value, markup), markup.len())
-                }
+        let mut c = Cursor::new(text);
+        c.eat(OPEN);
+        c.skip_space();
+        if c.starts_with("[") || c.starts_with("{") {
+            return match json_value(&mut c) {
+                Ok((value, json)) => (json_calls(&value, json, c.done()), c.at()),
                 Err(why) => malformed(text, "", why),
             };
         }
-        let Some(at) = body.find(ARGS) else {
+        let Some(name) = c.take_until(ARGS) else {
             return malformed(
                 text,
                 "",
                 "the tool call written in the text has no [ARGS]".into(),
             );
         };
-        let name = body[..at].trim();
+        let name = name.trim();
         if name.is_empty() || name.contains(char::is_whitespace) {
-            return no_name(&text[..skipped + at + ARGS.len()]);
+            return no_name(c.done());
         }
-        let json = &body[at + ARGS.len()..];
-        match json_prefix(json) {
-            Ok((serde_json::Value::Object(args), used)) => {
-                let markup = &text[..skipped + at + ARGS.len() + used];
-                super::found(name.to_owned(), args, markup)
-            }
-            Ok((_, used)) => malformed(
-                &text[..skipped + at + ARGS.len() + used],
-                name,
-                not_an_object(),
-            ),
+        match json_value(&mut c) {
+            Ok((Value::Object(args), _)) => found(name.to_owned(), args, c.done()),
+            Ok(_) => malformed(c.done(), name, not_an_object()),
             Err(why) => malformed(text, name, why),
         }
     }

@@ -1,3 +1,12 @@
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::indexing_slicing,
+        clippy::string_slice,
+        clippy::unwrap_used,
+        clippy::expect_used
+    )
+)]
 //! Tool calls written into assistant text instead of emitted as calls.
 //!
 //! One file per family of call syntax, each behind `Family`: the sentinels
@@ -27,8 +36,17 @@
 //! tool. Markup that is
 //! not closed, or JSON that does not parse, is reported as malformed: it is
 //! never completed or guessed at.
+//!
+//! Every reader moves through the text with one checked [`cursor::Cursor`]
+//! (no reader indexes or slices the text by hand, so none can panic on it),
+//! and the one recursive reader (pythonic values) stops at
+//! [`pythonic::MAX_DEPTH`] levels. A call in a list of several holds its own element's
+//! markup, not the list's, so the markup held is linear in the text; a list
+//! of one call holds the whole markup (sentinels and brackets included).
+//! The search for openings and for code spans is one pass over the text.
 
 mod cohere;
+mod cursor;
 mod deepseek;
 mod dsml;
 mod harmony;
@@ -39,7 +57,11 @@ mod pythonic;
 mod qwen_coder;
 mod tool_call;
 
+use std::collections::HashMap;
+
 use serde_json::{Map, Value};
+
+use cursor::Cursor;
 
 /// One call found in text.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,7 +70,8 @@ pub struct Leaked {
     pub name: String,
     /// The arguments, or why they cannot be read.
     pub args: Result<Map<String, Value>, String>,
-    /// The markup as it stood in the text.
+    /// The markup as it stood in the text: the call's own element when it is
+    /// one of several in a list, else the whole markup.
     pub markup: String,
     /// The call syntax it was written in (`hermes`, `glm`, …).
     pub family: &'static str,
@@ -65,7 +88,8 @@ trait Family: Sync {
         &[]
     }
     /// Reads the markup at the start of `text` (which starts with one of the
-    /// openings): the calls it holds (none for a wrapper) and its length.
+    /// openings): the calls it holds (none for a wrapper) and its length (on
+    /// a character boundary of `text`).
     fn read(&self, text: &str) -> (Vec<Leaked>, usize);
 }
 
@@ -96,17 +120,19 @@ pub fn find(text: &str, declared: Declared) -> (Vec<Leaked>, String) {
     let mut at = 0;
     let mut openings = Openings::new(text);
     while let Some((start, family)) = openings.next(text, at) {
-        clean.push_str(&text[at..start]);
-        let (found, used) = family.read(&text[start..]);
+        clean.push_str(text.get(at..start).unwrap_or_default());
+        let (found, used) = family.read(text.get(start..).unwrap_or_default());
         calls.extend(found.into_iter().map(|mut l| {
             if l.family.is_empty() {
                 l.family = family.name();
             }
             l
         }));
+        // Past the markup; every opening starts with an ASCII byte, so one
+        // byte on is a character boundary too.
         at = start + used.max(1);
     }
-    clean.push_str(&text[at.min(text.len())..]);
+    clean.push_str(text.get(at..).unwrap_or_default());
     if calls.is_empty()
         && clean.len() == text.len()
         && let Some(bare) = bare(text.trim(), declared)
@@ -129,8 +155,15 @@ struct Openings {
     /// Per opening: `None` not searched yet; `Some(None)` no more in the text;
     /// `Some(Some(i))` the next one at byte `i`.
     next: Vec<Option<Option<usize>>>,
-    /// Code spans and fenced blocks: byte ranges where nothing is a call.
+    /// Per opening: the first code range that does not end before its last
+    /// occurrence (occurrences only move forward, so this does too).
+    code_at: Vec<usize>,
+    /// Code spans and fenced blocks, in order: byte ranges where nothing is a
+    /// call.
     code: Vec<(usize, usize)>,
+    /// Work done on code ranges (building them, and checking occurrences
+    /// against them): linear in the text.
+    steps: usize,
 }
 
 impl Openings {
@@ -139,26 +172,41 @@ impl Openings {
             .iter()
             .flat_map(|f| f.openings().iter().map(move |o| (*o, *f)))
             .collect();
+        let mut steps = 0;
+        let code = code_ranges(text, &mut steps);
         Openings {
             next: vec![None; all.len()],
+            code_at: vec![0; all.len()],
             all,
-            code: code_ranges(text),
+            code,
+            steps,
         }
     }
 
     /// The first opening at or after byte `from` of `text`, outside code.
     fn next(&mut self, text: &str, from: usize) -> Option<(usize, &'static dyn Family)> {
+        let search = |from: usize, pat: &str| text.get(from..)?.find(pat).map(|i| i + from);
         let mut best: Option<(usize, &'static dyn Family)> = None;
-        for (slot, (pat, family)) in self.next.iter_mut().zip(&self.all) {
+        let code = &self.code;
+        let mut steps = 0;
+        for ((slot, code_at), (pat, family)) in
+            self.next.iter_mut().zip(&mut self.code_at).zip(&self.all)
+        {
             let mut at = match *slot {
                 Some(Some(i)) if i >= from => Some(i),
                 Some(None) => None,
-                _ => text.get(from..).and_then(|t| t.find(pat)).map(|i| i + from),
+                _ => search(from, pat),
             };
-            while let Some(i) = at
-                && let Some(&(_, end)) = self.code.iter().find(|(s, e)| *s <= i && i < *e)
-            {
-                at = text[end..].find(pat).map(|j| j + end);
+            while let Some(i) = at {
+                while code.get(*code_at).is_some_and(|&(_, end)| end <= i) {
+                    *code_at += 1;
+                    steps += 1;
+                }
+                steps += 1;
+                match code.get(*code_at) {
+                    Some(&(start, end)) if start <= i => at = search(end, pat),
+                    _ => break,
+                }
             }
             *slot = Some(at);
             if let Some(i) = at
@@ -167,36 +215,47 @@ impl Openings {
                 best = Some((i, *family));
             }
         }
+        self.steps += steps;
         best
     }
 }
 
 /// The byte ranges of code spans and fenced code blocks: a run of backticks
 /// up to the next run of the same length. A run with no match is literal.
-fn code_ranges(text: &str) -> Vec<(usize, usize)> {
+/// One pass: every run is found once, and each run's next run of the same
+/// length is known before matching starts (looking for it from each opener
+/// was quadratic).
+fn code_ranges(text: &str, steps: &mut usize) -> Vec<(usize, usize)> {
     let bytes = text.as_bytes();
-    let mut out = Vec::new();
+    let mut runs = Vec::new();
     let mut i = 0;
-    while let Some(j) = memchr::memchr(b'`', &bytes[i..]) {
+    while let Some(j) = bytes.get(i..).and_then(|b| memchr::memchr(b'`', b)) {
         let start = i + j;
-        let n = bytes[start..].iter().take_while(|&&b| b == b'`').count();
-        let mut k = start + n;
-        let mut end = None;
-        while let Some(m) = memchr::memchr(b'`', &bytes[k..]) {
-            let run = k + m;
-            let len = bytes[run..].iter().take_while(|&&b| b == b'`').count();
-            if len == n {
-                end = Some(run + len);
-                break;
+        let len = bytes
+            .get(start..)
+            .map_or(0, |b| b.iter().take_while(|&&b| b == b'`').count());
+        runs.push((start, len));
+        i = start + len.max(1);
+        *steps += 1;
+    }
+    let mut next_same = vec![None; runs.len()];
+    let mut last: HashMap<usize, usize> = HashMap::new();
+    for (k, (slot, &(_, len))) in next_same.iter_mut().zip(&runs).enumerate().rev() {
+        *slot = last.insert(len, k);
+        *steps += 1;
+    }
+    let mut out = Vec::new();
+    let mut k = 0;
+    while let Some(&(start, _)) = runs.get(k) {
+        *steps += 1;
+        match next_same.get(k).copied().flatten() {
+            Some(close) => {
+                if let Some(&(at, len)) = runs.get(close) {
+                    out.push((start, at + len));
+                }
+                k = close + 1;
             }
-            k = run + len;
-        }
-        match end {
-            Some(e) => {
-                out.push((start, e));
-                i = e;
-            }
-            None => i = start + n,
+            None => k += 1,
         }
     }
     out
@@ -214,14 +273,13 @@ fn bare(text: &str, declared: Declared) -> Option<Vec<Leaked>> {
     };
     if let Some(first) = pythonic::first_name(text) {
         return match pythonic::whole(text) {
-            Ok(Some(calls)) if calls.iter().all(|(name, _)| declared(name)) => tag(
-                calls
-                    .into_iter()
-                    .map(|(name, args)| leaked(name, Ok(args), text))
-                    .collect(),
-                "pythonic",
-            ),
+            Ok(Some(calls)) if calls.iter().all(|c| declared(&c.name)) => {
+                tag(pythonic::leaked_calls(calls, text), "pythonic")
+            }
             Err(pythonic::Stop::Cut) if declared(first) => tag(unclosed(text).0, "pythonic"),
+            Err(pythonic::Stop::Deep) if declared(first) => {
+                tag(malformed(text, "", pythonic::too_deep()).0, "pythonic")
+            }
             _ => None,
         };
     }
@@ -245,7 +303,7 @@ fn bare(text: &str, declared: Declared) -> Option<Vec<Leaked>> {
                 named && has_args && m.keys().all(|k| known.contains(&k.as_str()))
             };
             if items.into_iter().all(is_call) {
-                tag(json_calls(&value, text), "json")
+                tag(json_calls(&value, text, text), "json")
             } else {
                 None
             }
@@ -279,9 +337,15 @@ fn malformed(markup: &str, name: &str, why: String) -> (Vec<Leaked>, usize) {
     )
 }
 
-/// The markup up to and including `close`, if the text closes it.
-fn enclosed<'t>(text: &'t str, close: &str) -> Option<&'t str> {
-    text.find(close).map(|i| &text[..i + close.len()])
+/// The markup from `open` (which `text` starts with) to `close`, if the text
+/// closes it, and the body between the two.
+fn enclosed<'t>(text: &'t str, open: &str, close: &str) -> Option<(&'t str, &'t str)> {
+    let mut c = Cursor::new(text);
+    if !c.eat(open) {
+        return None;
+    }
+    let body = c.take_until(close)?;
+    Some((c.done(), body))
 }
 
 /// A call whose markup is never closed: the rest of the text is its markup.
@@ -312,11 +376,7 @@ fn object_call(name: &str, json: &str, markup: &str) -> (Vec<Leaked>, usize) {
     match serde_json::from_str::<Value>(json.trim()) {
         Ok(Value::Object(args)) => found(name.to_owned(), args, markup),
         Ok(_) => malformed(markup, name, not_an_object()),
-        Err(e) => malformed(
-            markup,
-            name,
-            format!("the tool call written in the text is not valid JSON: {e}"),
-        ),
+        Err(e) => malformed(markup, name, not_json(&e)),
     }
 }
 
@@ -326,6 +386,10 @@ fn no_name(markup: &str) -> (Vec<Leaked>, usize) {
         "",
         "the tool call written in the text has no name".into(),
     )
+}
+
+fn not_json(e: &serde_json::Error) -> String {
+    format!("the tool call written in the text is not valid JSON: {e}")
 }
 
 /// Arguments given as an object, or as JSON text holding one.
@@ -345,32 +409,44 @@ fn not_an_object() -> String {
     "the arguments of the tool call written in the text are not a JSON object".to_owned()
 }
 
-/// The one JSON value `text` starts with (after whitespace), and the bytes it
-/// takes; a value cut off by the end of the text is "not closed".
-fn json_prefix(text: &str) -> Result<(Value, usize), String> {
-    let mut values = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+/// The one JSON value the cursor stands before (after whitespace), moving past
+/// it; a value cut off by the end of the text is "not closed". Returns the
+/// value and its text.
+fn json_value<'t>(c: &mut Cursor<'t>) -> Result<(Value, &'t str), String> {
+    let rest = c.rest();
+    let mut values = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
     match values.next() {
-        Some(Ok(v)) => Ok((v, values.byte_offset())),
+        Some(Ok(v)) => match c.take(values.byte_offset()) {
+            Some(json) => Ok((v, json)),
+            None => Err("the tool call written in the text is not valid JSON".into()),
+        },
         Some(Err(e)) if e.is_eof() => Err("the tool call written in the text is not closed".into()),
-        Some(Err(e)) => Err(format!(
-            "the tool call written in the text is not valid JSON: {e}"
-        )),
+        Some(Err(e)) => Err(not_json(&e)),
         None => Err("the tool call written in the text is empty".into()),
     }
 }
 
-/// `{"name"|"tool_name", "arguments"|"parameters"}` objects, one or a list.
-fn json_calls(value: &Value, markup: &str) -> Vec<Leaked> {
-    let items = match value {
-        Value::Array(items) => items.iter().collect(),
-        other => vec![other],
+/// `{"name"|"tool_name", "arguments"|"parameters"}` objects, one or a list,
+/// parsed from `json` into `value`. A call in a list of several holds its
+/// own element as its markup; a lone call holds `markup`.
+fn json_calls(value: &Value, json: &str, markup: &str) -> Vec<Leaked> {
+    let (items, spans) = match value {
+        Value::Array(items) if items.len() > 1 => (items.iter().collect(), element_spans(json)),
+        Value::Array(items) => (items.iter().collect(), Vec::new()),
+        other => (vec![other], Vec::new()),
     };
     items
         .into_iter()
-        .map(|item| {
+        .enumerate()
+        .map(|(k, item)| {
+            let markup = if spans.is_empty() {
+                markup
+            } else {
+                spans.get(k).copied().unwrap_or_default()
+            };
             let name = ["name", "tool_name"]
                 .iter()
-                .find_map(|k| item.get(*k).and_then(Value::as_str))
+                .find_map(|key| item.get(*key).and_then(Value::as_str))
                 .unwrap_or_default()
                 .to_owned();
             if name.is_empty() {
@@ -386,20 +462,67 @@ fn json_calls(value: &Value, markup: &str) -> Vec<Leaked> {
         .collect()
 }
 
+/// The text of each element of the JSON array `json` (valid JSON, perhaps
+/// with whitespace around), in one pass.
+fn element_spans(json: &str) -> Vec<&str> {
+    let mut spans = Vec::new();
+    let mut depth = 0usize;
+    let (mut in_string, mut escaped) = (false, false);
+    let mut start = 0;
+    let mut push = |from: usize, to: usize| {
+        let span = json.get(from..to).unwrap_or_default().trim();
+        if !span.is_empty() {
+            spans.push(span);
+        }
+    };
+    for (i, b) in json.bytes().enumerate() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth == 1 {
+                    start = i + 1;
+                }
+            }
+            b']' | b'}' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    push(start, i);
+                }
+            }
+            b',' if depth == 1 => {
+                push(start, i);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    spans
+}
+
 /// `name="value"` in a tag head.
 fn attribute(head: &str, name: &str) -> Option<String> {
     let pat = format!("{name}=\"");
-    let mut from = 0;
-    while let Some(i) = head[from..].find(&pat) {
-        let at = from + i;
+    head.match_indices(&pat)
         // Whole attribute names only (`name=` must not match `filename=`).
-        if at == 0 || head.as_bytes()[at - 1].is_ascii_whitespace() {
-            let v = &head[at + pat.len()..];
-            return v.find('"').map(|e| v[..e].to_owned());
-        }
-        from = at + pat.len();
-    }
-    None
+        .find(|(at, _)| {
+            head.get(..*at)
+                .and_then(|before| before.chars().next_back())
+                .is_none_or(char::is_whitespace)
+        })
+        .and_then(|(at, _)| {
+            let value = head.get(at + pat.len()..)?;
+            value.split_once('"').map(|(v, _)| v.to_owned())
+        })
 }
 
 #[cfg(test)]

@@ -8,15 +8,22 @@
 //! `False`, `None`, lists and dicts of them. Anything else — positional
 //! arguments, expressions, raw or triple-quoted strings — is not read: a
 //! sentinel call holding it is malformed, a bare list holding it is no call.
+//! Lists and dicts nest at most [`MAX_DEPTH`] levels: deeper is rejected
+//! (malformed), before the stack of any thread could run out.
 
 use serde_json::{Map, Number, Value};
 
-use super::{Family, Leaked, leaked, malformed};
+use super::cursor::Cursor;
+use super::{Family, Leaked, enclosed, leaked, malformed};
 
 pub(super) struct Llama4;
 
 const OPEN: &str = "<|python_start|>";
 const CLOSE: &str = "<|python_end|>";
+
+/// How deep lists and dicts may nest in an argument value (serde_json's own
+/// limit for JSON text).
+pub(super) const MAX_DEPTH: usize = 128;
 
 impl Family for Llama4 {
     fn name(&self) -> &'static str {
@@ -32,33 +39,54 @@ impl Family for Llama4 {
     }
 
     fn read(&self, text: &str) -> (Vec<Leaked>, usize) {
-        let body = &text[OPEN.len()..];
-        let mut p = Parser::new(body);
+        let mut p = Parser::new(text);
+        p.c.eat(OPEN);
         match p.calls() {
             Ok(calls) => {
-                let end = OPEN.len() + p.at;
-                let markup = &text[..end];
-                let calls = calls
-                    .into_iter()
-                    .map(|(name, args)| leaked(name, Ok(args), markup))
-                    .collect();
-                (calls, end)
+                let markup = p.c.done();
+                (leaked_calls(calls, markup), markup.len())
             }
             Err(Stop::Cut) => malformed(
                 text,
                 "",
                 "the tool call written in the text is not closed".into(),
             ),
-            Err(Stop::Bad(why)) => {
-                let end = text.find(CLOSE).map_or(text.len(), |i| i + CLOSE.len());
-                malformed(
-                    &text[..end],
-                    "",
-                    format!("the tool call written in the text is not a Python call list: {why}"),
-                )
-            }
+            Err(Stop::Deep) => malformed(to_close(text), "", too_deep()),
+            Err(Stop::Bad(why)) => malformed(
+                to_close(text),
+                "",
+                format!("the tool call written in the text is not a Python call list: {why}"),
+            ),
         }
     }
+}
+
+/// The text up to and including its closing sentinel, or all of it.
+fn to_close(text: &str) -> &str {
+    enclosed(text, OPEN, CLOSE).map_or(text, |(markup, _)| markup)
+}
+
+pub(super) fn too_deep() -> String {
+    format!(
+        "the tool call written in the text nests lists or dicts more than {MAX_DEPTH} levels deep"
+    )
+}
+
+/// The calls read from `markup`: one call holds the whole markup; several,
+/// each its own `name(…)`.
+pub(super) fn leaked_calls(calls: Vec<Named>, markup: &str) -> Vec<Leaked> {
+    let one = calls.len() == 1;
+    calls
+        .into_iter()
+        .map(|c| {
+            let own = if one {
+                markup
+            } else {
+                markup.get(c.span.0..c.span.1).unwrap_or_default()
+            };
+            leaked(c.name, Ok(c.args), own)
+        })
+        .collect()
 }
 
 /// The whole of `text` as a call list: `Ok(None)` when it is not one.
@@ -66,20 +94,20 @@ pub(super) fn whole(text: &str) -> Parsed<Option<Vec<Named>>> {
     let mut p = Parser::new(text);
     let calls = p.calls()?;
     p.space();
-    Ok((p.at == text.len()).then_some(calls))
+    Ok(p.c.is_at_end().then_some(calls))
 }
 
 /// The name of the first call in `text` if it starts like a call list
 /// (`[name(`).
 pub(super) fn first_name(text: &str) -> Option<&str> {
     let mut p = Parser::new(text);
-    if !p.eat(b'[') {
+    if !p.eat('[') {
         return None;
     }
     p.space();
     let name = p.name()?;
     p.space();
-    p.eat(b'(').then_some(name)
+    p.eat('(').then_some(name)
 }
 
 /// Why reading stopped.
@@ -87,92 +115,88 @@ pub(super) fn first_name(text: &str) -> Option<&str> {
 pub(super) enum Stop {
     /// The text ended inside the list.
     Cut,
+    /// Lists or dicts nested deeper than [`MAX_DEPTH`].
+    Deep,
     /// Something that is not a Python literal call.
     Bad(String),
 }
 
 struct Parser<'t> {
-    text: &'t str,
-    at: usize,
+    c: Cursor<'t>,
 }
 
 type Parsed<T> = Result<T, Stop>;
 
-/// A call's name and arguments.
-pub(super) type Named = (String, Map<String, Value>);
+/// A call: its name, its arguments, and the bytes `name(…)` takes in the text.
+#[derive(Debug)]
+pub(super) struct Named {
+    pub(super) name: String,
+    pub(super) args: Map<String, Value>,
+    span: (usize, usize),
+}
 
 impl<'t> Parser<'t> {
     fn new(text: &'t str) -> Self {
-        Parser { text, at: 0 }
-    }
-
-    fn peek(&self) -> Option<u8> {
-        self.text.as_bytes().get(self.at).copied()
+        Parser {
+            c: Cursor::new(text),
+        }
     }
 
     fn space(&mut self) {
-        while self.peek().is_some_and(|b| b.is_ascii_whitespace()) {
-            self.at += 1;
-        }
+        self.c.skip_ascii_space();
     }
 
-    fn eat(&mut self, b: u8) -> bool {
-        let hit = self.peek() == Some(b);
-        if hit {
-            self.at += 1;
-        }
-        hit
+    fn eat(&mut self, ch: char) -> bool {
+        self.c.eat_any(&[ch]).is_some()
     }
 
-    /// The next non-space byte, which must be one of `want`.
-    fn expect(&mut self, want: &[u8]) -> Parsed<u8> {
+    /// The next non-space character, which must be one of `want`.
+    fn expect(&mut self, want: &[char]) -> Parsed<char> {
         self.space();
-        match self.peek() {
-            None => Err(Stop::Cut),
-            Some(b) if want.contains(&b) => {
-                self.at += 1;
-                Ok(b)
-            }
-            Some(b) => Err(Stop::Bad(format!(
-                "expected {} at byte {}, found {:?}",
+        let at = self.c.at();
+        let Some(found) = self.c.peek() else {
+            return Err(Stop::Cut);
+        };
+        self.c.eat_any(want).ok_or_else(|| {
+            Stop::Bad(format!(
+                "expected {} at byte {at}, found {found:?}",
                 want.iter()
-                    .map(|w| format!("'{}'", *w as char))
+                    .map(|w| format!("'{w}'"))
                     .collect::<Vec<_>>()
                     .join(" or "),
-                self.at,
-                b as char
-            ))),
-        }
+            ))
+        })
     }
 
     /// An identifier (a tool name may hold `.` and `-` as well).
     fn name(&mut self) -> Option<&'t str> {
-        let start = self.at;
-        while self
-            .peek()
-            .is_some_and(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
-        {
-            self.at += 1;
-        }
-        let name = &self.text[start..self.at];
-        (!name.is_empty() && !name.as_bytes()[0].is_ascii_digit()).then_some(name)
+        let name = self
+            .c
+            .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, '_' | '.' | '-'));
+        (!name.is_empty() && !name.starts_with(|b: char| b.is_ascii_digit())).then_some(name)
     }
 
     fn calls(&mut self) -> Parsed<Vec<Named>> {
         self.space();
-        self.expect(b"[")?;
+        self.expect(&['['])?;
         let mut calls = Vec::new();
         loop {
             self.space();
-            if calls.is_empty() && self.eat(b']') {
+            if calls.is_empty() && self.eat(']') {
                 return Err(Stop::Bad("the list is empty".into()));
             }
+            let start = self.c.at();
             let Some(name) = self.name() else {
                 return Err(self.at_end_or("expected a function name"));
             };
-            self.expect(b"(")?;
-            calls.push((name.to_owned(), self.kwargs()?));
-            if self.expect(b",]")? == b']' {
+            self.expect(&['('])?;
+            let args = self.kwargs()?;
+            calls.push(Named {
+                name: name.to_owned(),
+                args,
+                span: (start, self.c.at()),
+            });
+            if self.expect(&[',', ']'])? == ']' {
                 return Ok(calls);
             }
         }
@@ -180,10 +204,10 @@ impl<'t> Parser<'t> {
 
     /// `Cut` at the end of the text, else `Bad(what)`.
     fn at_end_or(&self, what: &str) -> Stop {
-        if self.at >= self.text.len() {
+        if self.c.is_at_end() {
             Stop::Cut
         } else {
-            Stop::Bad(format!("{what} at byte {}", self.at))
+            Stop::Bad(format!("{what} at byte {}", self.c.at()))
         }
     }
 
@@ -192,76 +216,79 @@ impl<'t> Parser<'t> {
         let mut args = Map::new();
         loop {
             self.space();
-            if self.eat(b')') {
+            if self.eat(')') {
                 return Ok(args);
             }
-            let start = self.at;
+            let start = self.c.at();
             let Some(key) = self.name() else {
                 return Err(self.at_end_or("expected a keyword argument (name=value)"));
             };
             if key.contains(['.', '-']) {
                 return Err(Stop::Bad(format!("{key:?} is not an argument name")));
             }
-            self.expect(b"=")?;
-            let value = self.value()?;
+            self.expect(&['='])?;
+            let value = self.value(1)?;
             if args.insert(key.to_owned(), value).is_some() {
                 return Err(Stop::Bad(format!(
                     "argument {key:?} is given twice (byte {start})"
                 )));
             }
-            if self.expect(b",)")? == b')' {
+            if self.expect(&[',', ')'])? == ')' {
                 return Ok(args);
             }
         }
     }
 
-    fn value(&mut self) -> Parsed<Value> {
+    /// A literal at nesting `depth` (1 for an argument's value); lists and
+    /// dicts deeper than [`MAX_DEPTH`] stop the reading.
+    fn value(&mut self, depth: usize) -> Parsed<Value> {
         self.space();
-        match self.peek() {
+        match self.c.peek() {
             None => Err(Stop::Cut),
-            Some(q @ (b'"' | b'\'')) => self.string(q).map(Value::String),
-            Some(b'[') => {
-                self.at += 1;
+            Some(q @ ('"' | '\'')) => self.string(q).map(Value::String),
+            Some('[' | '{') if depth > MAX_DEPTH => Err(Stop::Deep),
+            Some('[') => {
+                self.eat('[');
                 let mut items = Vec::new();
                 loop {
                     self.space();
-                    if self.eat(b']') {
+                    if self.eat(']') {
                         return Ok(Value::Array(items));
                     }
-                    items.push(self.value()?);
-                    if self.expect(b",]")? == b']' {
+                    items.push(self.value(depth + 1)?);
+                    if self.expect(&[',', ']'])? == ']' {
                         return Ok(Value::Array(items));
                     }
                 }
             }
-            Some(b'{') => {
-                self.at += 1;
+            Some('{') => {
+                self.eat('{');
                 let mut map = Map::new();
                 loop {
                     self.space();
-                    if self.eat(b'}') {
+                    if self.eat('}') {
                         return Ok(Value::Object(map));
                     }
-                    let key = match self.value()? {
+                    let key = match self.value(depth + 1)? {
                         Value::String(k) => k,
                         _ => return Err(Stop::Bad("a dict key is not a string".into())),
                     };
-                    self.expect(b":")?;
-                    map.insert(key, self.value()?);
-                    if self.expect(b",}")? == b'}' {
+                    self.expect(&[':'])?;
+                    map.insert(key, self.value(depth + 1)?);
+                    if self.expect(&[',', '}'])? == '}' {
                         return Ok(Value::Object(map));
                     }
                 }
             }
-            Some(b) if b == b'-' || b.is_ascii_digit() => self.number(),
+            Some(b) if b == '-' || b.is_ascii_digit() => self.number(),
             Some(_) => {
-                let start = self.at;
+                let start = self.c.at();
                 match self.name() {
                     Some("True") => Ok(Value::Bool(true)),
                     Some("False") => Ok(Value::Bool(false)),
                     Some("None") => Ok(Value::Null),
                     // A keyword cut short (`Tr`) or a name: the text ended.
-                    Some(_) if self.at == self.text.len() => Err(Stop::Cut),
+                    Some(_) if self.c.is_at_end() => Err(Stop::Cut),
                     _ => Err(Stop::Bad(format!(
                         "byte {start} is not a literal (string, number, True, False, None, list or dict)"
                     ))),
@@ -273,15 +300,10 @@ impl<'t> Parser<'t> {
     /// A number, kept as written when JSON spells it the same way (`120`,
     /// `-1.5`, `2e3`); Python-only spellings (`1_000`, `.5`, `0x1f`) are not read.
     fn number(&mut self) -> Parsed<Value> {
-        let start = self.at;
-        while self
-            .peek()
-            .is_some_and(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'+' | b'.' | b'_'))
-        {
-            self.at += 1;
-        }
-        let text = &self.text[start..self.at];
-        if self.at == self.text.len() {
+        let text = self
+            .c
+            .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, '-' | '+' | '.' | '_'));
+        if self.c.is_at_end() {
             return Err(Stop::Cut);
         }
         match serde_json::from_str::<Number>(text) {
@@ -294,38 +316,34 @@ impl<'t> Parser<'t> {
 
     /// A quoted string with Python's escapes; raw, byte and triple-quoted
     /// strings are not read.
-    fn string(&mut self, quote: u8) -> Parsed<String> {
-        self.at += 1;
-        let q = quote as char;
-        if let Some(after) = self.text[self.at..].strip_prefix(q) {
+    fn string(&mut self, q: char) -> Parsed<String> {
+        self.eat(q);
+        if self.eat(q) {
             // `''` is empty; `'''` opens a triple-quoted string.
-            if after.starts_with(q) {
+            if self.c.peek() == Some(q) {
                 return Err(Stop::Bad("triple-quoted strings are not read".into()));
             }
-            self.at += 1;
             return Ok(String::new());
         }
         let mut out = String::new();
         loop {
-            let rest = &self.text[self.at..];
-            let Some(i) = rest.find([q, '\\', '\n']) else {
-                return Err(Stop::Cut);
-            };
-            out.push_str(&rest[..i]);
-            self.at += i + 1;
-            match rest.as_bytes()[i] {
-                b'\n' => return Err(Stop::Bad("a string runs past the end of its line".into())),
-                b'\\' => self.escape(&mut out)?,
-                _ => return Ok(out),
+            out.push_str(self.c.take_while(|ch| ch != q && ch != '\\' && ch != '\n'));
+            match self.c.eat_any(&[q, '\\', '\n']) {
+                None => return Err(Stop::Cut),
+                Some('\n') => {
+                    return Err(Stop::Bad("a string runs past the end of its line".into()));
+                }
+                Some('\\') => self.escape(&mut out)?,
+                Some(_) => return Ok(out),
             }
         }
     }
 
     fn escape(&mut self, out: &mut String) -> Parsed<()> {
-        let Some(c) = self.text[self.at..].chars().next() else {
+        let Some(c) = self.c.peek() else {
             return Err(Stop::Cut);
         };
-        self.at += c.len_utf8();
+        self.eat(c);
         let simple = match c {
             '\\' => Some('\\'),
             '\'' => Some('\''),
@@ -352,14 +370,20 @@ impl<'t> Parser<'t> {
                 return Ok(());
             }
         };
-        let Some(hex) = self.text.get(self.at..self.at + digits) else {
-            return Err(Stop::Cut);
+        let mut probe = self.c;
+        let hex = probe.take_while(|h| h.is_ascii_hexdigit());
+        let Some(hex) = hex.get(..digits) else {
+            return Err(if probe.is_at_end() {
+                Stop::Cut
+            } else {
+                Stop::Bad(format!("\\{c} needs {digits} hex digits"))
+            });
         };
         let code = u32::from_str_radix(hex, 16).ok().and_then(char::from_u32);
         let Some(ch) = code else {
             return Err(Stop::Bad(format!("\\{c}{hex} is not a character")));
         };
-        self.at += digits;
+        self.c.take(digits);
         out.push(ch);
         Ok(())
     }
@@ -372,8 +396,11 @@ mod tests {
 
     fn read(text: &str) -> Parsed<Vec<(String, Value)>> {
         let mut p = Parser::new(text);
-        p.calls()
-            .map(|c| c.into_iter().map(|(n, a)| (n, Value::Object(a))).collect())
+        p.calls().map(|c| {
+            c.into_iter()
+                .map(|c| (c.name, Value::Object(c.args)))
+                .collect()
+        })
     }
 
     #[test]
@@ -427,6 +454,8 @@ mod tests {
             "[f(a=1, a=2)]",
             "[]",
             "[f(a='x\ny')]",
+            "[f(a='\\x+1')]",
+            "[f(a='\\u00g1')]",
         ] {
             assert!(matches!(read(text), Err(Stop::Bad(_))), "{text}");
         }

@@ -246,3 +246,252 @@ fn llama4_python_start() {
     );
     assert_eq!(clean, "Reading.");
 }
+
+// ---- part 14: attacks on the readers ----
+
+/// Every family's markup, well formed, each calling `read`.
+const SHAPES: &[&str] = &[
+    "<｜DSML｜function_calls><｜DSML｜invoke name=\"read\"><｜DSML｜parameter name=\"p\" string=\"true\">/a</｜DSML｜parameter><｜DSML｜parameter name=\"n\" string=\"false\">1</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>",
+    "<minimax:tool_call><invoke name=\"read\"><parameter name=\"p\">/a</parameter></invoke></minimax:tool_call>",
+    "<function=read>\n<parameter=p>\n/a\n</parameter>\n</function>",
+    "<tool_call>\n<function=read>\n<parameter=p>\n/a\n</parameter>\n</function>\n</tool_call>",
+    "<tool_call>{\"name\": \"read\", \"arguments\": {\"p\": \"/a\"}}</tool_call>",
+    "<tool_call>read<arg_key>p</arg_key><arg_value>/a</arg_value></tool_call>",
+    "<|tool_calls_section_begin|><|tool_call_begin|>functions.read:0<|tool_call_argument_begin|>{\"p\": \"/a\"}<|tool_call_end|><|tool_calls_section_end|>",
+    "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>read\n```json\n{\"p\": \"/a\"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    "<｜tool▁call▁begin｜>read<｜tool▁sep｜>{\"p\": \"/a\"}<｜tool▁call▁end｜>",
+    "[TOOL_CALLS][{\"name\": \"read\", \"arguments\": {\"p\": \"/a\"}}]",
+    "[TOOL_CALLS]read[ARGS]{\"p\": \"/a\"}",
+    "<|python_tag|>{\"name\": \"read\", \"parameters\": {\"p\": \"/a\"}}; {\"name\": \"read\", \"parameters\": {}}<|eom_id|>",
+    "<|tool_call|>[{\"name\": \"read\", \"arguments\": {\"p\": \"/a\"}}]",
+    "<|START_ACTION|>[{\"tool_name\": \"read\", \"parameters\": {\"p\": \"/a\"}}]<|END_ACTION|>",
+    "<|start|>assistant<|channel|>commentary to=functions.read <|constrain|>json<|message|>{\"p\": \"/a\"}<|call|>",
+    "<|python_start|>[read(p=\"/a\", n=[1, {'k': None}])]<|python_end|>",
+    "[read(p=\"/a\")]",
+    "[{\"name\": \"read\", \"arguments\": {\"p\": \"/a\"}}]",
+];
+
+#[test]
+fn broken_heads_are_malformed_not_a_panic() {
+    // Item 2 of part 14, and Llama 3.3 on Groq (`<function=NAME {json}` or
+    // `<function=NAME={json}`, the `>` missing).
+    for text in [
+        "<tool_call><function=</function></tool_call>",
+        "<function=</function>",
+        "<invoke name=\"\"</invoke>",
+        "<invoke name=\"read\"</invoke>",
+        "<｜DSML｜invoke name=\"\"</｜DSML｜invoke>",
+        "<function=read={\"file_path\": \"sample.txt\"}</function>",
+        "<function=glob {\"pattern\": \"*.rs\"}</function>",
+        "<tool_call><function=glob {\"pattern\": \"*\"}</function></tool_call>",
+        "<function=read><parameter=</function>",
+        "<function=read><parameter=p</parameter></function>",
+        "<invoke name=\"read\"><parameter name=\"p\"</parameter></invoke>",
+        "<|tool_call_begin|><|tool_call_end|>",
+        "<｜tool▁call▁begin｜><｜tool▁call▁end｜>",
+        "<|START_ACTION|><|END_ACTION|>",
+        "<|channel|>commentary to=functions.",
+    ] {
+        let (calls, _) = find_declared(text);
+        assert_eq!(calls.len(), 1, "{text}: {calls:?}");
+        assert!(calls[0].args.is_err(), "{text}: {calls:?}");
+        assert_eq!(calls[0].markup, text, "{text}");
+    }
+}
+
+#[test]
+fn llama31_function_tag_with_a_json_body() {
+    // Llama 3.1's own custom-tool format (langchain #31440): the arguments
+    // are a JSON object between the tags, not lost.
+    let (call, clean) = one("<function=brave_search>{\"query\": \"Hello!\"}</function>");
+    assert_eq!(call.name, "brave_search");
+    assert_eq!(
+        Value::Object(call.args.unwrap()),
+        json!({"query": "Hello!"})
+    );
+    assert_eq!(clean, "");
+    // Text that is neither parameters nor one JSON object is not dropped.
+    let (call, _) = one("<function=read>{\"p\": 1} and more</function>");
+    assert!(call.args.is_err(), "{call:?}");
+    let (call, _) = one("<function=read>stray<parameter=p>1</parameter></function>");
+    assert!(call.args.is_err(), "{call:?}");
+}
+
+const CLOSERS: &[&str] = &[
+    "</function>",
+    "</parameter>",
+    "</invoke>",
+    "</｜DSML｜invoke>",
+    "</｜DSML｜parameter>",
+    "</tool_call>",
+    "</arg_value>",
+    "<|tool_call_end|>",
+    "<｜tool▁call▁end｜>",
+    "<|END_ACTION|>",
+    "<|python_end|>",
+    "<|call|>",
+    "<|message|>",
+];
+
+/// Mutations of every shape: no reader panics, whatever the markup.
+#[test]
+fn no_mutation_of_any_family_panics() {
+    let inserts = [
+        "<", ">", "=", "\"", "{", "}", "[", "]", "(", ")", "\\", "\n", "é", "｜",
+    ];
+    for shape in SHAPES {
+        let bounds: Vec<usize> = (0..=shape.len())
+            .filter(|i| shape.is_char_boundary(*i))
+            .collect();
+        for (k, &i) in bounds.iter().enumerate() {
+            let mut texts = vec![shape[..i].to_owned(), shape[i..].to_owned()];
+            if let Some(&j) = bounds.get(k + 1) {
+                texts.push(format!("{}{}", &shape[..i], &shape[j..]));
+            }
+            for ins in inserts {
+                texts.push(format!("{}{ins}{}", &shape[..i], &shape[i..]));
+            }
+            for close in CLOSERS {
+                texts.push(format!("{}{close}", &shape[..i]));
+            }
+            for text in texts {
+                let _ = find_declared(&text);
+                let _ = find_declared(&format!("x {text} y"));
+            }
+        }
+    }
+}
+
+#[test]
+fn deep_pythonic_lists_are_rejected_within_a_small_stack() {
+    // Item 3: nesting has a limit, checked before the stack runs out, on a
+    // thread a quarter the size of a worker's (2 MiB), in a debug build.
+    let deep = |n: usize| format!("[glob(pattern={}{})]", "[".repeat(n), "]".repeat(n));
+    let handle = std::thread::Builder::new()
+        .stack_size(512 * 1024)
+        .spawn(move || {
+            let mut out = Vec::new();
+            for n in [pythonic::MAX_DEPTH, pythonic::MAX_DEPTH + 1, 100_000] {
+                let bare = find_declared(&deep(n)).0;
+                let tagged = find(&format!("<|python_start|>{}<|python_end|>", deep(n))).0;
+                out.push((n, bare, tagged));
+            }
+            out
+        })
+        .unwrap();
+    for (n, bare, tagged) in handle.join().unwrap() {
+        for calls in [bare, tagged] {
+            assert_eq!(calls.len(), 1, "{n}");
+            if n <= pythonic::MAX_DEPTH {
+                assert!(calls[0].args.is_ok(), "{n}: {:?}", calls[0].args);
+            } else {
+                let why = calls[0].args.clone().unwrap_err();
+                assert!(why.contains("more than 128 levels deep"), "{why}");
+            }
+        }
+    }
+}
+
+#[test]
+fn calls_in_a_list_hold_their_own_markup() {
+    // Item 4: n calls in one list held n copies of the whole text.
+    let n = 300;
+    let obj = |k: usize| format!("{{\"name\": \"read\", \"arguments\": {{\"p\": \"/{k}\"}}}}");
+    let objs = (0..n).map(obj).collect::<Vec<_>>();
+    let py = (0..n)
+        .map(|k| format!("read(p='/{k}')"))
+        .collect::<Vec<_>>();
+    let cohere = (0..n)
+        .map(|k| format!("{{\"tool_name\": \"read\", \"parameters\": {{\"p\": \"/{k}\"}}}}"))
+        .collect::<Vec<_>>();
+    let llama3 = (0..n)
+        .map(|k| format!("{{\"name\": \"read\", \"parameters\": {{\"p\": \"/{k}\"}}}}"))
+        .collect::<Vec<_>>();
+    for text in [
+        format!("[{}]", py.join(", ")),
+        format!("<|python_start|>[{}]<|python_end|>", py.join(", ")),
+        format!("[{}]", objs.join(", ")),
+        format!("[TOOL_CALLS][{}]", objs.join(", ")),
+        format!("<|tool_call|>[{}]", objs.join(", ")),
+        format!("<tool_call>[{}]</tool_call>", objs.join(", ")),
+        format!("<|START_ACTION|>[{}]<|END_ACTION|>", cohere.join(",\n")),
+        format!("<|python_tag|>{}<|eom_id|>", llama3.join("; ")),
+    ] {
+        let (calls, _) = find_declared(&text);
+        assert_eq!(calls.len(), n, "{text}");
+        let total: usize = calls.iter().map(|c| c.markup.len()).sum();
+        assert!(total <= text.len(), "{total} > {}: {text}", text.len());
+        for (k, c) in calls.iter().enumerate() {
+            assert!(
+                c.markup.contains(&format!("/{k}'")) || c.markup.contains(&format!("/{k}\"")),
+                "{k}: {}",
+                c.markup
+            );
+            assert!(text.contains(&c.markup));
+        }
+    }
+}
+
+#[test]
+fn a_list_of_one_call_keeps_its_whole_markup() {
+    // Output stays as it was where the list holds one call.
+    for text in [
+        "[TOOL_CALLS][{\"name\": \"read\", \"arguments\": {}}]",
+        "<|START_ACTION|>[{\"tool_name\": \"read\", \"parameters\": {}}]<|END_ACTION|>",
+        "<tool_call>[{\"name\": \"read\", \"arguments\": {}}]</tool_call>",
+        "<|python_start|>[read(p=\"/a\")]",
+        "<|python_tag|>{\"name\": \"read\", \"parameters\": {}}",
+    ] {
+        let (call, _) = one(text);
+        assert_eq!(call.markup, text);
+    }
+    let (call, _) = one("<|tool_call|>[{\"name\": \"read\", \"arguments\": {}}]");
+    assert_eq!(
+        call.markup,
+        "<|tool_call|>[{\"name\": \"read\", \"arguments\": {}}]"
+    );
+    let (calls, _) = find_declared(" [read(p='/a')]\n");
+    assert_eq!(calls[0].markup, "[read(p='/a')]");
+}
+
+/// Steps the opening search takes over `text`, driven as `find` drives it.
+fn opening_steps(text: &str) -> (usize, usize) {
+    let mut openings = Openings::new(text);
+    let mut at = 0;
+    let mut found = 0;
+    while let Some((start, _)) = openings.next(text, at) {
+        found += 1;
+        at = start + 1;
+    }
+    (found, openings.steps)
+}
+
+#[test]
+fn code_spans_are_scanned_in_one_pass() {
+    // Item 5: each opening inside code was checked against every code span
+    // before it.
+    for unit in [
+        "`<tool_call>` ",
+        "```\n<function=a></function>\n```\n",
+        "`` `<tool_call>` `` ",
+    ] {
+        let small = unit.repeat(1_000);
+        let big = unit.repeat(10_000);
+        let (found_small, steps_small) = opening_steps(&small);
+        let (found_big, steps_big) = opening_steps(&big);
+        assert_eq!((found_small, found_big), (0, 0), "{unit}");
+        assert!(steps_big <= 100 * 10_000, "{unit}: {steps_big} steps");
+        assert!(
+            steps_big <= 12 * steps_small.max(1),
+            "{unit}: {steps_small} → {steps_big}"
+        );
+    }
+    // Runs of distinct lengths, none closed: each looked for its closer to the end.
+    let ragged: String = (1..300).map(|n| format!("{}x", "`".repeat(n))).collect();
+    let (_, steps) = opening_steps(&ragged);
+    assert!(
+        steps <= 20 * ragged.len(),
+        "{steps} steps for {} bytes",
+        ragged.len()
+    );
+}

@@ -1,5 +1,5 @@
 //! `<tool_call>…</tool_call>`, which three syntaxes share:
-//! - Hermes (and Qwen): `{"name": …, "arguments": …}` JSON;
+//! - Hermes (and Qwen): `{"name": …, "arguments": …}` JSON (or a list of them);
 //! - Qwen3-Coder (its chat template wraps its calls so):
 //!   `<function=x><parameter=p>…</parameter></function>`;
 //! - GLM-4.5 and later: `x<arg_key>p</arg_key><arg_value>…</arg_value>…`, values
@@ -7,10 +7,14 @@
 
 use serde_json::{Map, Value};
 
+use super::cursor::Cursor;
 use super::qwen_coder::{function, layout_trimmed};
-use super::{Family, Leaked, enclosed, json_calls, malformed, no_name, unclosed};
+use super::{Family, Leaked, enclosed, json_calls, malformed, no_name, not_json, unclosed};
 
 pub(super) struct ToolCall;
+
+const OPEN: &str = "<tool_call>";
+const CLOSE: &str = "</tool_call>";
 
 impl Family for ToolCall {
     fn name(&self) -> &'static str {
@@ -18,15 +22,14 @@ impl Family for ToolCall {
     }
 
     fn openings(&self) -> &'static [&'static str] {
-        &["<tool_call>"]
+        &[OPEN]
     }
 
     fn read(&self, text: &str) -> (Vec<Leaked>, usize) {
-        let close = "</tool_call>";
-        let Some(markup) = enclosed(text, close) else {
+        let Some((markup, body)) = enclosed(text, OPEN, CLOSE) else {
             return unclosed(text);
         };
-        let body = markup["<tool_call>".len()..markup.len() - close.len()].trim();
+        let body = body.trim();
         let (mut calls, family) = if body.starts_with('{') || body.starts_with('[') {
             (hermes(body, markup), "hermes")
         } else if body.starts_with("<function=") {
@@ -43,21 +46,17 @@ impl Family for ToolCall {
 
 fn hermes(body: &str, markup: &str) -> Vec<Leaked> {
     match serde_json::from_str::<Value>(body) {
-        Ok(value) => json_calls(&value, markup),
-        Err(e) => {
-            malformed(
-                markup,
-                "",
-                format!("the tool call written in the text is not valid JSON: {e}"),
-            )
-            .0
-        }
+        Ok(value) => json_calls(&value, body, markup),
+        Err(e) => malformed(markup, "", not_json(&e)).0,
     }
 }
 
 fn qwen3_coder(body: &str, markup: &str) -> Vec<Leaked> {
     let (mut calls, used) = function(body);
-    if body[used..].trim().is_empty() {
+    if body
+        .get(used..)
+        .is_some_and(|after| after.trim().is_empty())
+    {
         for c in &mut calls {
             c.markup = markup.to_owned();
         }
@@ -72,27 +71,29 @@ fn qwen3_coder(body: &str, markup: &str) -> Vec<Leaked> {
 }
 
 fn glm(body: &str, markup: &str) -> Vec<Leaked> {
-    let name_end = body.find('<').unwrap_or(body.len());
-    let name = body[..name_end].trim().to_owned();
+    let mut c = Cursor::new(body);
+    let name = c.take_while(|ch| ch != '<').trim().to_owned();
     if name.is_empty() || name.contains(char::is_whitespace) {
         return no_name(markup).0;
     }
     let mut args = Map::new();
-    let mut rest = &body[name_end..];
     loop {
-        rest = rest.trim_start();
-        if rest.is_empty() {
+        c.skip_space();
+        if c.is_at_end() {
             break;
         }
-        let pair = rest
-            .strip_prefix("<arg_key>")
-            .and_then(|r| r.split_once("</arg_key>"))
-            .and_then(|(k, r)| {
-                let r = r.trim_start().strip_prefix("<arg_value>")?;
-                let (v, r) = r.split_once("</arg_value>")?;
-                Some((k, v, r))
-            });
-        let Some((key, value, after)) = pair else {
+        let pair = (|| {
+            if !c.eat("<arg_key>") {
+                return None;
+            }
+            let key = c.take_until("</arg_key>")?;
+            c.skip_space();
+            if !c.eat("<arg_value>") {
+                return None;
+            }
+            Some((key, c.take_until("</arg_value>")?))
+        })();
+        let Some((key, value)) = pair else {
             return malformed(
                 markup,
                 &name,
@@ -101,7 +102,6 @@ fn glm(body: &str, markup: &str) -> Vec<Leaked> {
             .0;
         };
         args.insert(key.trim().to_owned(), Value::String(layout_trimmed(value)));
-        rest = after;
     }
     super::found(name, args, markup).0
 }
