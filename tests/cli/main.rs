@@ -10,6 +10,7 @@ mod golden;
 mod hardening;
 mod hook;
 mod jobs;
+mod leak_attacks;
 mod leaks;
 mod live;
 mod providers;
