@@ -341,15 +341,23 @@ pub(crate) fn join(path: &str, key: &str) -> String {
     }
 }
 
-/// Characters that can end or redraw a line: controls (newline, carriage return,
-/// escape sequences) and Unicode's line and paragraph separators.
-pub(crate) fn breaks_lines(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{85}')
+/// Characters that can end or redraw a line: the C0 controls (newline, carriage
+/// return, ESC and the escape sequences it starts), DEL, the C1 controls (CSI,
+/// OSC, NEL = U+0085), and Unicode's line and paragraph separators (U+2028,
+/// U+2029), which Python's `splitlines()` and JavaScript split lines at.
+pub fn breaks_lines(c: char) -> bool {
+    // `is_control` is Unicode's Cc: U+0000–U+001F, U+007F–U+009F.
+    c.is_control() || matches!(c, '\u{2028}' | '\u{2029}')
 }
 
-/// `s` with every character that could break or redraw a line written as a
-/// visible JSON-style escape (`\n`, `\u001b`): a message and a human-readable
-/// result are always exactly one line, whatever the model put in its call.
+/// The one visible escape: `s` with every character [`breaks_lines`] names
+/// written as a JSON-style escape (`\n`, `\r`, `\t`, else `\u` and four hex
+/// digits: `\u001b`, `\u0085`, `\u2028`), so that what it is stays visible and
+/// a terminal or a line reader acts on none of it. Every writer whose output is
+/// read as lines goes through it: messages, `-f human` and `-f args`, `--stats`,
+/// `check`'s human and GitHub formats, diagnostics on stderr. A message and a
+/// human-readable result are always exactly one line, whatever the model put in
+/// its call.
 pub fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
     if !s.chars().any(breaks_lines) {
         return s.into();
@@ -369,8 +377,14 @@ pub fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
     out.into()
 }
 
+/// `s` as a JSON string for a message (`"glob"`): JSON escapes the C0
+/// controls, [`one_line`] what JSON leaves raw (DEL, C1, U+2028, U+2029).
 pub(crate) fn quote(s: &str) -> String {
-    Value::String(s.to_owned()).to_string()
+    let json = Value::String(s.to_owned()).to_string();
+    match one_line(&json) {
+        std::borrow::Cow::Borrowed(_) => json,
+        std::borrow::Cow::Owned(escaped) => escaped,
+    }
 }
 
 /// What a repair changed, for a person approving the call (an agent hook's
