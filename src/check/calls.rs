@@ -6,6 +6,7 @@ use std::io::{self, Read};
 use super::{Calls, Finding, Rule};
 use crate::error::Error;
 use crate::filter::{self, Options, StreamError, Summary};
+use crate::message::{self, one_line};
 use crate::output::{Position, Sink};
 use crate::provider::Call;
 use crate::registry::Registry;
@@ -95,11 +96,11 @@ impl Sink for CallFindings<'_> {
                 self.loc(at),
                 Rule::CallInvalid,
                 format!(
-                    "recorded call {}.{} to \"{}\" is not valid: {}",
+                    "recorded call {}.{} to {} is not valid: {}",
                     at.index,
                     at.call,
-                    call.name,
-                    errors.join("; ")
+                    message::quote(&call.name),
+                    one_line(&errors.join("; "))
                 ),
             );
             self.out.push(finding);
