@@ -137,7 +137,10 @@ fn stats_write_tool_names_visibly() {
     assert_clean("--stats", &stderr);
     // The summary line, the table's head and one row per tool.
     assert_eq!(python_lines(&stderr), 4, "{stderr}");
-    assert!(stderr.contains(r"\u001b]0;pwned\u0007\ncallfix"), "{stderr}");
+    assert!(
+        stderr.contains(r"\u001b]0;pwned\u0007\ncallfix"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -163,12 +166,18 @@ fn stats_keep_a_bounded_number_of_tool_rows() {
         .filter(|l| l.trim_start().starts_with("made_up_"))
         .count();
     assert_eq!(rows, 1000, "{stderr}");
-    assert!(!stderr.contains(&long), "a name over the row limit has no row");
+    assert!(
+        !stderr.contains(&long),
+        "a name over the row limit has no row"
+    );
     assert!(
         stderr.contains("501 calls to other tools (0 valid, 0 repaired, 501 rejected)"),
         "{stderr}"
     );
-    assert!(stderr.starts_with("callfix: 1501 records: 1501 calls"), "{stderr}");
+    assert!(
+        stderr.starts_with("callfix: 1501 records: 1501 calls"),
+        "{stderr}"
+    );
 }
 
 fn check_calls(dir: &std::path::Path, file: &str, format: &str) -> String {
@@ -264,4 +273,21 @@ fn jobs_over_the_maximum_in_the_config_is_a_config_error() {
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(stderr.contains("callfix.toml:1:8: jobs:"), "{stderr}");
     assert!(stderr.contains("256"), "{stderr}");
+}
+
+#[test]
+fn diagnostics_on_stderr_are_one_line_each() {
+    // A file name is whatever the directory holds (a checked-out repository's).
+    let out = callfix()
+        .args(["-f", "args", "no\n::error::such\u{1b}[2J\u{85}file"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_clean("stderr", &stderr);
+    assert_eq!(python_lines(&stderr), 1, "{stderr}");
+    assert!(
+        stderr.contains(r"no\n::error::such\u001b[2J\u0085file"),
+        "{stderr}"
+    );
 }
