@@ -641,9 +641,15 @@ mod summary_tests {
         rejected(&mut summary, "x\u{1b}]0;pwned\u{7}\ncallfix: 0 records");
         rejected(&mut summary, "y\u{85}\u{2028}\u{9b}\u{7f}");
         let said = summary.to_string();
-        assert!(!said.chars().any(|c| c != '\n' && message::breaks_lines(c)), "{said:?}");
+        assert!(
+            !said.chars().any(|c| c != '\n' && message::breaks_lines(c)),
+            "{said:?}"
+        );
         assert_eq!(said.lines().count(), 4, "{said}");
-        assert!(said.contains("x\\u001b]0;pwned\\u0007\\ncallfix: 0 records"), "{said}");
+        assert!(
+            said.contains("x\\u001b]0;pwned\\u0007\\ncallfix: 0 records"),
+            "{said}"
+        );
         assert!(said.contains("y\\u0085\\u2028\\u009b\\u007f"), "{said}");
     }
 }

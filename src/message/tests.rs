@@ -234,7 +234,10 @@ mod unit {
             one_line("a\nb\rc\td\u{1b}]0;x\u{7}e\u{7f}f\u{85}g\u{9b}h\u{2028}i\u{2029}j"),
             "a\\nb\\rc\\td\\u001b]0;x\\u0007e\\u007ff\\u0085g\\u009bh\\u2028i\\u2029j"
         );
-        assert!(matches!(one_line("plain ✓ ü"), std::borrow::Cow::Borrowed(_)));
+        assert!(matches!(
+            one_line("plain ✓ ü"),
+            std::borrow::Cow::Borrowed(_)
+        ));
         for c in (0..=0x10FFFFu32).filter_map(char::from_u32) {
             let said = one_line(c.encode_utf8(&mut [0; 4])).into_owned();
             assert!(
