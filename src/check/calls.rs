@@ -77,11 +77,14 @@ impl CallFindings<'_> {
         let offset = usize::try_from(at.offset)
             .unwrap_or(usize::MAX)
             .min(self.text.len());
-        let line = &self.text[..offset];
+        let line = self.text.get(..offset).unwrap_or_default();
         let start = memchr::memrchr(b'\n', line).map_or(0, |i| i + 1);
         Loc {
             line: at.line as usize,
-            col: String::from_utf8_lossy(&line[start..]).chars().count() + 1,
+            col: String::from_utf8_lossy(line.get(start..).unwrap_or_default())
+                .chars()
+                .count()
+                + 1,
         }
     }
 }

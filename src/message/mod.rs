@@ -7,6 +7,16 @@
 //! then the rest, each group in document order; anyOf/oneOf failures are reduced to
 //! the closest branch instead of a dump of every branch.
 
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::indexing_slicing,
+        clippy::string_slice,
+        clippy::unwrap_used,
+        clippy::expect_used
+    )
+)]
+
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io;
@@ -146,7 +156,7 @@ pub fn cut(s: &str, max: usize) -> String {
         Some(_) => {
             let keep = max.saturating_sub(1);
             let end = s.char_indices().nth(keep).map_or(s.len(), |(i, _)| i);
-            format!("{}…", &s[..end])
+            format!("{}…", s.get(..end).unwrap_or(s))
         }
     }
 }
@@ -436,8 +446,9 @@ struct Limited {
 impl io::Write for Limited {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
         if self.buf.len() + data.len() > self.limit {
-            let room = self.limit - self.buf.len();
-            self.buf.extend_from_slice(&data[..room]);
+            let room = self.limit.saturating_sub(self.buf.len());
+            self.buf
+                .extend_from_slice(data.get(..room).unwrap_or_default());
             return Err(io::Error::other("long value"));
         }
         self.buf.extend_from_slice(data);
