@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 
 use super::{Finding, Rule};
 use crate::message::one_line;
+use crate::spelling::Spellings;
 
 /// `path:line:col: severity[rule]: message`, with the severity as given (the
 /// binary colours it). One line whatever the file and the message hold (both
@@ -24,9 +25,14 @@ pub fn human(f: &Finding, severity: &str) -> String {
     )
 }
 
-/// One JSON object: `file`, `line`, `col`, `severity`, `rule`, `message`.
+/// One JSON object: `file`, `line`, `col`, `severity`, `rule`, `message`. One
+/// line for any reader: what serde_json leaves raw in a string (DEL, C1,
+/// U+2028, U+2029) is escaped too ([`Spellings::write`]).
 pub fn json(f: &Finding) -> String {
-    serde_json::to_string(f).unwrap_or_default()
+    let mut out = Vec::with_capacity(128);
+    // Writing to a Vec cannot fail, and the output is UTF-8.
+    let _ = Spellings::default().write(&mut out, f);
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// A GitHub Actions workflow command (`::error file=…,line=…,col=…,title=…::…`),
@@ -191,6 +197,17 @@ mod tests {
             human(&f, "error"),
             "./::error::x\\u0085.json:14:7: error[required-undeclared]: to \"x\\n::error file=README.md::forged\\u2028\""
         );
+    }
+
+    #[test]
+    fn json_lines_escape_what_serde_json_leaves_raw() {
+        let line = json(&finding("a\u{2028}b\u{85}c\u{7f}\n"));
+        assert!(
+            line.ends_with(r#""message":"a\u2028b\u0085c\u007f\n"}"#),
+            "{line}"
+        );
+        let back: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(back["message"], "a\u{2028}b\u{85}c\u{7f}\n");
     }
 
     #[test]

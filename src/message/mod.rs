@@ -113,7 +113,7 @@ pub const DEFAULT_PREFIX: &str = "Please rewrite the input with valid arguments.
 pub fn instruction(style: &Style, errors: &[ArgError]) -> String {
     let mut text = style.prefix.clone();
     push_errors(&mut text, style, errors);
-    text
+    single(text)
 }
 
 /// The instruction once the same call has been rejected `times` times in a row:
@@ -125,7 +125,7 @@ pub fn loop_instruction(style: &Style, tool: &str, times: u32, errors: &[ArgErro
         quote(tool)
     );
     push_errors(&mut text, style, errors);
-    text
+    single(text)
 }
 
 /// ` e1; e2; …; (+N more)`, each cut to `max_chars`.
@@ -185,16 +185,17 @@ pub fn unknown_tool(
     if let Some(s) = suggestion {
         let _ = write!(text, " (did you mean {}?)", quote(&short(s)));
     }
-    text
+    // The listed names are the registry's, which an MCP server may have sent.
+    single(text)
 }
 
 /// A call whose tool exists but whose schema does not compile.
 pub fn broken_schema(name: &str, error: &SchemaError) -> String {
-    format!(
+    single(format!(
         "Tool {} cannot be checked: its schema is broken ({})",
         quote(name),
         crate::error::Chain(error)
-    )
+    ))
 }
 
 /// Argument text that salvage could not use, worded.
@@ -389,12 +390,16 @@ pub fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
 
 /// `s` as a JSON string for a message (`"glob"`): JSON escapes the C0
 /// controls, [`one_line`] what JSON leaves raw (DEL, C1, U+2028, U+2029).
-pub(crate) fn quote(s: &str) -> String {
-    let json = Value::String(s.to_owned()).to_string();
-    match one_line(&json) {
-        std::borrow::Cow::Borrowed(_) => json,
+/// `text` through [`one_line`], without a copy when nothing needs escaping.
+fn single(text: String) -> String {
+    match one_line(&text) {
+        std::borrow::Cow::Borrowed(_) => text,
         std::borrow::Cow::Owned(escaped) => escaped,
     }
+}
+
+pub(crate) fn quote(s: &str) -> String {
+    single(Value::String(s.to_owned()).to_string())
 }
 
 /// What a repair changed, for a person approving the call (an agent hook's
@@ -416,7 +421,8 @@ pub fn repaired(repairs: &[crate::kinds::Repair]) -> String {
             )
         })
         .collect();
-    format!("callfix repaired the input: {}", each.join("; "))
+    // A person reads it (Claude Code shows it): one line, nothing raw.
+    single(format!("callfix repaired the input: {}", each.join("; ")))
 }
 
 /// Compact JSON of a value, cut to a short length without first rendering a huge

@@ -260,6 +260,24 @@ mod unit {
         assert!(!text.chars().any(breaks_lines), "{text}");
         let text = loop_instruction(&Style::default(), name, 3, &[ArgError::root("x")]);
         assert!(!text.chars().any(breaks_lines), "{text}");
+        // The registry's names (an MCP server's) and the operator's prefix too.
+        let listed = vec!["ok".to_owned(), "bad\u{2028}\nname".to_owned()];
+        let text = unknown_tool(&Style::default(), "x", &listed, 2, None);
+        assert!(text.ends_with(r"ok, bad\u2028\nname"), "{text}");
+        let style = Style {
+            prefix: "Fix:\n".into(),
+            ..Style::default()
+        };
+        assert_eq!(instruction(&style, &[ArgError::root("x")]), r"Fix:\n x");
+        // What a person approving a repair reads.
+        let repair = crate::kinds::Repair {
+            path: "a".into(),
+            kind: crate::kinds::Kind::CoerceString,
+            from: json!("\u{85}\u{7f}"),
+            to: json!(1),
+        };
+        let text = repaired(&[repair]);
+        assert!(!text.chars().any(breaks_lines), "{text}");
         let key = join("a", "k\u{2028}");
         assert_eq!(key, "a.\"k\\u2028\"");
     }
