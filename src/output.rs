@@ -2,6 +2,16 @@
 //! Only this module writes results; it writes to whatever `Write` it is given
 //! (buffered stdout in the binary).
 
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::indexing_slicing,
+        clippy::string_slice,
+        clippy::unwrap_used,
+        clippy::expect_used
+    )
+)]
+
 use std::io::{self, Write};
 
 use owo_colors::OwoColorize;
@@ -344,9 +354,11 @@ impl<W: Write> Printer<W> {
     fn args_line(&mut self, verdict: &Verdict) -> io::Result<()> {
         match (&verdict.status, &verdict.args) {
             (Status::Valid | Status::Repaired, Some(args)) => self.value_line(args),
+            // A message is one line already; a line reader's split is kept
+            // whatever a caller's own message holds.
             _ => {
-                self.out
-                    .write_all(verdict.message.as_deref().unwrap_or_default().as_bytes())?;
+                let message = verdict.message.as_deref().unwrap_or_default();
+                self.out.write_all(one_line(message).as_bytes())?;
                 self.out.write_all(b"\n")
             }
         }
@@ -399,6 +411,10 @@ impl<W: Write> Printer<W> {
         self.out.write_all(b"\n")
     }
 
+    /// `-f human`: every piece of text that came from the call (its name, id,
+    /// arguments, repairs, errors) is written through [`one_line`], before any
+    /// colour: each line printed is one line, and holds no control character a
+    /// terminal would act on.
     fn human(&mut self, at: Position, call: Option<&Call>, verdict: &Verdict) -> io::Result<()> {
         let colour = self.colour;
         let out = &mut self.out;
@@ -424,14 +440,11 @@ impl<W: Write> Printer<W> {
                 )?;
                 if !c.id.is_null() {
                     let id = match &c.id {
-                        Value::String(s) => one_line(s).into_owned(),
-                        other => other.to_string(),
+                        Value::String(s) => format!("id={s}"),
+                        other => format!("id={other}"),
                     };
-                    write!(
-                        out,
-                        " {}",
-                        paint(colour, &format!("id={id}"), |s| s.dimmed().to_string())
-                    )?;
+                    let id = one_line(&id);
+                    write!(out, " {}", paint(colour, &id, |s| s.dimmed().to_string()))?;
                 }
                 writeln!(out)?;
             }
@@ -450,7 +463,8 @@ impl<W: Write> Printer<W> {
             } else {
                 format!("{}: ", r.path)
             };
-            let line = format!("~ {}{} {} → {}", one_line(&at), r.kind, r.from, r.to);
+            let line = format!("~ {at}{} {} → {}", r.kind, r.from, r.to);
+            let line = one_line(&line);
             writeln!(
                 out,
                 "  {}",
@@ -458,12 +472,17 @@ impl<W: Write> Printer<W> {
             )?;
         }
         for e in &verdict.errors {
-            let line = format!("✗ {}", one_line(&e.line()));
+            let line = format!("✗ {}", e.line());
+            let line = one_line(&line);
             writeln!(out, "  {}", paint(colour, &line, |s| s.red().to_string()))?;
         }
-        let said = |m: &String| verdict.errors.len() == 1 && verdict.errors[0].line() == *m;
+        let said = |m: &String| match verdict.errors.as_slice() {
+            [only] => only.line() == *m,
+            _ => false,
+        };
         if let Some(m) = verdict.message.as_ref().filter(|m| !said(m)) {
-            let line = format!("→ {}", one_line(m));
+            let line = format!("→ {m}");
+            let line = one_line(&line);
             writeln!(
                 out,
                 "  {}",

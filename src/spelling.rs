@@ -8,6 +8,16 @@
 //! the same number two ways (`1e2` and `1E2`), that number is written in the
 //! parser's form: its value is exact, its spelling is not guessed.
 
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::indexing_slicing,
+        clippy::string_slice,
+        clippy::unwrap_used,
+        clippy::expect_used
+    )
+)]
+
 use std::collections::HashMap;
 use std::io;
 
@@ -38,13 +48,17 @@ impl Spellings {
     /// Adds the spellings found in `text`.
     pub fn add(&mut self, text: &[u8]) {
         // Most text has no exponent at all: one cheap pass says so.
-        if !memchr::memchr2_iter(b'e', b'E', text).any(|i| i > 0 && text[i - 1].is_ascii_digit()) {
+        let after_digit = |i: usize| {
+            i.checked_sub(1)
+                .and_then(|j| text.get(j))
+                .is_some_and(u8::is_ascii_digit)
+        };
+        if !memchr::memchr2_iter(b'e', b'E', text).any(after_digit) {
             return;
         }
         let mut i = 0;
         let mut prev = b' ';
-        while i < text.len() {
-            let b = text[i];
+        while let Some(&b) = text.get(i) {
             if b == b'"' {
                 i = skip_string(text, i + 1);
                 prev = b'"';
@@ -58,13 +72,15 @@ impl Spellings {
                 continue;
             }
             let start = i;
-            while i < text.len()
-                && matches!(text[i], b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
+            while text
+                .get(i)
+                .is_some_and(|b| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
             {
                 i += 1;
             }
-            let token = &text[start..i];
-            prev = text[i - 1];
+            // At least `b` itself: a sign or a digit.
+            let token = text.get(start..i).unwrap_or_default();
+            prev = token.last().copied().unwrap_or(b);
             if let Some(parsed) = parsed_form(token) {
                 let source = String::from_utf8_lossy(token).into_owned();
                 match self.map.get(&parsed) {
@@ -118,10 +134,9 @@ impl Spellings {
 /// recorded too, so that `1e+2` beside `1e2` is seen as two spellings.)
 fn parsed_form(token: &[u8]) -> Option<String> {
     let at = token.iter().position(|&b| b == b'e' || b == b'E')?;
-    let (mantissa, rest) = (&token[..at], &token[at + 1..]);
-    let (sign, digits) = match rest.first() {
-        Some(b'+') => (b'+', &rest[1..]),
-        Some(b'-') => (b'-', &rest[1..]),
+    let (mantissa, rest) = (token.get(..at)?, token.get(at + 1..)?);
+    let (sign, digits) = match rest.split_first() {
+        Some((&sign @ (b'+' | b'-'), digits)) => (sign, digits),
         _ => (b'+', rest),
     };
     if mantissa.is_empty() || digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
@@ -137,8 +152,8 @@ fn parsed_form(token: &[u8]) -> Option<String> {
 
 /// The index just past the string whose body starts at `i`.
 fn skip_string(text: &[u8], mut i: usize) -> usize {
-    while i < text.len() {
-        match text[i] {
+    while let Some(b) = text.get(i) {
+        match b {
             b'\\' => i += 2,
             b'"' => return i + 1,
             _ => i += 1,
@@ -185,15 +200,16 @@ impl<F: Formatter> Formatter for Spelled<'_, F> {
         if !fragment.bytes().any(|b| matches!(b, 0x7f | 0xc2 | 0xe2)) || !fragment.contains(risky) {
             return w.write_all(fragment.as_bytes());
         }
+        let bytes = fragment.as_bytes();
         let mut start = 0;
         for (i, c) in fragment.char_indices() {
             if risky(c) {
-                w.write_all(&fragment.as_bytes()[start..i])?;
+                w.write_all(bytes.get(start..i).unwrap_or_default())?;
                 write!(w, "\\u{:04x}", u32::from(c))?;
                 start = i + c.len_utf8();
             }
         }
-        w.write_all(&fragment.as_bytes()[start..])
+        w.write_all(bytes.get(start..).unwrap_or_default())
     }
     fn begin_array<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
         self.0.begin_array(w)

@@ -190,6 +190,19 @@ fn parse_pointer(s: &str) -> Result<String, String> {
     }
 }
 
+/// The most threads `--jobs` (and `jobs` in callfix.toml) may ask for: far more
+/// than a machine's cores pays nothing, and each thread holds its own buffers
+/// (tens of thousands of threads ran the process out of memory: an abort).
+pub(crate) const MAX_JOBS: usize = 256;
+
+fn parse_jobs(s: &str) -> Result<usize, String> {
+    let n: usize = s.parse().map_err(|e| format!("{e}"))?;
+    if n > MAX_JOBS {
+        return Err(format!("at most {MAX_JOBS} threads (0: one per core)"));
+    }
+    Ok(n)
+}
+
 fn parse_var(s: &str) -> Result<(String, String), String> {
     match s.split_once('=') {
         Some((name, value)) if !name.is_empty() => Ok((name.to_owned(), value.to_owned())),
@@ -417,9 +430,9 @@ pub(crate) struct FilterArgs {
     #[arg(long, default_value_t = 1_000_000, value_name = "N")]
     pub max_record_values: u64,
 
-    /// Parse and judge records on N threads (0: one per core). Results come out in
-    /// input order, the same for any N
-    #[arg(short, long, default_value_t = 1, value_name = "N")]
+    /// Parse and judge records on N threads (0: one per core; at most 256). Results
+    /// come out in input order, the same for any N
+    #[arg(short, long, default_value_t = 1, value_name = "N", value_parser = parse_jobs)]
     pub jobs: usize,
 }
 

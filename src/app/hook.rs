@@ -2,9 +2,13 @@
 //! answer on stdout.
 //!
 //! Never exit 2: Claude Code reads exit code 2 as "block this call". A payload
-//! callfix cannot read is a non-blocking error (exit 1, shown to the user); a
-//! tool it has no schema for, or another hook event, gets no opinion (exit 0,
-//! nothing printed).
+//! callfix cannot read, a usage error and a config that cannot be used are
+//! non-blocking errors (exit 1, the reason on stderr, shown to the user;
+//! [`super::main`] maps every 2 of a hook run to 1); a tool it has no schema
+//! for, or another hook event, gets no opinion (exit 0, nothing printed). Tool
+//! input holding a lone surrogate escape (which serde_json refuses) is read with
+//! the escape masked and blocked, naming the path, as the filter rejects it: a
+//! payload that is not JSON would have let the call run unchecked.
 
 use std::io::{self, Read, Write};
 
@@ -12,7 +16,8 @@ use callfix::provider::claude_code::{HookAnswer, hook_answer};
 use callfix::provider::{self, Extracted};
 use callfix::registry::Lookup;
 use callfix::spelling::Spellings;
-use callfix::verdict::{self, Status};
+use callfix::surrogates;
+use callfix::verdict::{self, Status, Verdict};
 use serde_json::Value;
 
 use super::cli::{HookAgent, HookArgs, RepairedDecision};
@@ -44,8 +49,14 @@ fn answer(args: &HookArgs) -> anyhow::Result<Option<(Value, Spellings)>> {
     let registry = load_registry(&args.schemas)?;
     let mut text = Vec::new();
     io::stdin().take(MAX_PAYLOAD).read_to_end(&mut text)?;
-    let payload: Value = serde_json::from_slice(&text)
-        .map_err(|e| anyhow::anyhow!("the hook payload on stdin is not JSON: {e}"))?;
+    // Valid JSON that serde_json refuses: a lone surrogate escape, masked.
+    let (payload, masked): (Value, bool) = match serde_json::from_slice(&text) {
+        Ok(payload) => (payload, false),
+        Err(e) => match surrogates::mask(&text).and_then(|m| serde_json::from_slice(&m).ok()) {
+            Some(payload) => (payload, true),
+            None => anyhow::bail!("the hook payload on stdin is not JSON: {e}"),
+        },
+    };
     let calls = match provider::extract(payload, None) {
         Extracted::Calls(calls) => calls,
         Extracted::Unrecognised(why) => anyhow::bail!("not a Claude Code hook payload: {why}"),
@@ -57,7 +68,10 @@ fn answer(args: &HookArgs) -> anyhow::Result<Option<(Value, Spellings)>> {
         return Ok(None);
     }
     let options = judge_options(&args.judge);
-    let mut verdict = verdict::judge(&registry, &mut call, options.policy);
+    let mut verdict = match masked.then(|| lone_surrogate(&call.args)).flatten() {
+        Some(path) => Verdict::invalid(None, vec![callfix::message::lone_surrogate(&path)]),
+        None => verdict::judge(&registry, &mut call, options.policy),
+    };
     verdict.finish(&options.style, &call.name);
     let reason = callfix::message::repaired(&verdict.repairs);
     let answer = match (verdict.status, &verdict.args) {
@@ -72,4 +86,20 @@ fn answer(args: &HookArgs) -> anyhow::Result<Option<(Value, Spellings)>> {
         },
     };
     Ok(hook_answer(answer).map(|out| (out, Spellings::scan(&text))))
+}
+
+/// Where a masked payload's tool input holds a lone surrogate escape, if it
+/// does (`""`: at its root).
+fn lone_surrogate(args: &provider::Args) -> Option<String> {
+    match args {
+        provider::Args::Value(v) => surrogates::find(v),
+        provider::Args::Text(t) if t.contains(surrogates::MARK) => Some(
+            serde_json::from_str::<Value>(t)
+                .ok()
+                .as_ref()
+                .and_then(surrogates::find)
+                .unwrap_or_default(),
+        ),
+        _ => None,
+    }
 }

@@ -21,7 +21,7 @@ use anyhow::{Context, bail};
 
 use callfix::error::{Chain, Error};
 use callfix::filter::{Options, Summary};
-use callfix::message::Style;
+use callfix::message::{Style, one_line};
 use callfix::output::{Format, Printer};
 use callfix::registry::Registry;
 use callfix::repair::Policy;
@@ -37,27 +37,46 @@ where
     use clap::{CommandFactory, FromArgMatches};
     let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
     let command = config::apply(&args, Cli::command());
+    let args = config::without_config_flags(&args);
     let parsed = command
-        .try_get_matches_from(config::without_config_flags(&args))
+        .try_get_matches_from(&args)
         .and_then(|m| Cli::from_arg_matches(&m));
-    match parsed {
+    let (hook, code) = match parsed {
         Ok(cli) => {
+            let hook = matches!(cli.command, Some(Command::Hook(_)));
             // A config that cannot be used stops everything but `check`, which
             // reports it as a finding.
             if let Some(e) = config::failed()
                 && !matches!(cli.command, Some(Command::Check(_)))
             {
                 report("error:", &e.to_string());
-                return 2;
+                return never_block(hook, 2);
             }
-            exit_code(&run(&cli))
+            (hook, exit_code(&run(&cli)))
         }
         Err(e) => {
             // --help and --version end here too, on stdout with 0.
             let _ = e.print();
-            u8::try_from(e.exit_code()).unwrap_or(2)
+            (meant_hook(&args), u8::try_from(e.exit_code()).unwrap_or(2))
         }
-    }
+    };
+    never_block(hook, code)
+}
+
+/// The exit code of a `hook` run: never 2, which Claude Code reads as "block
+/// this tool call". A usage error, a config that cannot be used or any other
+/// trouble is a non-blocking error (1), its reason already on stderr.
+fn never_block(hook: bool, code: u8) -> u8 {
+    if hook && code == 2 { 1 } else { code }
+}
+
+/// Whether a command line clap could not parse was meant for `hook`: its first
+/// word that is not a flag (`--config` is already taken out) is `hook`.
+fn meant_hook(args: &[std::ffi::OsString]) -> bool {
+    args.iter()
+        .skip(1)
+        .find(|a| !a.to_str().is_some_and(|a| a.starts_with('-')))
+        .is_some_and(|a| a == "hook")
 }
 
 /// How calls are judged and worded, from the options every judging command
@@ -134,7 +153,11 @@ fn filter(cli: &FilterArgs) -> anyhow::Result<Ended> {
     let options = Options {
         max_record_bytes: cli.max_record_bytes,
         max_record_values: cli.max_record_values,
-        jobs: cli.jobs,
+        // `0`, one per core, is capped as a number given is.
+        jobs: match cli.jobs {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get().min(cli::MAX_JOBS)),
+            n => n,
+        },
         session: cli.session.clone(),
         whole_messages: cli.to.is_some() && format == Format::Call,
         ..judge_options(&cli.judge)
@@ -340,7 +363,8 @@ pub(crate) fn exit_code(result: &anyhow::Result<Ended>) -> u8 {
             if quiet {
                 0
             } else {
-                let _ = writeln!(io::stderr(), "callfix: {err:#}");
+                let said = format!("{err:#}");
+                let _ = writeln!(io::stderr(), "callfix: {}", one_line(&said));
                 2
             }
         }
@@ -381,8 +405,10 @@ pub(crate) fn load_vars(args: &VarArgs) -> anyhow::Result<callfix::render::Vars>
     Ok(vars)
 }
 
-/// A diagnostic on stderr: `callfix: warning: …` or `callfix: error: …`.
+/// A diagnostic on stderr: `callfix: warning: …` or `callfix: error: …`, one
+/// line whatever it quotes (a file name, a server's words: [`one_line`]).
 pub(crate) fn report(label: &str, message: &str) {
+    let message = one_line(message);
     let label = if label == "note:" {
         label.to_owned()
     } else if label == "error:" {
@@ -402,6 +428,24 @@ mod tests {
         assert!(stdin_hint(true, true).is_some());
         assert_eq!(stdin_hint(true, false), None);
         assert_eq!(stdin_hint(false, true), None);
+    }
+
+    #[test]
+    fn a_hook_run_never_exits_2() {
+        let args = |list: &[&str]| -> Vec<std::ffi::OsString> {
+            list.iter().map(std::ffi::OsString::from).collect()
+        };
+        assert!(meant_hook(&args(&["callfix", "hook"])));
+        assert!(meant_hook(&args(&["callfix", "--bogus", "hook", "x"])));
+        assert!(!meant_hook(&args(&["callfix", "check", "hook"])));
+        assert!(!meant_hook(&args(&["callfix", "--jobs=9999"])));
+        assert!(!meant_hook(&args(&["callfix"])));
+        assert_eq!(never_block(true, 2), 1);
+        assert_eq!(never_block(true, 0), 0);
+        assert_eq!(never_block(false, 2), 2);
+        // A usage error in a hook command line, parsed for real.
+        assert_eq!(main(["callfix", "hook", "no-such-agent"]), 1);
+        assert_eq!(main(["callfix", "--jobs", "100000"]), 2);
     }
 
     #[test]

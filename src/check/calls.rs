@@ -6,6 +6,7 @@ use std::io::{self, Read};
 use super::{Calls, Finding, Rule};
 use crate::error::Error;
 use crate::filter::{self, Options, StreamError, Summary};
+use crate::message::{self, one_line};
 use crate::output::{Position, Sink};
 use crate::provider::Call;
 use crate::registry::Registry;
@@ -76,11 +77,14 @@ impl CallFindings<'_> {
         let offset = usize::try_from(at.offset)
             .unwrap_or(usize::MAX)
             .min(self.text.len());
-        let line = &self.text[..offset];
+        let line = self.text.get(..offset).unwrap_or_default();
         let start = memchr::memrchr(b'\n', line).map_or(0, |i| i + 1);
         Loc {
             line: at.line as usize,
-            col: String::from_utf8_lossy(&line[start..]).chars().count() + 1,
+            col: String::from_utf8_lossy(line.get(start..).unwrap_or_default())
+                .chars()
+                .count()
+                + 1,
         }
     }
 }
@@ -95,11 +99,11 @@ impl Sink for CallFindings<'_> {
                 self.loc(at),
                 Rule::CallInvalid,
                 format!(
-                    "recorded call {}.{} to \"{}\" is not valid: {}",
+                    "recorded call {}.{} to {} is not valid: {}",
                     at.index,
                     at.call,
-                    call.name,
-                    errors.join("; ")
+                    message::quote(&call.name),
+                    one_line(&errors.join("; "))
                 ),
             );
             self.out.push(finding);

@@ -5,6 +5,16 @@
 //! [`Rule`] and the line and column of the key or value at fault
 //! ([`crate::span`]); [`report`] writes them for people, JSON, GitHub and SARIF.
 
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::indexing_slicing,
+        clippy::string_slice,
+        clippy::unwrap_used,
+        clippy::expect_used
+    )
+)]
+
 mod calls;
 pub mod report;
 mod rules;
@@ -132,7 +142,7 @@ pub fn check(args: Inputs<'_>) -> Result<Report, Error> {
     let mut out = Vec::new();
     for w in &registry.warnings {
         out.push(Finding::new(
-            &args.sources[0],
+            args.sources.first().map_or(Path::new(""), PathBuf::as_path),
             Loc::START,
             Rule::SourceIgnored,
             w.clone(),
@@ -166,7 +176,10 @@ pub fn check(args: Inputs<'_>) -> Result<Report, Error> {
     let mut exposed: BTreeMap<String, Vec<(&str, PathBuf, Loc)>> = BTreeMap::new();
     for (name, file) in &files {
         let (name, file) = (*name, file.as_path());
-        let place = Place::of(&parsed[file], name);
+        let Some(spanned) = parsed.get(file) else {
+            continue;
+        };
+        let place = Place::of(spanned, name);
         let as_sent = args
             .provider
             .map_or_else(|| provider_name(name), |p| p.tool_name(name));
@@ -183,7 +196,9 @@ pub fn check(args: Inputs<'_>) -> Result<Report, Error> {
         check_tool(&here, &descriptions, dir, &mut out);
     }
     for (as_sent, names) in exposed.iter().filter(|(_, n)| n.len() > 1) {
-        let (_, file, at) = &names[1];
+        let Some((_, file, at)) = names.get(1) else {
+            continue;
+        };
         let listed: Vec<String> = names.iter().map(|(n, ..)| format!("\"{n}\"")).collect();
         out.push(Finding::new(
             file,

@@ -6,19 +6,33 @@ use percent_encoding::{AsciiSet, CONTROLS, utf8_percent_encode};
 use serde_json::{Value, json};
 
 use super::{Finding, Rule};
+use crate::message::one_line;
+use crate::spelling::Spellings;
 
 /// `path:line:col: severity[rule]: message`, with the severity as given (the
-/// binary colours it).
+/// binary colours it). One line whatever the file and the message hold (both
+/// through [`one_line`]), and never a GitHub workflow command: a path that
+/// starts with `::` is written `./::…`, the same file.
 pub fn human(f: &Finding, severity: &str) -> String {
+    let file = one_line(&f.file);
+    let dot = if file.starts_with("::") { "./" } else { "" };
     format!(
-        "{}:{}:{}: {severity}[{}]: {}",
-        f.file, f.line, f.col, f.rule, f.message
+        "{dot}{file}:{}:{}: {severity}[{}]: {}",
+        f.line,
+        f.col,
+        f.rule,
+        one_line(&f.message)
     )
 }
 
-/// One JSON object: `file`, `line`, `col`, `severity`, `rule`, `message`.
+/// One JSON object: `file`, `line`, `col`, `severity`, `rule`, `message`. One
+/// line for any reader: what serde_json leaves raw in a string (DEL, C1,
+/// U+2028, U+2029) is escaped too ([`Spellings::write`]).
 pub fn json(f: &Finding) -> String {
-    serde_json::to_string(f).unwrap_or_default()
+    let mut out = Vec::with_capacity(128);
+    // Writing to a Vec cannot fail, and the output is UTF-8.
+    let _ = Spellings::default().write(&mut out, f);
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// A GitHub Actions workflow command (`::error file=…,line=…,col=…,title=…::…`),
@@ -35,11 +49,15 @@ pub fn github(f: &Finding) -> String {
     )
 }
 
-/// A workflow command's message, escaped as the runner reads it.
+/// A workflow command's message, escaped as the runner reads it (`%`, CR, LF),
+/// and every other control or line separator written visibly ([`one_line`]):
+/// the command stays one line for the runner and for whatever reads the log.
 fn data(s: &str) -> String {
-    s.replace('%', "%25")
+    let escaped = s
+        .replace('%', "%25")
         .replace('\r', "%0D")
-        .replace('\n', "%0A")
+        .replace('\n', "%0A");
+    one_line(&escaped).into_owned()
 }
 
 /// A workflow command's property value: the message escapes, and `:` and `,`.
@@ -156,6 +174,40 @@ mod tests {
             line,
             "::error file=dir%2C x/a%3Ab.json,line=14,col=7,title=callfix required-undeclared::50%25 done%0Anext: line"
         );
+    }
+
+    #[test]
+    fn github_commands_escape_every_control_and_line_separator() {
+        let line = github(&finding("a\u{85}b\u{2028}c\u{1b}[2Kd\u{7f}\r\n::error::x"));
+        assert_eq!(
+            line,
+            "::error file=dir%2C x/a%3Ab.json,line=14,col=7,title=callfix required-undeclared::a\\u0085b\\u2028c\\u001b[2Kd\\u007f%0D%0A::error::x"
+        );
+    }
+
+    #[test]
+    fn human_lines_are_one_line_and_never_a_workflow_command() {
+        let mut f = finding("to \"x\n::error file=README.md::forged\u{2028}\"");
+        assert_eq!(
+            human(&f, "error"),
+            "dir, x/a:b.json:14:7: error[required-undeclared]: to \"x\\n::error file=README.md::forged\\u2028\""
+        );
+        f.file = "::error::x\u{85}.json".into();
+        assert_eq!(
+            human(&f, "error"),
+            "./::error::x\\u0085.json:14:7: error[required-undeclared]: to \"x\\n::error file=README.md::forged\\u2028\""
+        );
+    }
+
+    #[test]
+    fn json_lines_escape_what_serde_json_leaves_raw() {
+        let line = json(&finding("a\u{2028}b\u{85}c\u{7f}\n"));
+        assert!(
+            line.ends_with(r#""message":"a\u2028b\u0085c\u007f\n"}"#),
+            "{line}"
+        );
+        let back: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(back["message"], "a\u{2028}b\u{85}c\u{7f}\n");
     }
 
     #[test]

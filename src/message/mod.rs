@@ -7,6 +7,16 @@
 //! then the rest, each group in document order; anyOf/oneOf failures are reduced to
 //! the closest branch instead of a dump of every branch.
 
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::indexing_slicing,
+        clippy::string_slice,
+        clippy::unwrap_used,
+        clippy::expect_used
+    )
+)]
+
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io;
@@ -103,7 +113,7 @@ pub const DEFAULT_PREFIX: &str = "Please rewrite the input with valid arguments.
 pub fn instruction(style: &Style, errors: &[ArgError]) -> String {
     let mut text = style.prefix.clone();
     push_errors(&mut text, style, errors);
-    text
+    single(text)
 }
 
 /// The instruction once the same call has been rejected `times` times in a row:
@@ -115,7 +125,7 @@ pub fn loop_instruction(style: &Style, tool: &str, times: u32, errors: &[ArgErro
         quote(tool)
     );
     push_errors(&mut text, style, errors);
-    text
+    single(text)
 }
 
 /// ` e1; e2; …; (+N more)`, each cut to `max_chars`.
@@ -146,7 +156,7 @@ pub fn cut(s: &str, max: usize) -> String {
         Some(_) => {
             let keep = max.saturating_sub(1);
             let end = s.char_indices().nth(keep).map_or(s.len(), |(i, _)| i);
-            format!("{}…", &s[..end])
+            format!("{}…", s.get(..end).unwrap_or(s))
         }
     }
 }
@@ -175,16 +185,17 @@ pub fn unknown_tool(
     if let Some(s) = suggestion {
         let _ = write!(text, " (did you mean {}?)", quote(&short(s)));
     }
-    text
+    // The listed names are the registry's, which an MCP server may have sent.
+    single(text)
 }
 
 /// A call whose tool exists but whose schema does not compile.
 pub fn broken_schema(name: &str, error: &SchemaError) -> String {
-    format!(
+    single(format!(
         "Tool {} cannot be checked: its schema is broken ({})",
         quote(name),
         crate::error::Chain(error)
-    )
+    ))
 }
 
 /// Argument text that salvage could not use, worded.
@@ -341,15 +352,23 @@ pub(crate) fn join(path: &str, key: &str) -> String {
     }
 }
 
-/// Characters that can end or redraw a line: controls (newline, carriage return,
-/// escape sequences) and Unicode's line and paragraph separators.
-pub(crate) fn breaks_lines(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{85}')
+/// Characters that can end or redraw a line: the C0 controls (newline, carriage
+/// return, ESC and the escape sequences it starts), DEL, the C1 controls (CSI,
+/// OSC, NEL = U+0085), and Unicode's line and paragraph separators (U+2028,
+/// U+2029), which Python's `splitlines()` and JavaScript split lines at.
+pub fn breaks_lines(c: char) -> bool {
+    // `is_control` is Unicode's Cc: U+0000–U+001F, U+007F–U+009F.
+    c.is_control() || matches!(c, '\u{2028}' | '\u{2029}')
 }
 
-/// `s` with every character that could break or redraw a line written as a
-/// visible JSON-style escape (`\n`, `\u001b`): a message and a human-readable
-/// result are always exactly one line, whatever the model put in its call.
+/// The one visible escape: `s` with every character [`breaks_lines`] names
+/// written as a JSON-style escape (`\n`, `\r`, `\t`, else `\u` and four hex
+/// digits: `\u001b`, `\u0085`, `\u2028`), so that what it is stays visible and
+/// a terminal or a line reader acts on none of it. Every writer whose output is
+/// read as lines goes through it: messages, `-f human` and `-f args`, `--stats`,
+/// `check`'s human and GitHub formats, diagnostics on stderr. A message and a
+/// human-readable result are always exactly one line, whatever the model put in
+/// its call.
 pub fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
     if !s.chars().any(breaks_lines) {
         return s.into();
@@ -369,8 +388,18 @@ pub fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
     out.into()
 }
 
+/// `s` as a JSON string for a message (`"glob"`): JSON escapes the C0
+/// controls, [`one_line`] what JSON leaves raw (DEL, C1, U+2028, U+2029).
+/// `text` through [`one_line`], without a copy when nothing needs escaping.
+fn single(text: String) -> String {
+    match one_line(&text) {
+        std::borrow::Cow::Borrowed(_) => text,
+        std::borrow::Cow::Owned(escaped) => escaped,
+    }
+}
+
 pub(crate) fn quote(s: &str) -> String {
-    Value::String(s.to_owned()).to_string()
+    single(Value::String(s.to_owned()).to_string())
 }
 
 /// What a repair changed, for a person approving the call (an agent hook's
@@ -392,7 +421,8 @@ pub fn repaired(repairs: &[crate::kinds::Repair]) -> String {
             )
         })
         .collect();
-    format!("callfix repaired the input: {}", each.join("; "))
+    // A person reads it (Claude Code shows it): one line, nothing raw.
+    single(format!("callfix repaired the input: {}", each.join("; ")))
 }
 
 /// Compact JSON of a value, cut to a short length without first rendering a huge
@@ -422,8 +452,9 @@ struct Limited {
 impl io::Write for Limited {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
         if self.buf.len() + data.len() > self.limit {
-            let room = self.limit - self.buf.len();
-            self.buf.extend_from_slice(&data[..room]);
+            let room = self.limit.saturating_sub(self.buf.len());
+            self.buf
+                .extend_from_slice(data.get(..room).unwrap_or_default());
             return Err(io::Error::other("long value"));
         }
         self.buf.extend_from_slice(data);

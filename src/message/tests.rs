@@ -229,6 +229,60 @@ mod unit {
     }
 
     #[test]
+    fn one_line_escapes_every_control_and_line_separator_visibly() {
+        assert_eq!(
+            one_line("a\nb\rc\td\u{1b}]0;x\u{7}e\u{7f}f\u{85}g\u{9b}h\u{2028}i\u{2029}j"),
+            "a\\nb\\rc\\td\\u001b]0;x\\u0007e\\u007ff\\u0085g\\u009bh\\u2028i\\u2029j"
+        );
+        assert!(matches!(
+            one_line("plain ✓ ü"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        for c in (0..=0x10FFFFu32).filter_map(char::from_u32) {
+            let said = one_line(c.encode_utf8(&mut [0; 4])).into_owned();
+            assert!(
+                !said.chars().any(breaks_lines),
+                "U+{:04X} -> {said:?}",
+                u32::from(c)
+            );
+        }
+    }
+
+    #[test]
+    fn names_in_messages_are_quoted_with_every_line_break_escaped() {
+        // JSON leaves DEL, C1 and U+2028/2029 raw; a message never does.
+        let name = "t\u{9b}\u{85}\u{2028}\u{2029}\u{7f}\n\u{1b}";
+        assert_eq!(
+            quote(name),
+            "\"t\\u009b\\u0085\\u2028\\u2029\\u007f\\n\\u001b\""
+        );
+        let text = unknown_tool(&Style::default(), name, &[], 0, Some(name));
+        assert!(!text.chars().any(breaks_lines), "{text}");
+        let text = loop_instruction(&Style::default(), name, 3, &[ArgError::root("x")]);
+        assert!(!text.chars().any(breaks_lines), "{text}");
+        // The registry's names (an MCP server's) and the operator's prefix too.
+        let listed = vec!["ok".to_owned(), "bad\u{2028}\nname".to_owned()];
+        let text = unknown_tool(&Style::default(), "x", &listed, 2, None);
+        assert!(text.ends_with(r"ok, bad\u2028\nname"), "{text}");
+        let style = Style {
+            prefix: "Fix:\n".into(),
+            ..Style::default()
+        };
+        assert_eq!(instruction(&style, &[ArgError::root("x")]), r"Fix:\n x");
+        // What a person approving a repair reads.
+        let repair = crate::kinds::Repair {
+            path: "a".into(),
+            kind: crate::kinds::Kind::CoerceString,
+            from: json!("\u{85}\u{7f}"),
+            to: json!(1),
+        };
+        let text = repaired(&[repair]);
+        assert!(!text.chars().any(breaks_lines), "{text}");
+        let key = join("a", "k\u{2028}");
+        assert_eq!(key, "a.\"k\\u2028\"");
+    }
+
+    #[test]
     fn invalid_json_says_where() {
         let err = serde_json::from_str::<Value>("{\"a\": 1,, }").unwrap_err();
         assert_eq!(

@@ -120,3 +120,129 @@ fn the_filter_reads_the_payload_as_an_envelope() {
     assert_eq!(result["id"], "toolu_01Hh2m9QeT4rVb6Wc1xLs8Nd");
     assert_eq!(result["status"], "repaired");
 }
+
+/// `callfix ARGS` in `dir` with `stdin`: (exit code, stdout, stderr).
+fn run_in(dir: &std::path::Path, args: &[&str], stdin: &str) -> (i32, String, String) {
+    let out = callfix()
+        .current_dir(dir)
+        .args(args)
+        .write_stdin(stdin)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn valid_payload() -> String {
+    std::fs::read_to_string(
+        super::root().join("tests/fixtures/claude-code/pre_tool_use_valid.json"),
+    )
+    .unwrap()
+}
+
+#[test]
+fn usage_errors_are_exit_1_never_exit_2() {
+    let root = super::root();
+    let schemas = root.join(SCHEMAS);
+    let schemas = schemas.to_str().unwrap();
+    for args in [
+        &["hook"][..],
+        &["hook", "cursor"],
+        &["hook", "claude-code", "--bogus"],
+        &[
+            "hook",
+            "claude-code",
+            "--schemas",
+            schemas,
+            "--max-errors",
+            "x",
+        ],
+        &[
+            "hook",
+            "claude-code",
+            "--schemas",
+            schemas,
+            "--repaired",
+            "maybe",
+        ],
+        &["--config", "no/such/callfix.toml", "hook", "claude-code"],
+        &["--bogus", "hook", "claude-code"],
+    ] {
+        let (code, stdout, stderr) = run_in(&root, args, &valid_payload());
+        assert_eq!(code, 1, "{args:?}: {stderr}");
+        assert!(stdout.is_empty(), "{args:?}");
+        assert!(
+            stderr.contains("error"),
+            "{args:?}: the reason is said: {stderr}"
+        );
+    }
+    // Help is still help.
+    let (code, stdout, _) = run_in(&root, &["hook", "--help"], "");
+    assert_eq!(code, 0);
+    assert!(stdout.contains("claude-code"));
+}
+
+#[test]
+fn an_invalid_config_up_the_tree_is_exit_1_never_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let below = dir.path().join("project/src");
+    std::fs::create_dir_all(&below).unwrap();
+    let schemas = super::root().join(SCHEMAS);
+    for config in [
+        "bogus = 1\n",
+        "jobs = 100000\n",
+        "max-errors = \"x\"\n",
+        "[[[",
+    ] {
+        std::fs::write(dir.path().join("callfix.toml"), config).unwrap();
+        let (code, stdout, stderr) = run_in(
+            &below,
+            &[
+                "hook",
+                "claude-code",
+                "--schemas",
+                schemas.to_str().unwrap(),
+            ],
+            &valid_payload(),
+        );
+        assert_eq!(code, 1, "{config}: {stderr}");
+        assert!(stdout.is_empty(), "{config}");
+        assert!(stderr.contains("callfix.toml:1:"), "{config}: {stderr}");
+    }
+}
+
+#[test]
+fn a_lone_surrogate_in_the_tool_input_is_blocked() {
+    // serde_json refuses the payload; exit 1 would let the call run unchecked.
+    let payload = valid_payload().replace(
+        "\"/home/dev/app/src/main.rs\"",
+        "\"/home/dev/app/src/\\ud83d.rs\"",
+    );
+    assert!(payload.contains("\\ud83d.rs"));
+    let (code, stdout, stderr) = run_in(
+        &super::root(),
+        &["hook", "claude-code", "--schemas", SCHEMAS],
+        &payload,
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        decision(&stdout),
+        json!({
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "Please rewrite the input with valid arguments. Errors: file_path: holds a lone surrogate escape, which is no character",
+        })
+    );
+    // A lone surrogate outside the tool input changes nothing.
+    let payload = valid_payload().replace("\"cwd\":\"/home/dev/app\"", "\"cwd\":\"/home/\\udc00\"");
+    assert!(payload.contains("\\udc00"));
+    let (code, stdout, stderr) = run_in(
+        &super::root(),
+        &["hook", "claude-code", "--schemas", SCHEMAS],
+        &payload,
+    );
+    assert_eq!((code, stdout.as_str(), stderr.as_str()), (0, "", ""));
+}

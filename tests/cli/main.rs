@@ -22,6 +22,7 @@ mod robustness;
 mod schemas;
 mod streams;
 mod terminal;
+mod terminal_attacks;
 mod tools;
 
 use std::path::{Path, PathBuf};
