@@ -190,10 +190,8 @@ fn parse_pointer(s: &str) -> Result<String, String> {
     }
 }
 
-/// The most threads `--jobs` (and `jobs` in callfix.toml) may ask for: far more
-/// than a machine's cores pays nothing, and each thread holds its own buffers
-/// (tens of thousands of threads ran the process out of memory: an abort).
-pub(crate) const MAX_JOBS: usize = 256;
+/// The most threads `--jobs` (and `jobs` in callfix.toml) may ask for.
+pub(crate) use callfix::filter::MAX_JOBS;
 
 fn parse_jobs(s: &str) -> Result<usize, String> {
     let n: usize = s.parse().map_err(|e| format!("{e}"))?;

@@ -153,11 +153,8 @@ fn filter(cli: &FilterArgs) -> anyhow::Result<Ended> {
     let options = Options {
         max_record_bytes: cli.max_record_bytes,
         max_record_values: cli.max_record_values,
-        // `0`, one per core, is capped as a number given is.
-        jobs: match cli.jobs {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get().min(cli::MAX_JOBS)),
-            n => n,
-        },
+        // `0`, one per core, is capped by the filter as a number given is.
+        jobs: cli.jobs,
         session: cli.session.clone(),
         whole_messages: cli.to.is_some() && format == Format::Call,
         ..judge_options(&cli.judge)

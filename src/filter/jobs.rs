@@ -35,12 +35,14 @@ pub(super) const DEPTH: usize = 4;
 /// large).
 pub(super) const IN_FLIGHT_BYTES: usize = 8 << 20;
 
-/// The number of threads `jobs` asks for: itself, or with `0` one per core.
+/// The number of threads `jobs` asks for: itself, or with `0` one per core;
+/// never more than [`MAX_JOBS`](super::MAX_JOBS).
 pub(super) fn resolve(jobs: usize) -> usize {
     match jobs {
         0 => thread::available_parallelism().map_or(1, usize::from),
         n => n,
     }
+    .min(super::MAX_JOBS)
 }
 
 /// Records framed and not sent yet: their bytes end to end (one allocation
@@ -337,6 +339,13 @@ mod tests {
     use crate::verdict::Verdict;
     use std::io;
     use std::path::PathBuf;
+
+    #[test]
+    fn a_library_caller_gets_at_most_max_jobs_threads() {
+        assert_eq!(resolve(100_000), crate::filter::MAX_JOBS);
+        assert_eq!(resolve(3), 3);
+        assert!((1..=crate::filter::MAX_JOBS).contains(&resolve(0)));
+    }
 
     /// Counts the results written, and checks they come in input order.
     struct Count(usize);

@@ -49,9 +49,15 @@ pub struct Options {
     /// `--format call`), which needs the message's text.
     pub whole_messages: bool,
     /// Threads that parse and judge records (`0`: one per core). Results come
-    /// out in input order and are the same for any number.
+    /// out in input order and are the same for any number. At most [`MAX_JOBS`]
+    /// run: a larger number is taken as that.
     pub jobs: usize,
 }
+
+/// The most threads a filter runs: far more than a machine's cores pays
+/// nothing, and each thread holds its own buffers (tens of thousands of threads
+/// ran the process out of memory: an abort).
+pub const MAX_JOBS: usize = 256;
 
 impl Default for Options {
     fn default() -> Self {
