@@ -19,6 +19,7 @@ mod render;
 mod repairs;
 mod robustness;
 mod schemas;
+mod stream_attacks;
 mod streams;
 mod terminal;
 mod tools;
