@@ -53,10 +53,12 @@ fn a_delta_with_no_delta_is_one_result_and_the_next_call_is_judged() {
         r#"{"type":"content_block_delta","index":0}"#.to_owned(),
         LAST.to_owned(),
     ];
-    let (_, out) = run(&[], &input);
-    assert_eq!(out.len(), 2, "{out:?}");
-    assert_eq!(out[0]["status"], "rejected");
-    last_is_judged(&out);
+    for jobs in ["1", "2"] {
+        let (_, out) = run(&["--jobs", jobs], &input);
+        assert_eq!(out.len(), 2, "{out:?}");
+        assert_eq!(out[0]["status"], "rejected");
+        last_is_judged(&out);
+    }
 }
 
 #[test]
