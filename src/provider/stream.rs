@@ -149,7 +149,7 @@ impl Streams {
         };
         let fed = match step {
             None => Fed::Record(Value::Object(map)),
-            Some(step) => self.settle(step, of, &map),
+            Some(step) => self.settle(step),
         };
         (ended, fed)
     }
@@ -159,8 +159,8 @@ impl Streams {
         self.open.take().and_then(Open::end)
     }
 
-    /// What the open stream gives after `step`, the step of event `map`.
-    fn settle(&mut self, step: Step, of: EventKind, map: &Map<String, Value>) -> Fed {
+    /// What the open stream gives after `step`.
+    fn settle(&mut self, step: Step) -> Fed {
         match step {
             Step::Kept => Fed::Kept,
             Step::Complete => self
@@ -175,7 +175,7 @@ impl Streams {
                 // What was kept is freed now; the rest is read and dropped.
                 open.kind = Kind::Dropped;
                 let first = open.first;
-                if complete || completes(of, map) {
+                if complete {
                     self.open = None;
                 }
                 Fed::Done(Assembled {
