@@ -12,7 +12,7 @@ use super::{Conversation, Filter, Options, StreamError, Summary, lone_surrogate,
 use crate::input::{Ending, RecordMeta};
 use crate::message;
 use crate::output::{Position, Printer, Sink};
-use crate::provider::stream::{self, Assembled, Fed, Streams};
+use crate::provider::stream::{self, Assembled, Fed, Streams, Unfinished};
 use crate::provider::{self, Call, Extracted};
 use crate::repair::Kind;
 use crate::spelling::Spellings;
@@ -99,7 +99,7 @@ impl Filter<'_> {
         first: (u64, u64, u64),
         masked: bool,
         bytes: &[u8],
-        incomplete: &[usize],
+        incomplete: &[(usize, Unfinished)],
         source: &str,
     ) -> Judged {
         let (registry, options) = (self.registry, self.options);
@@ -143,8 +143,14 @@ impl Filter<'_> {
                 .into_iter()
                 .enumerate()
                 .map(|(i, mut call)| {
-                    if incomplete.contains(&i) {
-                        call.args = provider::Args::Malformed(message::stream_cut_off());
+                    // `incomplete` is in ascending order: one lookup per call.
+                    if let Ok(at) = incomplete.binary_search_by_key(&i, |x| x.0) {
+                        call.args = provider::Args::Malformed(match incomplete.get(at) {
+                            Some((_, Unfinished::TooLarge)) => {
+                                message::stream_call_too_large(options.max_record_bytes)
+                            }
+                            _ => message::stream_cut_off(),
+                        });
                     }
                     let verdict = match masked.then(|| lone_surrogate(&call)).flatten() {
                         Some(path) => Verdict::invalid(None, vec![message::lone_surrogate(&path)]),
@@ -177,7 +183,7 @@ impl Filter<'_> {
         match prepared {
             Prepared::Judged(judged) => self.write(*judged, source, summary, printer),
             Prepared::Event(value, at) => {
-                let (ended, fed) = streams.feed(value, at);
+                let (ended, fed) = streams.feed(value, at, self.options.max_record_bytes);
                 if let Some(ended) = ended {
                     self.assembled(ended, source, summary, printer)?;
                 }
@@ -203,11 +209,15 @@ impl Filter<'_> {
         summary: &mut Summary,
         printer: &mut S,
     ) -> Result<(), StreamError> {
+        let (_, line, _) = done.first;
+        let record = done.record.map_err(|stream::TooLarge| {
+            message::stream_too_large(source, line, self.options.max_record_bytes)
+        });
         let judged = self.judge(
-            Ok(done.record),
+            record,
             done.first,
             false,
-            b"",
+            done.spelled.as_bytes(),
             &done.incomplete,
             source,
         );

@@ -261,6 +261,24 @@ pub fn stream_cut_off() -> String {
     "the stream ended before this call was complete; send the complete call".to_owned()
 }
 
+/// A streamed call whose argument text took its stream past
+/// `--max-record-bytes`.
+pub fn stream_call_too_large(limit: usize) -> String {
+    format!(
+        "the stream grew over the limit of {limit} bytes (--max-record-bytes) with this \
+         call's arguments; send the call again with smaller arguments, or on its own"
+    )
+}
+
+/// A stream whose reassembled response grew past `--max-record-bytes`: it is
+/// dropped, and the rest of it skipped.
+pub fn stream_too_large(source: &str, line: u64, limit: usize) -> String {
+    format!(
+        "stream starting at {source}:{line} grew over the limit of {limit} bytes \
+         (--max-record-bytes) as it was reassembled; the rest of it is skipped"
+    )
+}
+
 /// An error result for a call kept in a converted history with `{}` in place
 /// of arguments that were not an object: the instruction, then what was sent
 /// (cut to 200 characters), so the model sees its own mistake.

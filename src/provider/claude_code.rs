@@ -85,13 +85,12 @@ pub fn hook_answer(answer: HookAnswer<'_>) -> Option<Value> {
 }
 
 fn decision(decision: &str, reason: &str, input: Option<&Value>) -> Value {
-    let mut out = json!({
-        "hookEventName": "PreToolUse",
-        "permissionDecision": decision,
-        "permissionDecisionReason": reason,
-    });
+    let mut out = Map::new();
+    out.insert("hookEventName".into(), json!("PreToolUse"));
+    out.insert("permissionDecision".into(), json!(decision));
+    out.insert("permissionDecisionReason".into(), json!(reason));
     if let Some(input) = input {
-        out["updatedInput"] = input.clone();
+        out.insert("updatedInput".into(), input.clone());
     }
     json!({ "hookSpecificOutput": out })
 }

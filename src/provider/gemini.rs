@@ -42,17 +42,21 @@ impl Provider for Gemini {
     }
 
     fn new_call(&self, id: &Value, name: &str, args: &Value) -> Value {
-        let mut call = json!({"name": name, "args": args});
+        let mut call = Map::new();
+        call.insert("name".into(), json!(name));
+        call.insert("args".into(), args.clone());
         if !id.is_null() {
-            call["id"] = id.clone();
+            call.insert("id".into(), id.clone());
         }
         json!({ "functionCall": call })
     }
 
     fn error_result(&self, id: &Value, name: &str, message: &str) -> Value {
-        let mut response = json!({ "name": name, "response": { "error": message } });
+        let mut response = Map::new();
+        response.insert("name".into(), json!(name));
+        response.insert("response".into(), json!({ "error": message }));
         if !id.is_null() {
-            response["id"] = id.clone();
+            response.insert("id".into(), id.clone());
         }
         json!({ "functionResponse": response })
     }

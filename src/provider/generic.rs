@@ -21,7 +21,9 @@ impl Provider for Generic {
         if map.contains_key("role") || !map.get("name").is_some_and(Value::is_string) {
             return None;
         }
-        let args_at = ARGS_AT.into_iter().find(|k| map.contains_key(k[0]))?;
+        let args_at = ARGS_AT
+            .into_iter()
+            .find(|k| k.first().is_some_and(|k| map.contains_key(*k)))?;
         let call = read_call(
             std::mem::take(map),
             self.name(),

@@ -49,7 +49,7 @@ fn short_id(text: &str) -> String {
     let mut hash = crate::fnv::hash(text.as_bytes());
     (0..9)
         .map(|_| {
-            let c = ALPHABET[(hash % 62) as usize] as char;
+            let c = char::from(ALPHABET.get((hash % 62) as usize).copied().unwrap_or(b'0'));
             hash /= 62;
             c
         })

@@ -51,10 +51,12 @@ impl Provider for Ollama {
     }
 
     fn new_message(&self, text: &str, calls: Vec<Value>) -> Value {
-        let mut m = json!({"role": "assistant", "content": text});
+        let mut m = Map::new();
+        m.insert("role".into(), json!("assistant"));
+        m.insert("content".into(), json!(text));
         if !calls.is_empty() {
-            m["tool_calls"] = Value::Array(calls);
+            m.insert("tool_calls".into(), Value::Array(calls));
         }
-        m
+        Value::Object(m)
     }
 }

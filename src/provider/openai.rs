@@ -73,8 +73,13 @@ impl Provider for OpenAi {
 
     /// `function.strict: true` when asked (the API's default is false).
     fn set_strict(&self, definition: &mut Value, strict: bool) {
-        if strict {
-            definition["function"]["strict"] = Value::Bool(true);
+        // The definition is ours (`tool_definition`): it has a `function`.
+        if strict
+            && let Some(function) = definition
+                .get_mut("function")
+                .and_then(Value::as_object_mut)
+        {
+            function.insert("strict".into(), Value::Bool(true));
         }
     }
 

@@ -66,7 +66,9 @@ impl Provider for Responses {
     /// Always written: the Responses API's default is `strict: true`, which
     /// refuses most schemas as they are.
     fn set_strict(&self, definition: &mut Value, strict: bool) {
-        definition["strict"] = Value::Bool(strict);
+        if let Some(definition) = definition.as_object_mut() {
+            definition.insert("strict".into(), Value::Bool(strict));
+        }
     }
 
     fn tool_definition(&self, name: &str, description: &str, parameters: Value) -> Value {

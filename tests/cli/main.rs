@@ -20,6 +20,7 @@ mod render;
 mod repairs;
 mod robustness;
 mod schemas;
+mod stream_attacks;
 mod streams;
 mod terminal;
 mod terminal_attacks;
