@@ -419,7 +419,8 @@ pub(crate) struct FilterArgs {
     #[arg(long)]
     pub stats: bool,
 
-    /// Reject records larger than this many bytes without parsing them
+    /// Reject records larger than this many bytes without parsing them, and a
+    /// provider stream (or one streamed call) that grows past it as it is reassembled
     #[arg(long, default_value_t = 64 * 1024 * 1024, value_name = "BYTES")]
     pub max_record_bytes: usize,
 
