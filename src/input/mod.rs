@@ -86,6 +86,9 @@ pub struct Framer<R> {
     line: u64,
     at_line_start: bool,
     in_array: bool,
+    /// The line whose rest, after a bare scalar, was checked and found to hold
+    /// values: the records there are not checked again.
+    checked_line: Option<u64>,
 }
 
 /// Bytes read from the input at a time.
@@ -116,6 +119,7 @@ impl<R: Read> Framer<R> {
             line: 1,
             at_line_start: true,
             in_array: false,
+            checked_line: None,
         }
     }
 
@@ -134,7 +138,7 @@ impl<R: Read> Framer<R> {
     /// returns how many there are. Calls `idle` before a read that may block.
     fn fill(&mut self, want: usize, idle: &mut dyn FnMut()) -> io::Result<usize> {
         let want = want.min(self.buf.len());
-        if self.end - self.pos >= want || self.eof {
+        if self.end.saturating_sub(self.pos) >= want || self.eof {
             return Ok(self.end - self.pos);
         }
         if self.pos > 0 {
@@ -144,7 +148,10 @@ impl<R: Read> Framer<R> {
         }
         while self.end < want && !self.eof {
             idle();
-            match self.reader.read(&mut self.buf[self.end..]) {
+            match self
+                .reader
+                .read(self.buf.get_mut(self.end..).unwrap_or_default())
+            {
                 Ok(0) => self.eof = true,
                 Ok(n) => {
                     self.end += n;
@@ -161,13 +168,15 @@ impl<R: Read> Framer<R> {
     /// bytes: peeking never waits for input beyond the current line.
     fn fill_line(&mut self, want: usize, idle: &mut dyn FnMut()) -> io::Result<&[u8]> {
         let mut have = self.fill(1, idle)?;
-        while have < want.min(self.buf.len())
-            && !self.eof
-            && !self.buf[self.pos..self.end].contains(&b'\n')
-        {
+        while have < want.min(self.buf.len()) && !self.eof && !self.unread().contains(&b'\n') {
             have = self.fill(have + 1, idle)?;
         }
-        Ok(&self.buf[self.pos..self.end])
+        Ok(self.unread())
+    }
+
+    /// The unread bytes of the buffer.
+    fn unread(&self) -> &[u8] {
+        self.buf.get(self.pos..self.end).unwrap_or_default()
     }
 
     /// Reads the next record into `out` (cleared first). Returns `None` at the end
@@ -193,23 +202,42 @@ impl<R: Read> Framer<R> {
             values,
         };
         // JSON Lines: a record that is whole on its line and in the buffer.
-        let rest = &self.buf[self.pos..self.end];
+        let rest = self.unread();
         if let Some((len, values)) = scan::one_line_value(rest)
             && len <= self.limit
         {
-            out.extend_from_slice(&rest[..len]);
+            out.extend_from_slice(rest.get(..len).unwrap_or_default());
             self.consume(len);
             self.next_index += 1;
             return Ok(Some(meta(Ending::Complete, None, values)));
         }
         let in_array = self.in_array;
-        let mut scan = Scan::new();
+        let mut scan = Scan::checking_line(self.checked_line != Some(meta_line));
         let mut size = 0usize;
         // The last `{` in column 0 inside the record while it was still valid:
         // (offset in the record, its line).
         let mut candidate: Option<(usize, u64)> = None;
+        // Where a bare top-level scalar ended (offset in the record).
+        let mut scalar_end: Option<usize> = None;
+        // Bytes wanted at the next read: more than one to tell whether a line
+        // starts with an SSE field.
+        let mut want = 1;
         let ending = loop {
-            if self.fill(1, idle)? == 0 {
+            if self.fill_line(want, idle)?.is_empty() {
+                // A bare scalar: it is the record, and what followed it on its
+                // line (values, or values left open) is framed again.
+                if let (Some(cut), Some(seen)) = (scalar_end, scan.after_scalar())
+                    && size <= self.limit
+                {
+                    if seen {
+                        self.resume_at(out, 0, cut, None);
+                        self.checked_line = Some(meta_line);
+                    } else {
+                        out.truncate(cut);
+                    }
+                    size = cut;
+                    break Ending::Complete;
+                }
                 if scan.complete_at_eof() {
                     break Ending::Complete;
                 }
@@ -217,32 +245,56 @@ impl<R: Read> Framer<R> {
                 if let Some((at, line)) = candidate
                     && size <= self.limit
                 {
-                    self.resume_at(out, 0, at, line);
+                    self.resume_at(out, 0, at, Some(line));
                     break Ending::Resync;
                 }
                 break Ending::Eof;
             }
-            let chunk = &self.buf[self.pos..self.end];
+            want = 1;
+            let chunk = self.buf.get(self.pos..self.end).unwrap_or_default();
             // (bytes to take, how the record ended); a byte that ends a record
             // without belonging to it is left for the next one.
             let mut end: Option<(usize, Ending)> = None;
             // The record broke at this index after a candidate.
             let mut backtrack = None;
+            // Only this many bytes are taken before more are read.
+            let mut pause = None;
             let mut newlines = 0;
             let mut i = 0;
-            while i < chunk.len() {
-                let b = chunk[i];
+            while let Some(&b) = chunk.get(i) {
                 let line_start = self.at_line_start && size + i > 0;
+                // A line that starts with an SSE field ends any record: no JSON
+                // value goes on there.
+                if line_start && matches!(b, b'd' | b'e' | b'i' | b'r') {
+                    match sse_field(chunk.get(i..).unwrap_or_default(), self.eof) {
+                        None => {
+                            want = MIN_BUFFER;
+                            pause = Some(i);
+                            break;
+                        }
+                        Some(true) => {
+                            if scan.is_broken() {
+                                end = Some((i, Ending::Complete));
+                            } else if candidate.is_some() && size + i < self.limit {
+                                backtrack = Some(i);
+                            } else {
+                                end = Some((i, Ending::Resync));
+                            }
+                            break;
+                        }
+                        Some(false) => {}
+                    }
+                }
                 let was_valid = !scan.is_broken();
                 let step = scan.step(b, line_start, in_array);
                 // Did the record just become invalid (not: end by the array rule)?
                 let broke = was_valid
                     && match step {
-                        Step::Continue => scan.is_broken(),
+                        Step::Continue | Step::ScalarEnd(_) => scan.is_broken(),
                         Step::EndBefore(Ending::Resync) => !(in_array && b == b'{' && line_start),
                         _ => false,
                     };
-                if broke && candidate.is_some() {
+                if broke && candidate.is_some() && size + i < self.limit {
                     backtrack = Some(i);
                     break;
                 }
@@ -251,6 +303,9 @@ impl<R: Read> Framer<R> {
                         if line_start && b == b'{' && !scan.is_broken() {
                             candidate = Some((size + i, self.line + newlines));
                         }
+                    }
+                    Step::ScalarEnd(with_byte) => {
+                        scalar_end = Some(size + i + usize::from(with_byte));
                     }
                     Step::EndAfter => {
                         end = Some((i + 1, Ending::Complete));
@@ -265,25 +320,46 @@ impl<R: Read> Framer<R> {
                 }
                 self.at_line_start = b == b'\n';
                 newlines += u64::from(b == b'\n');
-                i += 1 + scan.plain_string_run(&chunk[i + 1..]);
+                i += 1 + scan.plain_string_run(chunk.get(i + 1..).unwrap_or_default());
             }
-            if let (Some(i), Some((at, line))) = (backtrack, candidate)
-                && size + i < self.limit
-            {
-                self.resume_at(out, i + 1, at, line);
+            if let (Some(i), Some((at, line))) = (backtrack, candidate) {
+                self.resume_at(out, i + 1, at, Some(line));
                 break Ending::Resync;
+            }
+            // A bare scalar, then its line end: the scalar is the record (see
+            // the end of input above). No newline lies between the two.
+            let mut trim_to = None;
+            if let (Some((i, Ending::Complete)), Some(cut), Some(seen)) =
+                (end, scalar_end, scan.after_scalar())
+            {
+                if seen {
+                    self.checked_line = Some(meta_line);
+                }
+                if let Some(n) = cut.checked_sub(size) {
+                    end = Some((n, Ending::Complete));
+                } else if seen && size <= self.limit {
+                    self.resume_at(out, i, cut, None);
+                    size = cut;
+                    break Ending::Complete;
+                } else {
+                    trim_to = Some(cut);
+                }
             }
             let (take, done) = match end {
                 Some((n, ending)) => (n, Some(ending)),
-                None => (chunk.len(), None),
+                None => (pause.unwrap_or(chunk.len()), None),
             };
             self.line += newlines;
             size += take;
             if size <= self.limit {
-                out.extend_from_slice(&chunk[..take]);
+                out.extend_from_slice(chunk.get(..take).unwrap_or_default());
             } else if !out.is_empty() {
                 out.clear();
                 out.shrink_to(0);
+            }
+            if let Some(cut) = trim_to {
+                out.truncate(cut);
+                size = cut;
             }
             self.pos += take;
             if let Some(ending) = done {
@@ -295,20 +371,27 @@ impl<R: Read> Framer<R> {
         Ok(Some(meta(ending, oversized, scan.values)))
     }
 
-    /// The open record (`out`, then the next `taken` bytes of the buffer) broke
-    /// after a column-0 `{` at record offset `at`, on `line`, that it took in while
-    /// still valid: the record ends before that brace, and framing resumes there.
-    /// Each byte is scanned at most twice this way.
-    fn resume_at(&mut self, out: &mut Vec<u8>, taken: usize, at: usize, line: u64) {
-        out.extend_from_slice(&self.buf[self.pos..self.pos + taken]);
-        let mut rest = out.split_off(at);
-        rest.extend_from_slice(&self.buf[self.pos + taken..self.end]);
+    /// The open record (`out`, then the next `taken` bytes of the buffer) ends
+    /// before record offset `at`, and framing resumes there: on `line`, at its
+    /// start, after a record that broke after a column-0 `{` at `at` that it
+    /// took in while still valid; or (`None`) within the current line, after a
+    /// bare scalar that ended at `at`. Each byte is scanned at most twice this
+    /// way.
+    fn resume_at(&mut self, out: &mut Vec<u8>, taken: usize, at: usize, line: Option<u64>) {
+        let taken_end = (self.pos + taken).min(self.end);
+        out.extend_from_slice(self.buf.get(self.pos..taken_end).unwrap_or_default());
+        let mut rest = out.split_off(at.min(out.len()));
+        rest.extend_from_slice(self.buf.get(taken_end..self.end).unwrap_or_default());
         self.end = rest.len();
         rest.resize(rest.len().max(self.buf.len()), 0);
         self.buf = rest;
         self.pos = 0;
-        self.line = line;
-        self.at_line_start = true;
+        if let Some(line) = line {
+            self.line = line;
+            self.at_line_start = true;
+        } else {
+            self.at_line_start = false;
+        }
     }
 
     /// Consumes `n` bytes that hold no newline.
@@ -324,7 +407,9 @@ impl<R: Read> Framer<R> {
             if self.fill(1, idle)? == 0 {
                 return Ok(false);
             }
-            let b = self.buf[self.pos];
+            let Some(&b) = self.buf.get(self.pos) else {
+                return Ok(false);
+            };
             match b {
                 b' ' | b'\t' | b'\r' | b'\n' => {
                     self.pos += 1;
@@ -346,7 +431,9 @@ impl<R: Read> Framer<R> {
                     }
                     self.consume(3);
                 }
-                b'd' | b'e' | b'i' | b'r' | b':' if self.at_line_start && !self.in_array => {
+                // In a top-level array too: an SSE field cannot be part of one, so
+                // a stray `[` does not hide the `data:` lines after it.
+                b'd' | b'e' | b'i' | b'r' | b':' if self.at_line_start => {
                     if !self.skip_sse_field(idle)? {
                         return Ok(true);
                     }
@@ -358,20 +445,23 @@ impl<R: Read> Framer<R> {
 
     /// At the start of a line: an SSE field. `data:` (and one space) is skipped so
     /// that its JSON is framed as a record, and so is a `data: [DONE]` line;
-    /// `event:`, `id:`, `retry:` and `:` comment lines are skipped whole. Returns
-    /// false, consuming nothing, if the line is no SSE field.
+    /// `event:`, `id:`, `retry:` and `:` comment lines are skipped whole. An SSE
+    /// field ends a top-level array left open, as the end of the input does.
+    /// Returns false, consuming nothing, if the line is no SSE field.
     fn skip_sse_field(&mut self, idle: &mut dyn FnMut()) -> io::Result<bool> {
-        const FIELDS: [&[u8]; 5] = [b"data:", b"event:", b"id:", b"retry:", b":"];
         let rest = self.fill_line(MIN_BUFFER, idle)?;
-        let Some(field) = FIELDS.iter().find(|f| rest.starts_with(f)) else {
+        let Some(field) = SSE_FIELDS.iter().find(|f| rest.starts_with(f)) else {
             return Ok(false);
         };
         let mut n = field.len();
-        if *field == b"data:" {
+        let data = *field == b"data:";
+        if data {
             n += usize::from(rest.get(n) == Some(&b' '));
-            let line = &rest[n..];
-            let done =
-                line.starts_with(b"[DONE]") && matches!(line.get(6), None | Some(b'\n' | b'\r'));
+        }
+        let line = rest.get(n..).unwrap_or_default();
+        let done = line.starts_with(b"[DONE]") && matches!(line.get(6), None | Some(b'\n' | b'\r'));
+        self.in_array = false;
+        if data {
             if !done {
                 self.consume(n);
                 return Ok(true);
@@ -379,7 +469,7 @@ impl<R: Read> Framer<R> {
         }
         // Skip the rest of the line.
         loop {
-            let rest = &self.buf[self.pos..self.end];
+            let rest = self.buf.get(self.pos..self.end).unwrap_or_default();
             if let Some(at) = rest.iter().position(|&b| b == b'\n') {
                 self.pos += at;
                 return Ok(true);
@@ -390,6 +480,23 @@ impl<R: Read> Framer<R> {
             }
         }
     }
+}
+
+/// SSE fields, `:` (a comment) last.
+const SSE_FIELDS: [&[u8]; 5] = [b"data:", b"event:", b"id:", b"retry:", b":"];
+
+/// Whether `rest`, at the start of a line inside a record, begins with an SSE
+/// field other than a comment (`:` can begin a line of valid JSON); `None` when
+/// `rest` is too short to tell and more input may follow (not at `eof`).
+fn sse_field(rest: &[u8], eof: bool) -> Option<bool> {
+    let mut open = false;
+    for field in SSE_FIELDS.iter().filter(|f| f.len() > 1) {
+        if rest.starts_with(field) {
+            return Some(true);
+        }
+        open |= field.starts_with(rest);
+    }
+    if open && !eof { None } else { Some(false) }
 }
 
 #[cfg(test)]

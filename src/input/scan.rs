@@ -96,6 +96,20 @@ pub(super) struct Scan {
     broken: Option<Loose>,
     /// Values begun so far.
     pub(super) values: u64,
+    /// Whether a bare top-level scalar is checked against the rest of its line.
+    check_line: bool,
+    /// After a bare top-level scalar: the rest of its line, read as more values.
+    trailer: Option<Trailer>,
+}
+
+/// The rest of a bare scalar's line. If it holds anything but whole values (or
+/// values left open at the line end), the line is one broken record; otherwise
+/// the scalar is a record of its own, and the framer frames the rest again.
+#[derive(Debug)]
+struct Trailer {
+    scan: Box<Scan>,
+    /// Anything but whitespace came after the scalar.
+    seen: bool,
 }
 
 /// A broken record is followed loosely: brackets and strings only.
@@ -108,6 +122,9 @@ struct Loose {
 
 pub(super) enum Step {
     Continue,
+    /// A bare top-level scalar ended: before this byte (`false`), or with it (a
+    /// closing quote, `true`). The rest of its line is checked from here on.
+    ScalarEnd(bool),
     /// The byte closes the record.
     EndAfter,
     /// The record ended just before this byte.
@@ -123,7 +140,77 @@ impl Scan {
             token: None,
             broken: None,
             values: 0,
+            check_line: false,
+            trailer: None,
         }
+    }
+
+    /// A scanner for a record outside a top-level array: a bare scalar there is
+    /// checked against the rest of its line (`check_line`: the framer has not
+    /// checked that line already).
+    pub(super) fn checking_line(check_line: bool) -> Self {
+        Scan {
+            check_line,
+            ..Scan::new()
+        }
+    }
+
+    /// After a bare top-level scalar whose line is not (yet) broken: whether
+    /// anything but whitespace followed it.
+    pub(super) fn after_scalar(&self) -> Option<bool> {
+        match (&self.trailer, &self.broken) {
+            (Some(t), None) => Some(t.seen),
+            _ => None,
+        }
+    }
+
+    /// A bare top-level scalar ended (before `b`, or with it): checks the rest of
+    /// the line from `b` on if asked to.
+    fn scalar_done(&mut self, b: u8, with_byte: bool, in_array: bool) -> Option<Step> {
+        if !self.check_line || in_array {
+            return None;
+        }
+        self.expect = Expect::CommaOrEnd;
+        self.trailer = Some(Trailer {
+            scan: Box::new(Scan::new()),
+            seen: false,
+        });
+        if !with_byte && let Step::EndBefore(e) = self.trail(b) {
+            return Some(Step::EndBefore(e));
+        }
+        Some(Step::ScalarEnd(with_byte))
+    }
+
+    /// A byte of the rest of a bare scalar's line.
+    fn trail(&mut self, b: u8) -> Step {
+        let Some(t) = self.trailer.as_mut() else {
+            return Step::Continue;
+        };
+        let mut step = t.scan.step(b, false, false);
+        // A number or literal that `b` ended: `b` begins what follows it.
+        if matches!(step, Step::EndBefore(Ending::Complete)) && !t.scan.is_broken() {
+            *t.scan = Scan::new();
+            step = t.scan.step(b, false, false);
+        }
+        let broke = t.scan.is_broken() || matches!(step, Step::EndBefore(_));
+        if broke {
+            // The line is one broken record, ending with the line.
+            self.trailer = None;
+            self.broken = Some(Loose {
+                depth: 0,
+                in_string: false,
+                escaped: false,
+            });
+            return self.loose(b, false);
+        }
+        if matches!(step, Step::EndAfter) {
+            *t.scan = Scan::new();
+        }
+        if b == b'\n' {
+            return Step::EndBefore(Ending::Complete);
+        }
+        t.seen |= !matches!(b, b' ' | b'\t' | b'\r');
+        Step::Continue
     }
 
     /// Whether the record can no longer be valid JSON.
@@ -193,6 +280,9 @@ impl Scan {
         if self.broken.is_some() {
             return self.loose(b, line_start);
         }
+        if self.trailer.is_some() {
+            return self.trail(b);
+        }
         if let Some((escaped, hex)) = self.string {
             if b < 0x20 {
                 return self.break_at(b, line_start);
@@ -216,11 +306,12 @@ impl Scan {
                 if key {
                     return Step::Continue;
                 }
-                return if self.value_done() {
-                    Step::EndAfter
-                } else {
-                    Step::Continue
-                };
+                if !self.value_done() {
+                    return Step::Continue;
+                }
+                return self
+                    .scalar_done(b, true, in_array)
+                    .unwrap_or(Step::EndAfter);
             } else {
                 Some((false, 0))
             };
@@ -236,7 +327,9 @@ impl Scan {
             }
             self.token = None;
             if self.value_done() {
-                return Step::EndBefore(Ending::Complete);
+                return self
+                    .scalar_done(b, false, in_array)
+                    .unwrap_or(Step::EndBefore(Ending::Complete));
             }
         }
         // A record of a top-level array never runs past a `{` in column 0.
@@ -309,6 +402,9 @@ impl Scan {
 
     /// Whether the record holds a whole value at the end of the input.
     pub(super) fn complete_at_eof(&self) -> bool {
+        if self.trailer.is_some() {
+            return self.broken.is_none();
+        }
         self.broken.is_none()
             && self.string.is_none()
             && self.stack.is_empty()

@@ -293,6 +293,103 @@ mod unit {
         assert_eq!(out.len(), 2);
         assert_eq!(out[1].0, "{}");
     }
+
+    const GOOD: &str = r#"{"name":"glob","arguments":{"pattern":"*"}}"#;
+
+    #[test]
+    fn a_broken_sse_record_ends_at_the_next_data_line() {
+        // Issue 25 item 9: `{"t":"f"x` swallowed every later `data:` record.
+        for bad in ["{\"t\":\"f\"x", "{", "{{{{", "x {", "} {", "{\"a\":[1,"] {
+            let mut input = format!("data: {bad}\n\n");
+            for _ in 0..3 {
+                input.push_str(&format!("event: m\ndata: {GOOD}\n\n: ping\n"));
+            }
+            let out = frame(input.as_bytes());
+            let t: Vec<_> = out.iter().map(|(t, _)| t.trim_end()).collect();
+            assert_eq!(t, [bad, GOOD, GOOD, GOOD], "{bad}");
+            let lines: Vec<_> = out.iter().map(|(_, m)| m.line).collect();
+            assert_eq!(lines, [1, 4, 8, 12], "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_record_still_valid_at_a_data_line_is_cut_off_there() {
+        let out = frame(format!("data: {{\"a\":[1,\n\ndata: {GOOD}\n").as_bytes());
+        assert_eq!(out.len(), 2, "{out:?}");
+        assert_eq!(out[0].1.ending, Ending::Resync);
+        assert_eq!(out[1].0, GOOD);
+        // Every SSE field at a line start ends a record; a comment line does
+        // not (a `:` there can be valid JSON).
+        for field in ["event: x", "id: 1", "retry: 5"] {
+            let out = frame(format!("{{\"a\":\n{field}\n{GOOD}\n").as_bytes());
+            let t: Vec<_> = out.iter().map(|(t, _)| t.as_str()).collect();
+            assert_eq!(t, ["{\"a\":\n", GOOD], "{field}");
+        }
+        assert_eq!(texts(b"{\"a\"\n: 1}\n"), ["{\"a\"\n: 1}"]);
+    }
+
+    #[test]
+    fn a_stray_bracket_does_not_turn_later_data_lines_into_garbage() {
+        // Issue 25 item 9: a `[` line opened a top-level array, and SSE fields
+        // were not recognised inside one.
+        for bracket in ["[", "data: ["] {
+            let input = format!("{bracket}\n\ndata: {GOOD}\n\ndata: {GOOD}\n\ndata: [DONE]\n");
+            assert_eq!(texts(input.as_bytes()), [GOOD, GOOD], "{bracket}");
+        }
+    }
+
+    #[test]
+    fn in_json_lines_no_broken_line_takes_a_later_record() {
+        // JSON Lines records start in column 0 with `{` or `[`, and a column-0
+        // bracket always ends a broken record: an unterminated string or
+        // bracket, or a truncated value, never takes the next line's record.
+        for bad in [
+            "{\"t\":\"f\"x",
+            "{",
+            "x {",
+            "{\"a\": [1, x",
+            "\"abc",
+            "{\"a\":\"b",
+            "2 x {",
+            "{\"a\":",
+            "{\"a\":[{",
+        ] {
+            let input = format!("{GOOD}\n{bad}\n{GOOD}\n[{GOOD}]\n{GOOD}\n");
+            let out = texts(input.as_bytes());
+            let good = out.iter().filter(|t| t.as_str() == GOOD).count();
+            assert_eq!(good, 4, "{bad}: {out:?}");
+            assert_eq!(out.len(), 5, "{bad}: {out:?}");
+        }
+    }
+
+    #[test]
+    fn a_bare_scalar_with_more_text_on_its_line_is_one_record() {
+        // Issue 25 item 10b: `2 cats` was framed as `2`, then `cats`.
+        for line in [
+            "2 cats",
+            "-1.5 x",
+            "\"a b\" c",
+            "true nope",
+            "null ]",
+            "7 tr",
+            "2 {\"a\": x",
+            "\"s\" \"t",
+        ] {
+            let out = frame(format!("{line}\n{GOOD}\n").as_bytes());
+            let t: Vec<_> = out.iter().map(|(t, _)| t.as_str()).collect();
+            assert_eq!(t, [line, GOOD], "{line}");
+        }
+        // More values on the line are values, as a parser reads them, and a
+        // scalar record never takes the spaces after it.
+        assert_eq!(
+            texts(b"1 2  \"x\" {\"a\":1}  \n3 \t\n4"),
+            ["1", "2", "\"x\"", "{\"a\":1}", "3", "4"]
+        );
+        // A value left open at the line end may go on: the scalar stands alone.
+        assert_eq!(texts(b"1 {\n\"a\":1}\n"), ["1", "{\n\"a\":1}"]);
+        // Inside a top-level array, elements end at their commas as before.
+        assert_eq!(texts(b"[1, 2, \"x\"]\n"), ["1", "2", "\"x\""]);
+    }
 }
 
 mod properties {
@@ -531,6 +628,46 @@ mod properties {
         }
 
         #[test]
+        fn a_broken_data_line_never_takes_a_later_one(
+            garbage in prop::collection::vec(garbage_line(), 1..6),
+            comment: bool,
+        ) {
+            // Issue 25 item 9: whatever a `data:` line holds, every later
+            // `data:` line is framed on its own.
+            let good = br#"{"name":"glob","arguments":{"pattern":"*"}}"#;
+            let mut input = Vec::new();
+            for g in &garbage {
+                input.extend_from_slice(b"data: ");
+                input.extend_from_slice(g);
+                input.extend_from_slice(if comment { b"\n: ping\n\n" } else { b"\n\n" });
+                input.extend_from_slice(b"event: delta\ndata: ");
+                input.extend_from_slice(good);
+                input.extend_from_slice(b"\n\n");
+            }
+            let got = records(&input);
+            let intact = got.iter().filter(|(b, _)| b.as_slice() == good).count();
+            prop_assert!(intact >= garbage.len(), "{} of {} intact: {:?}", intact, garbage.len(), got);
+        }
+
+        #[test]
+        fn a_scalar_then_text_is_one_record(
+            scalar in prop::sample::select(vec!["0", "12", "-3.5e2", "true", "null", "\"s\""]),
+            word in "[a-eg-mo-su-z#<}\\]]",
+            rest in garbage_line(),
+        ) {
+            // Issue 25 item 10b: `2 cats` was two records.
+            let good = br#"{"name":"glob","arguments":{"pattern":"*"}}"#;
+            let mut input = format!("{scalar} {word}").into_bytes();
+            input.extend_from_slice(&rest);
+            input.push(b'\n');
+            input.extend_from_slice(good);
+            input.push(b'\n');
+            let got = records(&input);
+            prop_assert_eq!(got.len(), 2, "{:?}", got);
+            prop_assert_eq!(got[1].0.as_slice(), &good[..]);
+        }
+
+        #[test]
         fn arbitrary_bytes_terminate_without_panicking(input in prop::collection::vec(any::<u8>(), 0..2000)) {
             let got = records(&input);
             let total: usize = got.iter().map(|(b, _)| b.len()).sum();
@@ -558,7 +695,7 @@ mod properties {
                         prop_assert_eq!(i + 1, len);
                         break;
                     }
-                    Step::EndBefore(_) => prop_assert!(false, "ended before byte {}", i),
+                    Step::EndBefore(_) | Step::ScalarEnd(_) => prop_assert!(false, "ended before byte {}", i),
                 }
             }
             prop_assert_eq!(scan.values, values);
