@@ -33,6 +33,15 @@
 //! given (the filter flushes its results there), so every result is written before
 //! callfix waits for more input. Records already in the buffer are batched.
 
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::indexing_slicing,
+        clippy::string_slice,
+        clippy::unwrap_used,
+        clippy::expect_used
+    )
+)]
 use std::io::{self, Read};
 
 /// Where a record came from, for messages that name the file and line.
@@ -461,11 +470,9 @@ impl<R: Read> Framer<R> {
         let line = rest.get(n..).unwrap_or_default();
         let done = line.starts_with(b"[DONE]") && matches!(line.get(6), None | Some(b'\n' | b'\r'));
         self.in_array = false;
-        if data {
-            if !done {
-                self.consume(n);
-                return Ok(true);
-            }
+        if data && !done {
+            self.consume(n);
+            return Ok(true);
         }
         // Skip the rest of the line.
         loop {

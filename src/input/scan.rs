@@ -63,7 +63,7 @@ impl Token {
             (Zero | Int | Frac, b'e' | b'E') => Exp,
             (Exp, b'+' | b'-') => ExpSign,
             (Exp | ExpSign | ExpDigits, b'0'..=b'9') => ExpDigits,
-            (Literal(word, n), b) if n < word.len() && word[n] == b => Literal(word, n + 1),
+            (Literal(word, n), b) if word.get(n) == Some(&b) => Literal(word, n + 1),
             _ => return None,
         })
     }
@@ -396,7 +396,7 @@ impl Scan {
             return 0;
         }
         rest.iter()
-            .position(|&b| STRING_STOP[usize::from(b)])
+            .position(|&b| string_stop(b))
             .unwrap_or(rest.len())
     }
 
@@ -414,6 +414,7 @@ impl Scan {
 
 /// Bytes that end the plain run of a string: a quote, a backslash or a control
 /// character (a newline among them). Both scanners skip the others in one loop.
+#[allow(clippy::indexing_slicing)] // Every index is below 0x20, or `"` or `\\`: in the table.
 const STRING_STOP: [bool; 256] = {
     let mut table = [false; 256];
     let mut b = 0;
@@ -425,6 +426,13 @@ const STRING_STOP: [bool; 256] = {
     table[b'\\' as usize] = true;
     table
 };
+
+/// Whether `b` ends the plain run of a string (see [`STRING_STOP`]).
+#[inline(always)]
+fn string_stop(b: u8) -> bool {
+    // A `u8` always indexes a 256-entry table; `get` compiles to the same load.
+    STRING_STOP.get(usize::from(b)).copied().unwrap_or(true)
+}
 
 /// Nesting beyond this leaves a record to [`Scan`].
 const MAX_LINE_DEPTH: u32 = 64;
@@ -545,7 +553,7 @@ impl Line<'_> {
         self.at += 1;
         loop {
             let rest = self.bytes.get(self.at..)?;
-            self.at += rest.iter().position(|&b| STRING_STOP[usize::from(b)])?;
+            self.at += rest.iter().position(|&b| string_stop(b))?;
             match self.next()? {
                 b'"' => return Some(()),
                 b'\\' => match self.next()? {
@@ -577,7 +585,7 @@ impl Line<'_> {
     /// what follows any value: a byte that could continue a token is no comma,
     /// bracket or space, so the line is no longer valid there.
     fn number(&mut self) -> Option<()> {
-        if self.bytes[self.at] == b'-' {
+        if self.bytes.get(self.at) == Some(&b'-') {
             self.at += 1;
         }
         if self.bytes.get(self.at) == Some(&b'0') {
@@ -601,12 +609,12 @@ impl Line<'_> {
 
     /// `true`, `false` or `null`.
     fn literal(&mut self) -> Option<()> {
-        let word: &[u8] = match self.bytes[self.at] {
-            b't' => b"true",
-            b'f' => b"false",
+        let word: &[u8] = match self.bytes.get(self.at) {
+            Some(b't') => b"true",
+            Some(b'f') => b"false",
             _ => b"null",
         };
-        if !self.bytes[self.at..].starts_with(word) {
+        if !self.bytes.get(self.at..)?.starts_with(word) {
             return None;
         }
         self.at += word.len();
