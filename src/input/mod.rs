@@ -13,12 +13,30 @@
 //! - a raw newline inside a string (never valid) ends the record there: a
 //!   truncated line does not swallow the next one;
 //! - a `{` or `[` in column 0 that cannot continue the record starts a new one;
+//! - a line that starts with an SSE field (`data:`, `event:`, `id:`, `retry:`;
+//!   no JSON value goes on there) ends any record, valid so far or broken, and
+//!   any open top-level array: a broken `data:` line is one record, and the
+//!   next `data:` line is framed on its own;
 //! - otherwise the broken record runs to the end of its line (or, if it left
 //!   brackets open, of the line where they close), so one bad line is one result.
 //!
-//! When a record breaks after a `{` in column 0 that it had taken in while still
-//! valid (a truncated JSON Lines record, then whole ones), it ends before that
-//! brace and framing resumes there, so the whole records after it come out.
+//! JSON Lines is safe by the column-0 rule: its records start in column 0 with
+//! `{` or `[`, so no unterminated string, bracket or truncated value takes the
+//! next line's record (an indented record is not line-framed evidence: a broken
+//! record before it may follow its brackets over it). A `:` comment line does
+//! not end a record (`:` can start a line of valid JSON).
+//!
+//! A bare scalar outside a top-level array (`2`, `"x"`, `true`) is checked
+//! against the rest of its line: if anything there is not whole values (or a
+//! value left open at the line end), the line is one broken record (`2 cats`);
+//! otherwise the scalar is a record and the rest of the line is framed again,
+//! as a parser would (`1 2`). A line is checked once.
+//!
+//! When a record breaks after a `{` or `[` in column 0 that it had taken in while
+//! still valid (a truncated JSON Lines record, then whole ones), it ends before
+//! that bracket and framing resumes there, so the whole records after it come out.
+//! Each byte is scanned at most twice this way, and at most twice for a bare
+//! scalar's line.
 //!
 //! One exception keeps a truncated element from swallowing a whole array: inside a
 //! top-level array, a `{` in column 0 always starts a new record. (An array of
@@ -223,8 +241,8 @@ impl<R: Read> Framer<R> {
         let in_array = self.in_array;
         let mut scan = Scan::checking_line(self.checked_line != Some(meta_line));
         let mut size = 0usize;
-        // The last `{` in column 0 inside the record while it was still valid:
-        // (offset in the record, its line).
+        // The last `{` or `[` in column 0 inside the record while it was still
+        // valid: (offset in the record, its line).
         let mut candidate: Option<(usize, u64)> = None;
         // Where a bare top-level scalar ended (offset in the record).
         let mut scalar_end: Option<usize> = None;
@@ -309,7 +327,7 @@ impl<R: Read> Framer<R> {
                 }
                 match step {
                     Step::Continue => {
-                        if line_start && b == b'{' && !scan.is_broken() {
+                        if line_start && matches!(b, b'{' | b'[') && !scan.is_broken() {
                             candidate = Some((size + i, self.line + newlines));
                         }
                     }
@@ -382,8 +400,8 @@ impl<R: Read> Framer<R> {
 
     /// The open record (`out`, then the next `taken` bytes of the buffer) ends
     /// before record offset `at`, and framing resumes there: on `line`, at its
-    /// start, after a record that broke after a column-0 `{` at `at` that it
-    /// took in while still valid; or (`None`) within the current line, after a
+    /// start, after a record that broke after a column-0 `{` or `[` at `at` that
+    /// it took in while still valid; or (`None`) within the current line, after a
     /// bare scalar that ended at `at`. Each byte is scanned at most twice this
     /// way.
     fn resume_at(&mut self, out: &mut Vec<u8>, taken: usize, at: usize, line: Option<u64>) {

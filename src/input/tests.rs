@@ -363,6 +363,18 @@ mod unit {
     }
 
     #[test]
+    fn a_record_that_breaks_after_a_column_zero_bracket_ends_before_it() {
+        // A JSON Lines batch (`[…]`) after a truncated line is not lost either.
+        for cut in ["{\"a\":", "{\"a\":[1,", "{\"a\":{\"b\":"] {
+            let input = format!("{cut}\n[{GOOD}]\n{GOOD}\n");
+            let out = frame(input.as_bytes());
+            let t: Vec<_> = out.iter().map(|(t, _)| t.as_str()).collect();
+            assert_eq!(t, [format!("{cut}\n").as_str(), GOOD, GOOD], "{cut}");
+            assert_eq!(out[0].1.ending, Ending::Resync);
+        }
+    }
+
+    #[test]
     fn a_bare_scalar_with_more_text_on_its_line_is_one_record() {
         // Issue 25 item 10b: `2 cats` was framed as `2`, then `cats`.
         for line in [
