@@ -399,6 +399,12 @@ mod unit {
         );
         // A value left open at the line end may go on: the scalar stands alone.
         assert_eq!(texts(b"1 {\n\"a\":1}\n"), ["1", "{\n\"a\":1}"]);
+        // A line is checked once: a long line of values frames in linear time.
+        let n = 100_000;
+        let line = "1 ".repeat(n);
+        let out = frame(line.as_bytes());
+        assert_eq!(out.len(), n);
+        assert!(out.iter().all(|(t, m)| t == "1" && m.line == 1));
         // Inside a top-level array, elements end at their commas as before.
         assert_eq!(texts(b"[1, 2, \"x\"]\n"), ["1", "2", "\"x\""]);
     }
