@@ -118,6 +118,8 @@ struct Loose {
     depth: usize,
     in_string: bool,
     escaped: bool,
+    /// The record ends with its line, whatever brackets it leaves open.
+    line: bool,
 }
 
 pub(super) enum Step {
@@ -200,6 +202,7 @@ impl Scan {
                 depth: 0,
                 in_string: false,
                 escaped: false,
+                line: true,
             });
             return self.loose(b, false);
         }
@@ -236,6 +239,7 @@ impl Scan {
             depth: self.stack.len(),
             in_string: false,
             escaped: false,
+            line: false,
         });
         self.token = None;
         self.string = None;
@@ -249,7 +253,7 @@ impl Scan {
         let Some(l) = self.broken.as_mut() else {
             return Step::Continue;
         };
-        if b == b'\n' && (l.in_string || l.depth == 0) {
+        if b == b'\n' && (l.in_string || l.depth == 0 || l.line) {
             return Step::EndBefore(Ending::Complete);
         }
         if line_start && matches!(b, b'{' | b'[') {

@@ -378,6 +378,8 @@ mod unit {
     fn a_bare_scalar_with_more_text_on_its_line_is_one_record() {
         // Issue 25 item 10b: `2 cats` was framed as `2`, then `cats`.
         for line in [
+            "2 x {",
+            "2 [x",
             "2 cats",
             "-1.5 x",
             "\"a b\" c",
@@ -387,7 +389,8 @@ mod unit {
             "2 {\"a\": x",
             "\"s\" \"t",
         ] {
-            let out = frame(format!("{line}\n{GOOD}\n").as_bytes());
+            // The broken line ends with its line, whatever it left open.
+            let out = frame(format!("{line}\n {GOOD}\n").as_bytes());
             let t: Vec<_> = out.iter().map(|(t, _)| t.as_str()).collect();
             assert_eq!(t, [line, GOOD], "{line}");
         }
