@@ -316,6 +316,7 @@ impl<R: Read> Framer<R> {
                 let step = scan.step(b, line_start, in_array);
                 // Did the record just become invalid (not: end by the array rule)?
                 let broke = was_valid
+                    && !scan.too_deep()
                     && match step {
                         Step::Continue | Step::ScalarEnd(_) => scan.is_broken(),
                         Step::EndBefore(Ending::Resync) => !(in_array && b == b'{' && line_start),

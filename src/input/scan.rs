@@ -98,6 +98,8 @@ pub(super) struct Scan {
     pub(super) values: u64,
     /// Whether a bare top-level scalar is checked against the rest of its line.
     check_line: bool,
+    /// Broken by nesting deeper than [`MAX_SCAN_DEPTH`].
+    too_deep: bool,
     /// After a bare top-level scalar: the rest of its line, read as more values.
     trailer: Option<Trailer>,
 }
@@ -143,8 +145,21 @@ impl Scan {
             broken: None,
             values: 0,
             check_line: false,
+            too_deep: false,
             trailer: None,
         }
+    }
+
+    /// Whether the record broke by nesting deeper than [`MAX_SCAN_DEPTH`] (it did
+    /// not stop being JSON: it is no place to resynchronise).
+    pub(super) fn too_deep(&self) -> bool {
+        self.too_deep
+    }
+
+    /// The bytes held for open containers.
+    #[cfg(test)]
+    pub(super) fn held(&self) -> usize {
+        self.stack.capacity()
     }
 
     /// A scanner for a record outside a top-level array: a bare scalar there is
@@ -248,7 +263,8 @@ impl Scan {
 
     /// A byte of a broken record: it ends at the end of the line where the
     /// brackets it opened are closed (or at once, if it opened none), or at a
-    /// column-0 bracket.
+    /// column-0 bracket (not when it broke by nesting too deep: a column-0
+    /// bracket continues such a record as it would a valid one).
     fn loose(&mut self, b: u8, line_start: bool) -> Step {
         let Some(l) = self.broken.as_mut() else {
             return Step::Continue;
@@ -256,7 +272,7 @@ impl Scan {
         if b == b'\n' && (l.in_string || l.depth == 0 || l.line) {
             return Step::EndBefore(Ending::Complete);
         }
-        if line_start && matches!(b, b'{' | b'[') {
+        if line_start && matches!(b, b'{' | b'[') && !self.too_deep {
             return Step::EndBefore(Ending::Complete);
         }
         if l.in_string {
@@ -342,6 +358,21 @@ impl Scan {
         }
         match (self.expect, b) {
             (_, b' ' | b'\t' | b'\r' | b'\n') => {}
+            // Past the cap the record is broken (no parser reads it): its
+            // brackets are counted, not stacked, so memory stays bounded.
+            (Expect::Value | Expect::ValueOrEnd, b'{' | b'[')
+                if self.stack.len() >= MAX_SCAN_DEPTH =>
+            {
+                self.too_deep = true;
+                self.broken = Some(Loose {
+                    depth: self.stack.len(),
+                    in_string: false,
+                    escaped: false,
+                    line: false,
+                });
+                self.stack = Vec::new();
+                return self.loose(b, false);
+            }
             (Expect::Value | Expect::ValueOrEnd, b'{') => {
                 self.values += 1;
                 self.stack.push(b'{');
@@ -437,6 +468,11 @@ fn string_stop(b: u8) -> bool {
     // A `u8` always indexes a 256-entry table; `get` compiles to the same load.
     STRING_STOP.get(usize::from(b)).copied().unwrap_or(true)
 }
+
+/// Nesting the byte scanner follows exactly: one byte of memory a level. A
+/// deeper record is broken (every parser in callfix stops at 128 levels), and
+/// its brackets are only counted from there on.
+pub(super) const MAX_SCAN_DEPTH: usize = 1 << 16;
 
 /// Nesting beyond this leaves a record to [`Scan`].
 const MAX_LINE_DEPTH: u32 = 64;

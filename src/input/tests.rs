@@ -1,4 +1,5 @@
 mod unit {
+    use super::super::scan::MAX_SCAN_DEPTH;
     use super::super::*;
 
     fn frame(input: &[u8]) -> Vec<(String, RecordMeta)> {
@@ -292,6 +293,24 @@ mod unit {
         let out = frame(&input);
         assert_eq!(out.len(), 2);
         assert_eq!(out[1].0, "{}");
+    }
+
+    #[test]
+    fn nesting_past_the_cap_holds_no_more_memory() {
+        // 200 MB of `[` held 200 MB of open-bracket stack, whatever
+        // --max-record-bytes said.
+        let mut scan = Scan::new();
+        for _ in 0..4 * MAX_SCAN_DEPTH {
+            assert!(matches!(scan.step(b'[', false, false), Step::Continue));
+        }
+        assert!(scan.is_broken() && scan.too_deep());
+        assert!(scan.held() <= 2 * MAX_SCAN_DEPTH, "{}", scan.held());
+        // Framed: one record to the end of its line, the next one intact, and
+        // no resync inside it at a column-0 bracket.
+        let deep = "[\n".repeat(3 * MAX_SCAN_DEPTH) + &"]".repeat(3 * MAX_SCAN_DEPTH);
+        let out = frame(format!("{{\"a\":{deep}}}\n{GOOD}\n").as_bytes());
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[1].0, GOOD);
     }
 
     const GOOD: &str = r#"{"name":"glob","arguments":{"pattern":"*"}}"#;
