@@ -435,10 +435,15 @@ impl Scan {
             .unwrap_or(rest.len())
     }
 
-    /// Whether the record holds a whole value at the end of the input.
+    /// Whether the record holds a whole value at the end of the input, or is a
+    /// broken record that a line end would have ended there (the input ending
+    /// is no more a cut than a newline).
     pub(super) fn complete_at_eof(&self) -> bool {
+        if let Some(l) = &self.broken {
+            return l.in_string || l.depth == 0 || l.line;
+        }
         if self.trailer.is_some() {
-            return self.broken.is_none();
+            return true;
         }
         self.broken.is_none()
             && self.string.is_none()

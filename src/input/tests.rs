@@ -141,6 +141,18 @@ mod unit {
         let out = frame(b"{\"a\":[1,2");
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].1.ending, Ending::Eof);
+        // A broken line is not cut off by the end of the input: it ends there
+        // as it would at a newline. One that left brackets open is.
+        for (text, ending) in [
+            ("hello", Ending::Complete),
+            ("2 cats", Ending::Complete),
+            ("x \"abc", Ending::Complete),
+            ("x {", Ending::Eof),
+        ] {
+            let out = frame(text.as_bytes());
+            assert_eq!(out.len(), 1);
+            assert_eq!(out[0].1.ending, ending, "{text}");
+        }
     }
 
     #[test]
