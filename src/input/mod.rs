@@ -16,7 +16,8 @@
 //! - a line that starts with an SSE field (`data:`, `event:`, `id:`, `retry:`;
 //!   no JSON value goes on there) ends any record, valid so far or broken, and
 //!   any open top-level array: a broken `data:` line is one record, and the
-//!   next `data:` line is framed on its own;
+//!   next `data:` line is framed on its own (a `[` whose array ends this way,
+//!   or at the end of the input, before any element is one record too);
 //! - otherwise the broken record runs to the end of its line (or, if it left
 //!   brackets open, of the line where they close), so one bad line is one result.
 //!
@@ -116,6 +117,19 @@ pub struct Framer<R> {
     /// The line whose rest, after a bare scalar, was checked and found to hold
     /// values: the records there are not checked again.
     checked_line: Option<u64>,
+    /// The `[` (input offset, line) that opened the current top-level array,
+    /// while no element has been framed.
+    empty_array: Option<(u64, u64)>,
+}
+
+/// What follows the skipped bytes.
+enum Next {
+    Record,
+    End,
+    /// A top-level array ended with no element and no `]` (at an SSE field, or
+    /// at the end of the input): its `[` (input offset, line) is one broken
+    /// record, ended this way.
+    LoneBracket(u64, u64, Ending),
 }
 
 /// Bytes read from the input at a time.
@@ -147,6 +161,7 @@ impl<R: Read> Framer<R> {
             at_line_start: true,
             in_array: false,
             checked_line: None,
+            empty_array: None,
         }
     }
 
@@ -214,9 +229,26 @@ impl<R: Read> Framer<R> {
         idle: &mut dyn FnMut(),
     ) -> io::Result<Option<RecordMeta>> {
         out.clear();
-        if !self.skip_to_record(idle)? {
-            return Ok(None);
+        match self.skip_to_record(idle)? {
+            Next::End => return Ok(None),
+            Next::Record => {}
+            Next::LoneBracket(offset, line, ending) => {
+                // A top-level array that ended (at an SSE field or the end of
+                // the input) with no element and no `]`: one broken record.
+                out.push(b'[');
+                let index = self.next_index;
+                self.next_index += 1;
+                return Ok(Some(RecordMeta {
+                    index,
+                    line,
+                    offset,
+                    ending,
+                    oversized: None,
+                    values: 1,
+                }));
+            }
         }
+        self.empty_array = None;
         let meta_line = self.line;
         let offset = self.read - (self.end - self.pos) as u64;
         let index = self.next_index;
@@ -429,14 +461,18 @@ impl<R: Read> Framer<R> {
     }
 
     /// Skips whitespace, separators, byte-order marks, top-level array brackets
-    /// and SSE lines that carry no record. Returns whether a record follows.
-    fn skip_to_record(&mut self, idle: &mut dyn FnMut()) -> io::Result<bool> {
+    /// and SSE lines that carry no record. Says what follows.
+    fn skip_to_record(&mut self, idle: &mut dyn FnMut()) -> io::Result<Next> {
         loop {
             if self.fill(1, idle)? == 0 {
-                return Ok(false);
+                self.in_array = false;
+                return Ok(match self.empty_array.take() {
+                    Some((offset, line)) => Next::LoneBracket(offset, line, Ending::Eof),
+                    None => Next::End,
+                });
             }
             let Some(&b) = self.buf.get(self.pos) else {
-                return Ok(false);
+                return Ok(Next::End);
             };
             match b {
                 b' ' | b'\t' | b'\r' | b'\n' => {
@@ -447,26 +483,39 @@ impl<R: Read> Framer<R> {
                 b',' if self.in_array => self.consume(1),
                 b']' if self.in_array => {
                     self.in_array = false;
+                    self.empty_array = None;
                     self.consume(1);
                 }
                 b'[' if !self.in_array => {
                     self.in_array = true;
+                    let offset = self.read - (self.end - self.pos) as u64;
+                    self.empty_array = Some((offset, self.line));
                     self.consume(1);
                 }
                 0xEF => {
                     if !self.fill_line(3, idle)?.starts_with(b"\xEF\xBB\xBF") {
-                        return Ok(true);
+                        return Ok(Next::Record);
                     }
                     self.consume(3);
                 }
                 // In a top-level array too: an SSE field cannot be part of one, so
-                // a stray `[` does not hide the `data:` lines after it.
+                // it ends the array, and a stray `[` does not hide the `data:`
+                // lines after it.
                 b'd' | b'e' | b'i' | b'r' | b':' if self.at_line_start => {
+                    if self.in_array {
+                        let rest = self.fill_line(MIN_BUFFER, idle)?;
+                        if SSE_FIELDS.iter().any(|f| rest.starts_with(f)) {
+                            self.in_array = false;
+                            if let Some((offset, line)) = self.empty_array.take() {
+                                return Ok(Next::LoneBracket(offset, line, Ending::Resync));
+                            }
+                        }
+                    }
                     if !self.skip_sse_field(idle)? {
-                        return Ok(true);
+                        return Ok(Next::Record);
                     }
                 }
-                _ => return Ok(true),
+                _ => return Ok(Next::Record),
             }
         }
     }

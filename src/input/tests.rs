@@ -363,10 +363,22 @@ mod unit {
     fn a_stray_bracket_does_not_turn_later_data_lines_into_garbage() {
         // Issue 25 item 9: a `[` line opened a top-level array, and SSE fields
         // were not recognised inside one.
+        // The bracket is one broken record, cut off at the SSE field.
         for bracket in ["[", "data: ["] {
             let input = format!("{bracket}\n\ndata: {GOOD}\n\ndata: {GOOD}\n\ndata: [DONE]\n");
-            assert_eq!(texts(input.as_bytes()), [GOOD, GOOD], "{bracket}");
+            let out = frame(input.as_bytes());
+            let t: Vec<_> = out.iter().map(|(t, _)| t.as_str()).collect();
+            assert_eq!(t, ["[", GOOD, GOOD], "{bracket}");
+            assert_eq!((out[0].1.line, out[0].1.ending), (1, Ending::Resync));
         }
+        // So is a bracket that the input ends, but not an array that framed
+        // elements or was closed.
+        let out = frame(b"{}\n  [\n");
+        assert_eq!(out.len(), 2);
+        assert_eq!((out[1].0.as_str(), out[1].1.line), ("[", 2));
+        assert_eq!((out[1].1.offset, out[1].1.ending), (5, Ending::Eof));
+        assert_eq!(texts(b"[\n{}\ndata: {}\n"), ["{}", "{}"]);
+        assert_eq!(texts(b"[]\ndata: {}\n[ ]"), ["{}"]);
     }
 
     #[test]

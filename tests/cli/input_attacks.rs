@@ -40,10 +40,17 @@ fn a_broken_sse_record_does_not_swallow_the_calls_after_it() {
 #[test]
 fn a_stray_bracket_line_does_not_make_later_data_lines_garbage() {
     // Issue 25 item 9: after a `[` line, every `data:` line was "not valid JSON".
+    // The bracket is one result of its own.
     for stray in ["[\n", "data: [\n\n", "[\n: keep-alive\n"] {
         let input = format!("{}{stray}{}", good_events(2), good_events(3));
         let (_, results) = run_json(&[], &input);
-        assert_eq!(statuses(&results), ["valid"; 5], "{stray:?}");
+        assert_eq!(
+            statuses(&results),
+            ["valid", "valid", "rejected", "valid", "valid", "valid"],
+            "{stray:?}"
+        );
+        let message = results[2]["message"].as_str().unwrap();
+        assert!(message.starts_with("record at stdin:7 "), "{message}");
     }
 }
 
