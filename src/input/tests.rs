@@ -775,6 +775,20 @@ mod properties {
         }
 
         #[test]
+        fn sse_and_scalar_streams_frame_alike_in_any_buffer(
+            parts in prop::collection::vec(prop::sample::select(vec![
+                "data: ", "data:", "event: m", "id: 1", "retry: 3", ": c", "\n", "\n\n",
+                "[", "]", "{", "}", "\"", ",", " ", "2", "-1.5", "true", "nul", "x",
+                "[DONE]", "d", "da", "dat", "{\"a\":1}", "\"s\"", "\r\n",
+            ]), 0..40),
+        ) {
+            let input = parts.concat().into_bytes();
+            let tiny = records_with_capacity(&input, MIN_BUFFER);
+            prop_assert_eq!(records_with_capacity(&input, CHUNK), tiny.clone());
+            prop_assert_eq!(records_with_capacity(&input, 17), tiny);
+        }
+
+        #[test]
         fn any_buffer_size_frames_alike(
             lines in prop::collection::vec(mutated_line(), 0..12),
         ) {
