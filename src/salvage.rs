@@ -8,6 +8,15 @@
 //! are identical. Truncated text is never completed: it is rejected with a message
 //! that says so. Valid JSON never reaches this module's rules.
 
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::indexing_slicing,
+        clippy::string_slice,
+        clippy::unwrap_used,
+        clippy::expect_used
+    )
+)]
 use std::ops::Range;
 
 use serde_json::Value;
@@ -52,7 +61,7 @@ pub fn salvage(text: &str, enabled: Enabled) -> Result<Salvaged, Unusable> {
     };
     let mut repairs = Vec::new();
     let range = unwrap_text(text, enabled, &mut repairs);
-    let body = &text[range.clone()];
+    let body = text.get(range.clone()).unwrap_or_default();
     if body.is_empty() {
         return Ok(Salvaged::Empty(repairs));
     }
@@ -79,7 +88,7 @@ pub fn salvage(text: &str, enabled: Enabled) -> Result<Salvaged, Unusable> {
     match failure {
         Failure::Truncated => {
             // Where the (unwrapped) text ends, counted in the original text.
-            let before = &text[..range.end];
+            let before = text.get(..range.end).unwrap_or_default();
             let line = before.matches('\n').count() + 1;
             let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count());
             Err(Unusable::CutOff { line, column })
@@ -96,7 +105,7 @@ pub fn salvage(text: &str, enabled: Enabled) -> Result<Salvaged, Unusable> {
 fn unwrap_text(text: &str, enabled: Enabled, repairs: &mut Vec<Repair>) -> Range<usize> {
     let mut range = trim_range(text, 0..text.len());
     if enabled.has(Kind::StripFence)
-        && let Some((fence, inner)) = fenced(&text[range.clone()])
+        && let Some((fence, inner)) = fenced(text.get(range.clone()).unwrap_or_default())
     {
         repairs.push(Repair {
             path: String::new(),
@@ -109,7 +118,7 @@ fn unwrap_text(text: &str, enabled: Enabled, repairs: &mut Vec<Repair>) -> Range
     if enabled.has(Kind::StripLeakedTag) {
         while let Some(tag) = LEAKED_TAGS
             .iter()
-            .find(|t| text[range.clone()].ends_with(*t))
+            .find(|t| text.get(range.clone()).is_some_and(|r| r.ends_with(*t)))
         {
             repairs.push(Repair {
                 path: String::new(),
@@ -125,7 +134,7 @@ fn unwrap_text(text: &str, enabled: Enabled, repairs: &mut Vec<Repair>) -> Range
 
 /// `range` without leading and trailing whitespace.
 fn trim_range(text: &str, range: Range<usize>) -> Range<usize> {
-    let part = &text[range.clone()];
+    let part = text.get(range.clone()).unwrap_or_default();
     let start = range.start + (part.len() - part.trim_start().len());
     let end = (range.start + part.trim_end().len()).max(start);
     start..end
@@ -140,11 +149,11 @@ fn fenced(text: &str) -> Option<(&str, Range<usize>)> {
         return None;
     }
     let start = 3 + info.len() + 1;
-    let body = text[start..].trim_end().strip_suffix("```")?;
+    let body = text.get(start..)?.trim_end().strip_suffix("```")?;
     if body.contains("```") {
         return None;
     }
-    Some((&text[..3 + info.len()], start..start + body.len()))
+    Some((text.get(..3 + info.len())?, start..start + body.len()))
 }
 
 /// Two concatenated values: accepted only when they are identical.
@@ -158,7 +167,8 @@ fn duplicate(
         return None;
     }
     let (first, used, _) = tolerant::parse_prefix(body).ok()?;
-    let (second, _) = tolerant::parse(&body[at..]).ok()?;
+    let rest = body.get(at..)?;
+    let (second, _) = tolerant::parse(rest).ok()?;
     if first != second || !first.is_object() {
         return None;
     }
@@ -168,7 +178,7 @@ fn duplicate(
     repairs.push(Repair {
         path: String::new(),
         kind: Kind::DuplicateObject,
-        from: Value::String(body[at..].trim().to_owned()),
+        from: Value::String(rest.trim().to_owned()),
         to: Value::Null,
     });
     Some(Salvaged::Value(first, repairs))
@@ -331,6 +341,36 @@ mod tests {
         assert!(salvage("{'a': 1}", only).is_err());
         assert!(salvage("```json\n{\"a\":1}\n```", only).is_ok());
         assert!(salvage("```json\n{\"a\":1}\n```", Enabled::NONE).is_err());
+    }
+
+    #[test]
+    fn deep_nesting_is_rejected_on_a_small_stack() {
+        // Issue 25: 100,000 levels through every step (strict parse, fence and
+        // tags, tolerant parse, the duplicate check, peeling) on a thread with a
+        // small stack: each reader's depth limit rejects it.
+        let n = 100_000;
+        let deep = format!("{}{}", "[".repeat(n), "]".repeat(n));
+        let texts = [
+            deep.clone(),
+            format!("```json\n{{'a': {deep}}}\n```</tool_call>"),
+            format!("{{a: 1}}{{a: {deep}}}"),
+            format!("{{'a': {}1{}}}", "{b: ".repeat(n), "}".repeat(n)),
+        ];
+        let small = std::thread::Builder::new().stack_size(512 * 1024);
+        let got = small
+            .spawn(move || {
+                let salvaged: Vec<bool> = texts
+                    .iter()
+                    .map(|t| salvage(t, Enabled::ALL).is_err())
+                    .collect();
+                let mut r = Vec::new();
+                let peeled = peel(Value::String(deep), Enabled::ALL, &mut r);
+                (salvaged, peeled.is_string(), parse_embedded(&"[".repeat(n)))
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        assert_eq!(got, (vec![true; 4], true, None));
     }
 
     #[test]

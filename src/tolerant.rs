@@ -8,6 +8,15 @@
 //! is an error, and running out of input is always an error: truncated text is
 //! never completed.
 
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::indexing_slicing,
+        clippy::string_slice,
+        clippy::unwrap_used,
+        clippy::expect_used
+    )
+)]
 use serde_json::{Map, Number, Value};
 
 /// The leniencies a parse needed.
@@ -107,6 +116,12 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// The text from `start` to the cursor. The parser only stops at ASCII
+    /// bytes, so both ends are character boundaries.
+    fn slice(&self, start: usize) -> &'a str {
+        self.text.get(start..self.i).unwrap_or_default()
+    }
+
     fn peek(&self) -> Option<u8> {
         self.s.get(self.i).copied()
     }
@@ -132,7 +147,7 @@ impl<'a> Parser<'a> {
                     }
                     Some(b'*') => {
                         self.used.comment = true;
-                        let rest = &self.text[self.i + 2..];
+                        let rest = self.text.get(self.i + 2..).unwrap_or_default();
                         match rest.find("*/") {
                             Some(n) => self.i += 2 + n + 2,
                             None => return Err(Failure::Truncated),
@@ -184,7 +199,7 @@ impl<'a> Parser<'a> {
                     while self.peek().is_some_and(is_ident_char) {
                         self.i += 1;
                     }
-                    self.text[start..self.i].to_owned()
+                    self.slice(start).to_owned()
                 }
                 _ => return self.invalid("a key"),
             };
@@ -258,7 +273,7 @@ impl<'a> Parser<'a> {
                 }
                 self.i += 1;
             }
-            out.push_str(&self.text[start..self.i]);
+            out.push_str(self.slice(start));
             match self.peek() {
                 None => return Err(Failure::Truncated),
                 Some(b) if b == quote => {
@@ -374,7 +389,7 @@ impl<'a> Parser<'a> {
         if self.i == self.s.len() && self.depth > 0 {
             return Err(Failure::Truncated);
         }
-        let text = &self.text[start..self.i];
+        let text = self.slice(start);
         match serde_json::from_str::<Number>(text) {
             Ok(n) => Ok(Value::Number(n)),
             Err(_) => Err(Failure::Invalid {
@@ -389,7 +404,7 @@ impl<'a> Parser<'a> {
         while self.peek().is_some_and(|b| b.is_ascii_alphanumeric()) {
             self.i += 1;
         }
-        let word = &self.text[start..self.i];
+        let word = self.slice(start);
         let v = match word {
             "true" => Value::Bool(true),
             "false" => Value::Bool(false),
@@ -549,7 +564,38 @@ mod tests {
 
     #[test]
     fn deep_nesting_is_an_error_not_a_crash() {
-        let text = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
-        assert!(matches!(parse(&text), Err(Failure::Invalid { .. })));
+        // Issue 25: every recursive reader has a depth limit. 100,000 levels of
+        // each container and leniency, on a thread with a quarter of a worker's stack (the
+        // limit, not the stack, bounds the recursion).
+        let n = 100_000;
+        let texts = [
+            format!("{}{}", "[".repeat(n), "]".repeat(n)),
+            format!("{}1{}", "{a: ".repeat(n), "}".repeat(n)),
+            format!("{}1{}", "{'a': [".repeat(n), "]}".repeat(n)),
+            "[".repeat(n),
+        ];
+        let small = std::thread::Builder::new().stack_size(512 * 1024);
+        let got = small
+            .spawn(move || texts.iter().map(|t| parse(t)).collect::<Vec<_>>())
+            .unwrap()
+            .join()
+            .unwrap();
+        for g in got {
+            assert_eq!(
+                g,
+                Err(Failure::Invalid {
+                    at: match g {
+                        Err(Failure::Invalid { at, .. }) => at,
+                        _ => 0,
+                    },
+                    what: "nesting deeper than 128"
+                })
+            );
+        }
+        // 128 levels are read.
+        let text = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+        assert!(parse(&text).is_ok());
+        let text = format!("{}{}", "[".repeat(MAX_DEPTH + 1), "]".repeat(MAX_DEPTH + 1));
+        assert!(parse(&text).is_err());
     }
 }

@@ -13,12 +13,31 @@
 //! - a raw newline inside a string (never valid) ends the record there: a
 //!   truncated line does not swallow the next one;
 //! - a `{` or `[` in column 0 that cannot continue the record starts a new one;
+//! - a line that starts with an SSE field (`data:`, `event:`, `id:`, `retry:`;
+//!   no JSON value goes on there) ends any record, valid so far or broken, and
+//!   any open top-level array: a broken `data:` line is one record, and the
+//!   next `data:` line is framed on its own (a `[` whose array ends this way,
+//!   or at the end of the input, before any element is one record too);
 //! - otherwise the broken record runs to the end of its line (or, if it left
 //!   brackets open, of the line where they close), so one bad line is one result.
 //!
-//! When a record breaks after a `{` in column 0 that it had taken in while still
-//! valid (a truncated JSON Lines record, then whole ones), it ends before that
-//! brace and framing resumes there, so the whole records after it come out.
+//! JSON Lines is safe by the column-0 rule: its records start in column 0 with
+//! `{` or `[`, so no unterminated string, bracket or truncated value takes the
+//! next line's record (an indented record is not line-framed evidence: a broken
+//! record before it may follow its brackets over it). A `:` comment line does
+//! not end a record (`:` can start a line of valid JSON).
+//!
+//! A bare scalar outside a top-level array (`2`, `"x"`, `true`) is checked
+//! against the rest of its line: if anything there is not whole values (or a
+//! value left open at the line end), the line is one broken record (`2 cats`);
+//! otherwise the scalar is a record and the rest of the line is framed again,
+//! as a parser would (`1 2`). A line is checked once.
+//!
+//! When a record breaks after a `{` or `[` in column 0 that it had taken in while
+//! still valid (a truncated JSON Lines record, then whole ones), it ends before
+//! that bracket and framing resumes there, so the whole records after it come out.
+//! Each byte is scanned at most twice this way, and at most twice for a bare
+//! scalar's line.
 //!
 //! One exception keeps a truncated element from swallowing a whole array: inside a
 //! top-level array, a `{` in column 0 always starts a new record. (An array of
@@ -33,6 +52,15 @@
 //! given (the filter flushes its results there), so every result is written before
 //! callfix waits for more input. Records already in the buffer are batched.
 
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::indexing_slicing,
+        clippy::string_slice,
+        clippy::unwrap_used,
+        clippy::expect_used
+    )
+)]
 use std::io::{self, Read};
 
 /// Where a record came from, for messages that name the file and line.
@@ -86,6 +114,22 @@ pub struct Framer<R> {
     line: u64,
     at_line_start: bool,
     in_array: bool,
+    /// The line whose rest, after a bare scalar, was checked and found to hold
+    /// values: the records there are not checked again.
+    checked_line: Option<u64>,
+    /// The `[` (input offset, line) that opened the current top-level array,
+    /// while no element has been framed.
+    empty_array: Option<(u64, u64)>,
+}
+
+/// What follows the skipped bytes.
+enum Next {
+    Record,
+    End,
+    /// A top-level array ended with no element and no `]` (at an SSE field, or
+    /// at the end of the input): its `[` (input offset, line) is one broken
+    /// record, ended this way.
+    LoneBracket(u64, u64, Ending),
 }
 
 /// Bytes read from the input at a time.
@@ -116,6 +160,8 @@ impl<R: Read> Framer<R> {
             line: 1,
             at_line_start: true,
             in_array: false,
+            checked_line: None,
+            empty_array: None,
         }
     }
 
@@ -134,7 +180,7 @@ impl<R: Read> Framer<R> {
     /// returns how many there are. Calls `idle` before a read that may block.
     fn fill(&mut self, want: usize, idle: &mut dyn FnMut()) -> io::Result<usize> {
         let want = want.min(self.buf.len());
-        if self.end - self.pos >= want || self.eof {
+        if self.end.saturating_sub(self.pos) >= want || self.eof {
             return Ok(self.end - self.pos);
         }
         if self.pos > 0 {
@@ -144,7 +190,10 @@ impl<R: Read> Framer<R> {
         }
         while self.end < want && !self.eof {
             idle();
-            match self.reader.read(&mut self.buf[self.end..]) {
+            match self
+                .reader
+                .read(self.buf.get_mut(self.end..).unwrap_or_default())
+            {
                 Ok(0) => self.eof = true,
                 Ok(n) => {
                     self.end += n;
@@ -161,13 +210,15 @@ impl<R: Read> Framer<R> {
     /// bytes: peeking never waits for input beyond the current line.
     fn fill_line(&mut self, want: usize, idle: &mut dyn FnMut()) -> io::Result<&[u8]> {
         let mut have = self.fill(1, idle)?;
-        while have < want.min(self.buf.len())
-            && !self.eof
-            && !self.buf[self.pos..self.end].contains(&b'\n')
-        {
+        while have < want.min(self.buf.len()) && !self.eof && !self.unread().contains(&b'\n') {
             have = self.fill(have + 1, idle)?;
         }
-        Ok(&self.buf[self.pos..self.end])
+        Ok(self.unread())
+    }
+
+    /// The unread bytes of the buffer.
+    fn unread(&self) -> &[u8] {
+        self.buf.get(self.pos..self.end).unwrap_or_default()
     }
 
     /// Reads the next record into `out` (cleared first). Returns `None` at the end
@@ -178,9 +229,26 @@ impl<R: Read> Framer<R> {
         idle: &mut dyn FnMut(),
     ) -> io::Result<Option<RecordMeta>> {
         out.clear();
-        if !self.skip_to_record(idle)? {
-            return Ok(None);
+        match self.skip_to_record(idle)? {
+            Next::End => return Ok(None),
+            Next::Record => {}
+            Next::LoneBracket(offset, line, ending) => {
+                // A top-level array that ended (at an SSE field or the end of
+                // the input) with no element and no `]`: one broken record.
+                out.push(b'[');
+                let index = self.next_index;
+                self.next_index += 1;
+                return Ok(Some(RecordMeta {
+                    index,
+                    line,
+                    offset,
+                    ending,
+                    oversized: None,
+                    values: 1,
+                }));
+            }
         }
+        self.empty_array = None;
         let meta_line = self.line;
         let offset = self.read - (self.end - self.pos) as u64;
         let index = self.next_index;
@@ -193,23 +261,42 @@ impl<R: Read> Framer<R> {
             values,
         };
         // JSON Lines: a record that is whole on its line and in the buffer.
-        let rest = &self.buf[self.pos..self.end];
+        let rest = self.unread();
         if let Some((len, values)) = scan::one_line_value(rest)
             && len <= self.limit
         {
-            out.extend_from_slice(&rest[..len]);
+            out.extend_from_slice(rest.get(..len).unwrap_or_default());
             self.consume(len);
             self.next_index += 1;
             return Ok(Some(meta(Ending::Complete, None, values)));
         }
         let in_array = self.in_array;
-        let mut scan = Scan::new();
+        let mut scan = Scan::checking_line(self.checked_line != Some(meta_line));
         let mut size = 0usize;
-        // The last `{` in column 0 inside the record while it was still valid:
-        // (offset in the record, its line).
+        // The last `{` or `[` in column 0 inside the record while it was still
+        // valid: (offset in the record, its line).
         let mut candidate: Option<(usize, u64)> = None;
+        // Where a bare top-level scalar ended (offset in the record).
+        let mut scalar_end: Option<usize> = None;
+        // Bytes wanted at the next read: more than one to tell whether a line
+        // starts with an SSE field.
+        let mut want = 1;
         let ending = loop {
-            if self.fill(1, idle)? == 0 {
+            if self.fill_line(want, idle)?.is_empty() {
+                // A bare scalar: it is the record, and what followed it on its
+                // line (values, or values left open) is framed again.
+                if let (Some(cut), Some(seen)) = (scalar_end, scan.after_scalar())
+                    && size <= self.limit
+                {
+                    if seen {
+                        self.resume_at(out, 0, cut, None);
+                        self.checked_line = Some(meta_line);
+                    } else {
+                        out.truncate(cut);
+                    }
+                    size = cut;
+                    break Ending::Complete;
+                }
                 if scan.complete_at_eof() {
                     break Ending::Complete;
                 }
@@ -217,40 +304,68 @@ impl<R: Read> Framer<R> {
                 if let Some((at, line)) = candidate
                     && size <= self.limit
                 {
-                    self.resume_at(out, 0, at, line);
+                    self.resume_at(out, 0, at, Some(line));
                     break Ending::Resync;
                 }
                 break Ending::Eof;
             }
-            let chunk = &self.buf[self.pos..self.end];
+            want = 1;
+            let chunk = self.buf.get(self.pos..self.end).unwrap_or_default();
             // (bytes to take, how the record ended); a byte that ends a record
             // without belonging to it is left for the next one.
             let mut end: Option<(usize, Ending)> = None;
             // The record broke at this index after a candidate.
             let mut backtrack = None;
+            // Only this many bytes are taken before more are read.
+            let mut pause = None;
             let mut newlines = 0;
             let mut i = 0;
-            while i < chunk.len() {
-                let b = chunk[i];
+            while let Some(&b) = chunk.get(i) {
                 let line_start = self.at_line_start && size + i > 0;
+                // A line that starts with an SSE field ends any record: no JSON
+                // value goes on there.
+                if line_start && matches!(b, b'd' | b'e' | b'i' | b'r') {
+                    match sse_field(chunk.get(i..).unwrap_or_default(), self.eof) {
+                        None => {
+                            want = MIN_BUFFER;
+                            pause = Some(i);
+                            break;
+                        }
+                        Some(true) => {
+                            if scan.is_broken() {
+                                end = Some((i, Ending::Complete));
+                            } else if candidate.is_some() && size + i < self.limit {
+                                backtrack = Some(i);
+                            } else {
+                                end = Some((i, Ending::Resync));
+                            }
+                            break;
+                        }
+                        Some(false) => {}
+                    }
+                }
                 let was_valid = !scan.is_broken();
                 let step = scan.step(b, line_start, in_array);
                 // Did the record just become invalid (not: end by the array rule)?
                 let broke = was_valid
+                    && !scan.too_deep()
                     && match step {
-                        Step::Continue => scan.is_broken(),
+                        Step::Continue | Step::ScalarEnd(_) => scan.is_broken(),
                         Step::EndBefore(Ending::Resync) => !(in_array && b == b'{' && line_start),
                         _ => false,
                     };
-                if broke && candidate.is_some() {
+                if broke && candidate.is_some() && size + i < self.limit {
                     backtrack = Some(i);
                     break;
                 }
                 match step {
                     Step::Continue => {
-                        if line_start && b == b'{' && !scan.is_broken() {
+                        if line_start && matches!(b, b'{' | b'[') && !scan.is_broken() {
                             candidate = Some((size + i, self.line + newlines));
                         }
+                    }
+                    Step::ScalarEnd(with_byte) => {
+                        scalar_end = Some(size + i + usize::from(with_byte));
                     }
                     Step::EndAfter => {
                         end = Some((i + 1, Ending::Complete));
@@ -265,25 +380,46 @@ impl<R: Read> Framer<R> {
                 }
                 self.at_line_start = b == b'\n';
                 newlines += u64::from(b == b'\n');
-                i += 1 + scan.plain_string_run(&chunk[i + 1..]);
+                i += 1 + scan.plain_string_run(chunk.get(i + 1..).unwrap_or_default());
             }
-            if let (Some(i), Some((at, line))) = (backtrack, candidate)
-                && size + i < self.limit
-            {
-                self.resume_at(out, i + 1, at, line);
+            if let (Some(i), Some((at, line))) = (backtrack, candidate) {
+                self.resume_at(out, i + 1, at, Some(line));
                 break Ending::Resync;
+            }
+            // A bare scalar, then its line end: the scalar is the record (see
+            // the end of input above). No newline lies between the two.
+            let mut trim_to = None;
+            if let (Some((i, Ending::Complete)), Some(cut), Some(seen)) =
+                (end, scalar_end, scan.after_scalar())
+            {
+                if seen {
+                    self.checked_line = Some(meta_line);
+                }
+                if let Some(n) = cut.checked_sub(size) {
+                    end = Some((n, Ending::Complete));
+                } else if seen && size <= self.limit {
+                    self.resume_at(out, i, cut, None);
+                    size = cut;
+                    break Ending::Complete;
+                } else {
+                    trim_to = Some(cut);
+                }
             }
             let (take, done) = match end {
                 Some((n, ending)) => (n, Some(ending)),
-                None => (chunk.len(), None),
+                None => (pause.unwrap_or(chunk.len()), None),
             };
             self.line += newlines;
             size += take;
             if size <= self.limit {
-                out.extend_from_slice(&chunk[..take]);
+                out.extend_from_slice(chunk.get(..take).unwrap_or_default());
             } else if !out.is_empty() {
                 out.clear();
                 out.shrink_to(0);
+            }
+            if let Some(cut) = trim_to {
+                out.truncate(cut);
+                size = cut;
             }
             self.pos += take;
             if let Some(ending) = done {
@@ -295,20 +431,27 @@ impl<R: Read> Framer<R> {
         Ok(Some(meta(ending, oversized, scan.values)))
     }
 
-    /// The open record (`out`, then the next `taken` bytes of the buffer) broke
-    /// after a column-0 `{` at record offset `at`, on `line`, that it took in while
-    /// still valid: the record ends before that brace, and framing resumes there.
-    /// Each byte is scanned at most twice this way.
-    fn resume_at(&mut self, out: &mut Vec<u8>, taken: usize, at: usize, line: u64) {
-        out.extend_from_slice(&self.buf[self.pos..self.pos + taken]);
-        let mut rest = out.split_off(at);
-        rest.extend_from_slice(&self.buf[self.pos + taken..self.end]);
+    /// The open record (`out`, then the next `taken` bytes of the buffer) ends
+    /// before record offset `at`, and framing resumes there: on `line`, at its
+    /// start, after a record that broke after a column-0 `{` or `[` at `at` that
+    /// it took in while still valid; or (`None`) within the current line, after a
+    /// bare scalar that ended at `at`. Each byte is scanned at most twice this
+    /// way.
+    fn resume_at(&mut self, out: &mut Vec<u8>, taken: usize, at: usize, line: Option<u64>) {
+        let taken_end = (self.pos + taken).min(self.end);
+        out.extend_from_slice(self.buf.get(self.pos..taken_end).unwrap_or_default());
+        let mut rest = out.split_off(at.min(out.len()));
+        rest.extend_from_slice(self.buf.get(taken_end..self.end).unwrap_or_default());
         self.end = rest.len();
         rest.resize(rest.len().max(self.buf.len()), 0);
         self.buf = rest;
         self.pos = 0;
-        self.line = line;
-        self.at_line_start = true;
+        if let Some(line) = line {
+            self.line = line;
+            self.at_line_start = true;
+        } else {
+            self.at_line_start = false;
+        }
     }
 
     /// Consumes `n` bytes that hold no newline.
@@ -318,13 +461,19 @@ impl<R: Read> Framer<R> {
     }
 
     /// Skips whitespace, separators, byte-order marks, top-level array brackets
-    /// and SSE lines that carry no record. Returns whether a record follows.
-    fn skip_to_record(&mut self, idle: &mut dyn FnMut()) -> io::Result<bool> {
+    /// and SSE lines that carry no record. Says what follows.
+    fn skip_to_record(&mut self, idle: &mut dyn FnMut()) -> io::Result<Next> {
         loop {
             if self.fill(1, idle)? == 0 {
-                return Ok(false);
+                self.in_array = false;
+                return Ok(match self.empty_array.take() {
+                    Some((offset, line)) => Next::LoneBracket(offset, line, Ending::Eof),
+                    None => Next::End,
+                });
             }
-            let b = self.buf[self.pos];
+            let Some(&b) = self.buf.get(self.pos) else {
+                return Ok(Next::End);
+            };
             match b {
                 b' ' | b'\t' | b'\r' | b'\n' => {
                     self.pos += 1;
@@ -334,52 +483,68 @@ impl<R: Read> Framer<R> {
                 b',' if self.in_array => self.consume(1),
                 b']' if self.in_array => {
                     self.in_array = false;
+                    self.empty_array = None;
                     self.consume(1);
                 }
                 b'[' if !self.in_array => {
                     self.in_array = true;
+                    let offset = self.read - (self.end - self.pos) as u64;
+                    self.empty_array = Some((offset, self.line));
                     self.consume(1);
                 }
                 0xEF => {
                     if !self.fill_line(3, idle)?.starts_with(b"\xEF\xBB\xBF") {
-                        return Ok(true);
+                        return Ok(Next::Record);
                     }
                     self.consume(3);
                 }
-                b'd' | b'e' | b'i' | b'r' | b':' if self.at_line_start && !self.in_array => {
+                // In a top-level array too: an SSE field cannot be part of one, so
+                // it ends the array, and a stray `[` does not hide the `data:`
+                // lines after it.
+                b'd' | b'e' | b'i' | b'r' | b':' if self.at_line_start => {
+                    if self.in_array {
+                        let rest = self.fill_line(MIN_BUFFER, idle)?;
+                        if SSE_FIELDS.iter().any(|f| rest.starts_with(f)) {
+                            self.in_array = false;
+                            if let Some((offset, line)) = self.empty_array.take() {
+                                return Ok(Next::LoneBracket(offset, line, Ending::Resync));
+                            }
+                        }
+                    }
                     if !self.skip_sse_field(idle)? {
-                        return Ok(true);
+                        return Ok(Next::Record);
                     }
                 }
-                _ => return Ok(true),
+                _ => return Ok(Next::Record),
             }
         }
     }
 
     /// At the start of a line: an SSE field. `data:` (and one space) is skipped so
     /// that its JSON is framed as a record, and so is a `data: [DONE]` line;
-    /// `event:`, `id:`, `retry:` and `:` comment lines are skipped whole. Returns
-    /// false, consuming nothing, if the line is no SSE field.
+    /// `event:`, `id:`, `retry:` and `:` comment lines are skipped whole. An SSE
+    /// field ends a top-level array left open, as the end of the input does.
+    /// Returns false, consuming nothing, if the line is no SSE field.
     fn skip_sse_field(&mut self, idle: &mut dyn FnMut()) -> io::Result<bool> {
-        const FIELDS: [&[u8]; 5] = [b"data:", b"event:", b"id:", b"retry:", b":"];
         let rest = self.fill_line(MIN_BUFFER, idle)?;
-        let Some(field) = FIELDS.iter().find(|f| rest.starts_with(f)) else {
+        let Some(field) = SSE_FIELDS.iter().find(|f| rest.starts_with(f)) else {
             return Ok(false);
         };
         let mut n = field.len();
-        if *field == b"data:" {
+        let data = *field == b"data:";
+        if data {
             n += usize::from(rest.get(n) == Some(&b' '));
-            let line = &rest[n..];
-            let done =
-                line.starts_with(b"[DONE]") && matches!(line.get(6), None | Some(b'\n' | b'\r'));
-            if !done {
-                self.consume(n);
-                return Ok(true);
-            }
+        }
+        let line = rest.get(n..).unwrap_or_default();
+        let done = line.starts_with(b"[DONE]") && matches!(line.get(6), None | Some(b'\n' | b'\r'));
+        self.in_array = false;
+        if data && !done {
+            self.consume(n);
+            return Ok(true);
         }
         // Skip the rest of the line.
         loop {
-            let rest = &self.buf[self.pos..self.end];
+            let rest = self.buf.get(self.pos..self.end).unwrap_or_default();
             if let Some(at) = rest.iter().position(|&b| b == b'\n') {
                 self.pos += at;
                 return Ok(true);
@@ -390,6 +555,23 @@ impl<R: Read> Framer<R> {
             }
         }
     }
+}
+
+/// SSE fields, `:` (a comment) last.
+const SSE_FIELDS: [&[u8]; 5] = [b"data:", b"event:", b"id:", b"retry:", b":"];
+
+/// Whether `rest`, at the start of a line inside a record, begins with an SSE
+/// field other than a comment (`:` can begin a line of valid JSON); `None` when
+/// `rest` is too short to tell and more input may follow (not at `eof`).
+fn sse_field(rest: &[u8], eof: bool) -> Option<bool> {
+    let mut open = false;
+    for field in SSE_FIELDS.iter().filter(|f| f.len() > 1) {
+        if rest.starts_with(field) {
+            return Some(true);
+        }
+        open |= field.starts_with(rest);
+    }
+    if open && !eof { None } else { Some(false) }
 }
 
 #[cfg(test)]

@@ -63,7 +63,7 @@ impl Token {
             (Zero | Int | Frac, b'e' | b'E') => Exp,
             (Exp, b'+' | b'-') => ExpSign,
             (Exp | ExpSign | ExpDigits, b'0'..=b'9') => ExpDigits,
-            (Literal(word, n), b) if n < word.len() && word[n] == b => Literal(word, n + 1),
+            (Literal(word, n), b) if word.get(n) == Some(&b) => Literal(word, n + 1),
             _ => return None,
         })
     }
@@ -96,6 +96,22 @@ pub(super) struct Scan {
     broken: Option<Loose>,
     /// Values begun so far.
     pub(super) values: u64,
+    /// Whether a bare top-level scalar is checked against the rest of its line.
+    check_line: bool,
+    /// Broken by nesting deeper than [`MAX_SCAN_DEPTH`].
+    too_deep: bool,
+    /// After a bare top-level scalar: the rest of its line, read as more values.
+    trailer: Option<Trailer>,
+}
+
+/// The rest of a bare scalar's line. If it holds anything but whole values (or
+/// values left open at the line end), the line is one broken record; otherwise
+/// the scalar is a record of its own, and the framer frames the rest again.
+#[derive(Debug)]
+struct Trailer {
+    scan: Box<Scan>,
+    /// Anything but whitespace came after the scalar.
+    seen: bool,
 }
 
 /// A broken record is followed loosely: brackets and strings only.
@@ -104,10 +120,15 @@ struct Loose {
     depth: usize,
     in_string: bool,
     escaped: bool,
+    /// The record ends with its line, whatever brackets it leaves open.
+    line: bool,
 }
 
 pub(super) enum Step {
     Continue,
+    /// A bare top-level scalar ended: before this byte (`false`), or with it (a
+    /// closing quote, `true`). The rest of its line is checked from here on.
+    ScalarEnd(bool),
     /// The byte closes the record.
     EndAfter,
     /// The record ended just before this byte.
@@ -123,7 +144,91 @@ impl Scan {
             token: None,
             broken: None,
             values: 0,
+            check_line: false,
+            too_deep: false,
+            trailer: None,
         }
+    }
+
+    /// Whether the record broke by nesting deeper than [`MAX_SCAN_DEPTH`] (it did
+    /// not stop being JSON: it is no place to resynchronise).
+    pub(super) fn too_deep(&self) -> bool {
+        self.too_deep
+    }
+
+    /// The bytes held for open containers.
+    #[cfg(test)]
+    pub(super) fn held(&self) -> usize {
+        self.stack.capacity()
+    }
+
+    /// A scanner for a record outside a top-level array: a bare scalar there is
+    /// checked against the rest of its line (`check_line`: the framer has not
+    /// checked that line already).
+    pub(super) fn checking_line(check_line: bool) -> Self {
+        Scan {
+            check_line,
+            ..Scan::new()
+        }
+    }
+
+    /// After a bare top-level scalar whose line is not (yet) broken: whether
+    /// anything but whitespace followed it.
+    pub(super) fn after_scalar(&self) -> Option<bool> {
+        match (&self.trailer, &self.broken) {
+            (Some(t), None) => Some(t.seen),
+            _ => None,
+        }
+    }
+
+    /// A bare top-level scalar ended (before `b`, or with it): checks the rest of
+    /// the line from `b` on if asked to.
+    fn scalar_done(&mut self, b: u8, with_byte: bool, in_array: bool) -> Option<Step> {
+        if !self.check_line || in_array {
+            return None;
+        }
+        self.expect = Expect::CommaOrEnd;
+        self.trailer = Some(Trailer {
+            scan: Box::new(Scan::new()),
+            seen: false,
+        });
+        if !with_byte && let Step::EndBefore(e) = self.trail(b) {
+            return Some(Step::EndBefore(e));
+        }
+        Some(Step::ScalarEnd(with_byte))
+    }
+
+    /// A byte of the rest of a bare scalar's line.
+    fn trail(&mut self, b: u8) -> Step {
+        let Some(t) = self.trailer.as_mut() else {
+            return Step::Continue;
+        };
+        let mut step = t.scan.step(b, false, false);
+        // A number or literal that `b` ended: `b` begins what follows it.
+        if matches!(step, Step::EndBefore(Ending::Complete)) && !t.scan.is_broken() {
+            *t.scan = Scan::new();
+            step = t.scan.step(b, false, false);
+        }
+        let broke = t.scan.is_broken() || matches!(step, Step::EndBefore(_));
+        if broke {
+            // The line is one broken record, ending with the line.
+            self.trailer = None;
+            self.broken = Some(Loose {
+                depth: 0,
+                in_string: false,
+                escaped: false,
+                line: true,
+            });
+            return self.loose(b, false);
+        }
+        if matches!(step, Step::EndAfter) {
+            *t.scan = Scan::new();
+        }
+        if b == b'\n' {
+            return Step::EndBefore(Ending::Complete);
+        }
+        t.seen |= !matches!(b, b' ' | b'\t' | b'\r');
+        Step::Continue
     }
 
     /// Whether the record can no longer be valid JSON.
@@ -149,6 +254,7 @@ impl Scan {
             depth: self.stack.len(),
             in_string: false,
             escaped: false,
+            line: false,
         });
         self.token = None;
         self.string = None;
@@ -157,15 +263,16 @@ impl Scan {
 
     /// A byte of a broken record: it ends at the end of the line where the
     /// brackets it opened are closed (or at once, if it opened none), or at a
-    /// column-0 bracket.
+    /// column-0 bracket (not when it broke by nesting too deep: a column-0
+    /// bracket continues such a record as it would a valid one).
     fn loose(&mut self, b: u8, line_start: bool) -> Step {
         let Some(l) = self.broken.as_mut() else {
             return Step::Continue;
         };
-        if b == b'\n' && (l.in_string || l.depth == 0) {
+        if b == b'\n' && (l.in_string || l.depth == 0 || l.line) {
             return Step::EndBefore(Ending::Complete);
         }
-        if line_start && matches!(b, b'{' | b'[') {
+        if line_start && matches!(b, b'{' | b'[') && !self.too_deep {
             return Step::EndBefore(Ending::Complete);
         }
         if l.in_string {
@@ -193,6 +300,9 @@ impl Scan {
         if self.broken.is_some() {
             return self.loose(b, line_start);
         }
+        if self.trailer.is_some() {
+            return self.trail(b);
+        }
         if let Some((escaped, hex)) = self.string {
             if b < 0x20 {
                 return self.break_at(b, line_start);
@@ -216,11 +326,12 @@ impl Scan {
                 if key {
                     return Step::Continue;
                 }
-                return if self.value_done() {
-                    Step::EndAfter
-                } else {
-                    Step::Continue
-                };
+                if !self.value_done() {
+                    return Step::Continue;
+                }
+                return self
+                    .scalar_done(b, true, in_array)
+                    .unwrap_or(Step::EndAfter);
             } else {
                 Some((false, 0))
             };
@@ -236,7 +347,9 @@ impl Scan {
             }
             self.token = None;
             if self.value_done() {
-                return Step::EndBefore(Ending::Complete);
+                return self
+                    .scalar_done(b, false, in_array)
+                    .unwrap_or(Step::EndBefore(Ending::Complete));
             }
         }
         // A record of a top-level array never runs past a `{` in column 0.
@@ -245,6 +358,21 @@ impl Scan {
         }
         match (self.expect, b) {
             (_, b' ' | b'\t' | b'\r' | b'\n') => {}
+            // Past the cap the record is broken (no parser reads it): its
+            // brackets are counted, not stacked, so memory stays bounded.
+            (Expect::Value | Expect::ValueOrEnd, b'{' | b'[')
+                if self.stack.len() >= MAX_SCAN_DEPTH =>
+            {
+                self.too_deep = true;
+                self.broken = Some(Loose {
+                    depth: self.stack.len(),
+                    in_string: false,
+                    escaped: false,
+                    line: false,
+                });
+                self.stack = Vec::new();
+                return self.loose(b, false);
+            }
             (Expect::Value | Expect::ValueOrEnd, b'{') => {
                 self.values += 1;
                 self.stack.push(b'{');
@@ -303,12 +431,20 @@ impl Scan {
             return 0;
         }
         rest.iter()
-            .position(|&b| STRING_STOP[usize::from(b)])
+            .position(|&b| string_stop(b))
             .unwrap_or(rest.len())
     }
 
-    /// Whether the record holds a whole value at the end of the input.
+    /// Whether the record holds a whole value at the end of the input, or is a
+    /// broken record that a line end would have ended there (the input ending
+    /// is no more a cut than a newline).
     pub(super) fn complete_at_eof(&self) -> bool {
+        if let Some(l) = &self.broken {
+            return l.in_string || l.depth == 0 || l.line;
+        }
+        if self.trailer.is_some() {
+            return true;
+        }
         self.broken.is_none()
             && self.string.is_none()
             && self.stack.is_empty()
@@ -318,6 +454,7 @@ impl Scan {
 
 /// Bytes that end the plain run of a string: a quote, a backslash or a control
 /// character (a newline among them). Both scanners skip the others in one loop.
+#[allow(clippy::indexing_slicing)] // Every index is below 0x20, or `"` or `\\`: in the table.
 const STRING_STOP: [bool; 256] = {
     let mut table = [false; 256];
     let mut b = 0;
@@ -329,6 +466,18 @@ const STRING_STOP: [bool; 256] = {
     table[b'\\' as usize] = true;
     table
 };
+
+/// Whether `b` ends the plain run of a string (see [`STRING_STOP`]).
+#[inline(always)]
+fn string_stop(b: u8) -> bool {
+    // A `u8` always indexes a 256-entry table; `get` compiles to the same load.
+    STRING_STOP.get(usize::from(b)).copied().unwrap_or(true)
+}
+
+/// Nesting the byte scanner follows exactly: one byte of memory a level. A
+/// deeper record is broken (every parser in callfix stops at 128 levels), and
+/// its brackets are only counted from there on.
+pub(super) const MAX_SCAN_DEPTH: usize = 1 << 16;
 
 /// Nesting beyond this leaves a record to [`Scan`].
 const MAX_LINE_DEPTH: u32 = 64;
@@ -449,7 +598,7 @@ impl Line<'_> {
         self.at += 1;
         loop {
             let rest = self.bytes.get(self.at..)?;
-            self.at += rest.iter().position(|&b| STRING_STOP[usize::from(b)])?;
+            self.at += rest.iter().position(|&b| string_stop(b))?;
             match self.next()? {
                 b'"' => return Some(()),
                 b'\\' => match self.next()? {
@@ -481,7 +630,7 @@ impl Line<'_> {
     /// what follows any value: a byte that could continue a token is no comma,
     /// bracket or space, so the line is no longer valid there.
     fn number(&mut self) -> Option<()> {
-        if self.bytes[self.at] == b'-' {
+        if self.bytes.get(self.at) == Some(&b'-') {
             self.at += 1;
         }
         if self.bytes.get(self.at) == Some(&b'0') {
@@ -505,12 +654,12 @@ impl Line<'_> {
 
     /// `true`, `false` or `null`.
     fn literal(&mut self) -> Option<()> {
-        let word: &[u8] = match self.bytes[self.at] {
-            b't' => b"true",
-            b'f' => b"false",
+        let word: &[u8] = match self.bytes.get(self.at) {
+            Some(b't') => b"true",
+            Some(b'f') => b"false",
             _ => b"null",
         };
-        if !self.bytes[self.at..].starts_with(word) {
+        if !self.bytes.get(self.at..)?.starts_with(word) {
             return None;
         }
         self.at += word.len();

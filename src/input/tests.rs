@@ -1,4 +1,5 @@
 mod unit {
+    use super::super::scan::MAX_SCAN_DEPTH;
     use super::super::*;
 
     fn frame(input: &[u8]) -> Vec<(String, RecordMeta)> {
@@ -140,6 +141,18 @@ mod unit {
         let out = frame(b"{\"a\":[1,2");
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].1.ending, Ending::Eof);
+        // A broken line is not cut off by the end of the input: it ends there
+        // as it would at a newline. One that left brackets open is.
+        for (text, ending) in [
+            ("hello", Ending::Complete),
+            ("2 cats", Ending::Complete),
+            ("x \"abc", Ending::Complete),
+            ("x {", Ending::Eof),
+        ] {
+            let out = frame(text.as_bytes());
+            assert_eq!(out.len(), 1);
+            assert_eq!(out[0].1.ending, ending, "{text}");
+        }
     }
 
     #[test]
@@ -292,6 +305,154 @@ mod unit {
         let out = frame(&input);
         assert_eq!(out.len(), 2);
         assert_eq!(out[1].0, "{}");
+    }
+
+    #[test]
+    fn nesting_past_the_cap_holds_no_more_memory() {
+        // 200 MB of `[` held 200 MB of open-bracket stack, whatever
+        // --max-record-bytes said.
+        let mut scan = Scan::new();
+        for _ in 0..4 * MAX_SCAN_DEPTH {
+            assert!(matches!(scan.step(b'[', false, false), Step::Continue));
+        }
+        assert!(scan.is_broken() && scan.too_deep());
+        assert!(scan.held() <= 2 * MAX_SCAN_DEPTH, "{}", scan.held());
+        // Framed: one record to the end of its line, the next one intact, and
+        // no resync inside it at a column-0 bracket.
+        let deep = "[\n".repeat(3 * MAX_SCAN_DEPTH) + &"]".repeat(3 * MAX_SCAN_DEPTH);
+        let out = frame(format!("{{\"a\":{deep}}}\n{GOOD}\n").as_bytes());
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[1].0, GOOD);
+    }
+
+    const GOOD: &str = r#"{"name":"glob","arguments":{"pattern":"*"}}"#;
+
+    #[test]
+    fn a_broken_sse_record_ends_at_the_next_data_line() {
+        // Issue 25 item 9: `{"t":"f"x` swallowed every later `data:` record.
+        for bad in ["{\"t\":\"f\"x", "{", "{{{{", "x {", "} {", "{\"a\":[1,"] {
+            let mut input = format!("data: {bad}\n\n");
+            for _ in 0..3 {
+                input.push_str(&format!("event: m\ndata: {GOOD}\n\n: ping\n"));
+            }
+            let out = frame(input.as_bytes());
+            let t: Vec<_> = out.iter().map(|(t, _)| t.trim_end()).collect();
+            assert_eq!(t, [bad, GOOD, GOOD, GOOD], "{bad}");
+            let lines: Vec<_> = out.iter().map(|(_, m)| m.line).collect();
+            assert_eq!(lines, [1, 4, 8, 12], "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_record_still_valid_at_a_data_line_is_cut_off_there() {
+        let out = frame(format!("data: {{\"a\":[1,\n\ndata: {GOOD}\n").as_bytes());
+        assert_eq!(out.len(), 2, "{out:?}");
+        assert_eq!(out[0].1.ending, Ending::Resync);
+        assert_eq!(out[1].0, GOOD);
+        // Every SSE field at a line start ends a record; a comment line does
+        // not (a `:` there can be valid JSON).
+        for field in ["event: x", "id: 1", "retry: 5"] {
+            let out = frame(format!("{{\"a\":\n{field}\n{GOOD}\n").as_bytes());
+            let t: Vec<_> = out.iter().map(|(t, _)| t.as_str()).collect();
+            assert_eq!(t, ["{\"a\":\n", GOOD], "{field}");
+        }
+        assert_eq!(texts(b"{\"a\"\n: 1}\n"), ["{\"a\"\n: 1}"]);
+    }
+
+    #[test]
+    fn a_stray_bracket_does_not_turn_later_data_lines_into_garbage() {
+        // Issue 25 item 9: a `[` line opened a top-level array, and SSE fields
+        // were not recognised inside one.
+        // The bracket is one broken record, cut off at the SSE field.
+        for bracket in ["[", "data: ["] {
+            let input = format!("{bracket}\n\ndata: {GOOD}\n\ndata: {GOOD}\n\ndata: [DONE]\n");
+            let out = frame(input.as_bytes());
+            let t: Vec<_> = out.iter().map(|(t, _)| t.as_str()).collect();
+            assert_eq!(t, ["[", GOOD, GOOD], "{bracket}");
+            assert_eq!((out[0].1.line, out[0].1.ending), (1, Ending::Resync));
+        }
+        // So is a bracket that the input ends, but not an array that framed
+        // elements or was closed.
+        let out = frame(b"{}\n  [\n");
+        assert_eq!(out.len(), 2);
+        assert_eq!((out[1].0.as_str(), out[1].1.line), ("[", 2));
+        assert_eq!((out[1].1.offset, out[1].1.ending), (5, Ending::Eof));
+        assert_eq!(texts(b"[\n{}\ndata: {}\n"), ["{}", "{}"]);
+        assert_eq!(texts(b"[]\ndata: {}\n[ ]"), ["{}"]);
+    }
+
+    #[test]
+    fn in_json_lines_no_broken_line_takes_a_later_record() {
+        // JSON Lines records start in column 0 with `{` or `[`, and a column-0
+        // bracket always ends a broken record: an unterminated string or
+        // bracket, or a truncated value, never takes the next line's record.
+        for bad in [
+            "{\"t\":\"f\"x",
+            "{",
+            "x {",
+            "{\"a\": [1, x",
+            "\"abc",
+            "{\"a\":\"b",
+            "2 x {",
+            "{\"a\":",
+            "{\"a\":[{",
+        ] {
+            let input = format!("{GOOD}\n{bad}\n{GOOD}\n[{GOOD}]\n{GOOD}\n");
+            let out = texts(input.as_bytes());
+            let good = out.iter().filter(|t| t.as_str() == GOOD).count();
+            assert_eq!(good, 4, "{bad}: {out:?}");
+            assert_eq!(out.len(), 5, "{bad}: {out:?}");
+        }
+    }
+
+    #[test]
+    fn a_record_that_breaks_after_a_column_zero_bracket_ends_before_it() {
+        // A JSON Lines batch (`[…]`) after a truncated line is not lost either.
+        for cut in ["{\"a\":", "{\"a\":[1,", "{\"a\":{\"b\":"] {
+            let input = format!("{cut}\n[{GOOD}]\n{GOOD}\n");
+            let out = frame(input.as_bytes());
+            let t: Vec<_> = out.iter().map(|(t, _)| t.as_str()).collect();
+            assert_eq!(t, [format!("{cut}\n").as_str(), GOOD, GOOD], "{cut}");
+            assert_eq!(out[0].1.ending, Ending::Resync);
+        }
+    }
+
+    #[test]
+    fn a_bare_scalar_with_more_text_on_its_line_is_one_record() {
+        // Issue 25 item 10b: `2 cats` was framed as `2`, then `cats`.
+        for line in [
+            "2 x {",
+            "2 [x",
+            "2 cats",
+            "-1.5 x",
+            "\"a b\" c",
+            "true nope",
+            "null ]",
+            "7 tr",
+            "2 {\"a\": x",
+            "\"s\" \"t",
+        ] {
+            // The broken line ends with its line, whatever it left open.
+            let out = frame(format!("{line}\n {GOOD}\n").as_bytes());
+            let t: Vec<_> = out.iter().map(|(t, _)| t.as_str()).collect();
+            assert_eq!(t, [line, GOOD], "{line}");
+        }
+        // More values on the line are values, as a parser reads them, and a
+        // scalar record never takes the spaces after it.
+        assert_eq!(
+            texts(b"1 2  \"x\" {\"a\":1}  \n3 \t\n4"),
+            ["1", "2", "\"x\"", "{\"a\":1}", "3", "4"]
+        );
+        // A value left open at the line end may go on: the scalar stands alone.
+        assert_eq!(texts(b"1 {\n\"a\":1}\n"), ["1", "{\n\"a\":1}"]);
+        // A line is checked once: a long line of values frames in linear time.
+        let n = 100_000;
+        let line = "1 ".repeat(n);
+        let out = frame(line.as_bytes());
+        assert_eq!(out.len(), n);
+        assert!(out.iter().all(|(t, m)| t == "1" && m.line == 1));
+        // Inside a top-level array, elements end at their commas as before.
+        assert_eq!(texts(b"[1, 2, \"x\"]\n"), ["1", "2", "\"x\""]);
     }
 }
 
@@ -531,6 +692,46 @@ mod properties {
         }
 
         #[test]
+        fn a_broken_data_line_never_takes_a_later_one(
+            garbage in prop::collection::vec(garbage_line(), 1..6),
+            comment: bool,
+        ) {
+            // Issue 25 item 9: whatever a `data:` line holds, every later
+            // `data:` line is framed on its own.
+            let good = br#"{"name":"glob","arguments":{"pattern":"*"}}"#;
+            let mut input = Vec::new();
+            for g in &garbage {
+                input.extend_from_slice(b"data: ");
+                input.extend_from_slice(g);
+                input.extend_from_slice(if comment { b"\n: ping\n\n" } else { b"\n\n" });
+                input.extend_from_slice(b"event: delta\ndata: ");
+                input.extend_from_slice(good);
+                input.extend_from_slice(b"\n\n");
+            }
+            let got = records(&input);
+            let intact = got.iter().filter(|(b, _)| b.as_slice() == good).count();
+            prop_assert!(intact >= garbage.len(), "{} of {} intact: {:?}", intact, garbage.len(), got);
+        }
+
+        #[test]
+        fn a_scalar_then_text_is_one_record(
+            scalar in prop::sample::select(vec!["0", "12", "-3.5e2", "true", "null", "\"s\""]),
+            word in "[a-eg-mo-su-z#<}\\]]",
+            rest in garbage_line(),
+        ) {
+            // Issue 25 item 10b: `2 cats` was two records.
+            let good = br#"{"name":"glob","arguments":{"pattern":"*"}}"#;
+            let mut input = format!("{scalar} {word}").into_bytes();
+            input.extend_from_slice(&rest);
+            input.push(b'\n');
+            input.extend_from_slice(good);
+            input.push(b'\n');
+            let got = records(&input);
+            prop_assert_eq!(got.len(), 2, "{:?}", got);
+            prop_assert_eq!(got[1].0.as_slice(), &good[..]);
+        }
+
+        #[test]
         fn arbitrary_bytes_terminate_without_panicking(input in prop::collection::vec(any::<u8>(), 0..2000)) {
             let got = records(&input);
             let total: usize = got.iter().map(|(b, _)| b.len()).sum();
@@ -558,7 +759,7 @@ mod properties {
                         prop_assert_eq!(i + 1, len);
                         break;
                     }
-                    Step::EndBefore(_) => prop_assert!(false, "ended before byte {}", i),
+                    Step::EndBefore(_) | Step::ScalarEnd(_) => prop_assert!(false, "ended before byte {}", i),
                 }
             }
             prop_assert_eq!(scan.values, values);
@@ -571,6 +772,20 @@ mod properties {
             let count = value_count(&value);
             let line = [text.as_bytes(), tail.as_bytes()].concat();
             prop_assert_eq!(scan::one_line_value(&line), Some((text.len(), count)));
+        }
+
+        #[test]
+        fn sse_and_scalar_streams_frame_alike_in_any_buffer(
+            parts in prop::collection::vec(prop::sample::select(vec![
+                "data: ", "data:", "event: m", "id: 1", "retry: 3", ": c", "\n", "\n\n",
+                "[", "]", "{", "}", "\"", ",", " ", "2", "-1.5", "true", "nul", "x",
+                "[DONE]", "d", "da", "dat", "{\"a\":1}", "\"s\"", "\r\n",
+            ]), 0..40),
+        ) {
+            let input = parts.concat().into_bytes();
+            let tiny = records_with_capacity(&input, MIN_BUFFER);
+            prop_assert_eq!(records_with_capacity(&input, CHUNK), tiny.clone());
+            prop_assert_eq!(records_with_capacity(&input, 17), tiny);
         }
 
         #[test]

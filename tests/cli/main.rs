@@ -9,6 +9,7 @@ mod formats;
 mod golden;
 mod hardening;
 mod hook;
+mod input_attacks;
 mod jobs;
 mod leak_attacks;
 mod leaks;
