@@ -117,8 +117,8 @@ pub enum Out {
     Client(Vec<u8>),
     /// A warning for the operator (stderr), control characters escaped.
     Warn(String),
-    /// A judged call, for `--log`.
-    Log(Judged),
+    /// A judged call, for `--log` (boxed: it is the largest by far).
+    Log(Box<Judged>),
 }
 
 /// A `tools/call` the proxy judged: for `--log` and `--stats`.
@@ -221,6 +221,125 @@ impl Head {
                 _ => None,
             },
         }
+    }
+}
+
+/// A `tools/list` answer, read without what the proxy does not use (tool
+/// descriptions, annotations, output schemas, tools past [`MAX_TOOLS`]).
+#[derive(Deserialize)]
+struct Page {
+    #[serde(default)]
+    result: Option<PageResult>,
+    #[serde(default)]
+    error: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct PageResult {
+    #[serde(default)]
+    tools: Tools,
+    #[serde(default, rename = "nextCursor")]
+    next_cursor: Option<Value>,
+}
+
+/// A page's tools: the first [`MAX_TOOLS`] names that have an `inputSchema`
+/// (a name listed twice: its later schema, in its first place), and whether
+/// more came.
+#[derive(Default)]
+struct Tools {
+    kept: Vec<(String, Value)>,
+    more: bool,
+}
+
+impl<'de> Deserialize<'de> for Tools {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Tools;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of tools")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Tools, A::Error> {
+                let mut tools = Tools::default();
+                let mut index = HashMap::new();
+                while tools.kept.len() < MAX_TOOLS {
+                    match seq.next_element::<Tool>()? {
+                        Some(Tool(Some((name, schema)))) => match index.get(&name) {
+                            Some(&i) => {
+                                if let Some(slot) = tools.kept.get_mut(i) {
+                                    *slot = (name, schema);
+                                }
+                            }
+                            None => {
+                                index.insert(name.clone(), tools.kept.len());
+                                tools.kept.push((name, schema));
+                            }
+                        },
+                        Some(Tool(None)) => {}
+                        None => return Ok(tools),
+                    }
+                }
+                while seq.next_element::<IgnoredAny>()?.is_some() {
+                    tools.more = true;
+                }
+                Ok(tools)
+            }
+        }
+        d.deserialize_any(Visit)
+    }
+}
+
+/// One tool's name and `inputSchema`, if it is an object that has both.
+struct Tool(Option<(String, Value)>);
+
+impl<'de> Deserialize<'de> for Tool {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Tool;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a tool")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Tool, A::Error> {
+                let (mut name, mut schema) = (None, None);
+                while let Some(k) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    match &*k {
+                        "name" => name = map.next_value::<Value>()?.as_str().map(str::to_owned),
+                        "inputSchema" => schema = Some(map.next_value::<Value>()?),
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(Tool(name.zip(schema)))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Tool, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Tool(None))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Tool, E> {
+                Ok(Tool(None))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Tool, E> {
+                Ok(Tool(None))
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Tool, E> {
+                Ok(Tool(None))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Tool, E> {
+                Ok(Tool(None))
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Tool, E> {
+                Ok(Tool(None))
+            }
+            fn visit_unit<E>(self) -> Result<Tool, E> {
+                Ok(Tool(None))
+            }
+        }
+        d.deserialize_any(Visit)
     }
 }
 
@@ -387,7 +506,9 @@ impl Proxy {
         self.warn(format!(
             "a message from the MCP server of more than {MAX_LINE_BYTES} bytes ({len} read) was not forwarded"
         ));
-        let why = format!("the MCP server's message is larger than callfix's limit of {MAX_LINE_BYTES} bytes");
+        let why = format!(
+            "the MCP server's message is larger than callfix's limit of {MAX_LINE_BYTES} bytes"
+        );
         let (id, method) = scan_head(prefix);
         let Some(id) = id else { return };
         let k = key(&id);
@@ -410,7 +531,9 @@ impl Proxy {
         while let Some(h) = self.held.front()
             && now.saturating_duration_since(h.since) >= LIST_WAIT
         {
-            let Some(h) = self.held.pop_front() else { break };
+            let Some(h) = self.held.pop_front() else {
+                break;
+            };
             self.pending.insert(h.key, h.id);
             self.out.push(Out::Server(h.line));
             released += 1;
@@ -497,11 +620,11 @@ impl Proxy {
             self.start_listing();
             return;
         }
-        let message = serde_json::from_slice::<Value>(line).unwrap_or(Value::Null);
-        let Some(result) = message.get("result") else {
-            let code = message.pointer("/error/code").and_then(Value::as_i64);
-            if code != Some(-32601) {
-                let why = message.pointer("/error/message").and_then(Value::as_str);
+        let page = serde_json::from_slice::<Page>(line).ok();
+        let Some(result) = page.as_ref().and_then(|p| p.result.as_ref()) else {
+            let error = page.and_then(|p| p.error).unwrap_or(Value::Null);
+            if error.get("code").and_then(Value::as_i64) != Some(-32601) {
+                let why = error.get("message").and_then(Value::as_str);
                 self.warn(format!(
                     "the MCP server did not list its tools ({}): calls are forwarded unjudged",
                     why.unwrap_or("no result")
@@ -518,13 +641,7 @@ impl Proxy {
                 "the MCP server's tool list is larger than {MAX_LIST_BYTES} bytes: the tools past it are not learned, and calls to them are forwarded unjudged"
             ));
         } else {
-            for tool in result.get("tools").and_then(Value::as_array).into_iter().flatten() {
-                let (Some(name), Some(schema)) = (
-                    tool.get("name").and_then(Value::as_str),
-                    tool.get("inputSchema"),
-                ) else {
-                    continue;
-                };
+            for (name, schema) in &result.tools.kept {
                 if let Some(&i) = fetch.index.get(name) {
                     if let Some(slot) = fetch.tools.get_mut(i) {
                         slot.1 = schema.clone();
@@ -532,16 +649,25 @@ impl Proxy {
                     continue;
                 }
                 if fetch.tools.len() >= MAX_TOOLS {
-                    warning = Some(format!(
-                        "the MCP server lists more than {MAX_TOOLS} tools: only the first {MAX_TOOLS} are learned, and calls to the others are forwarded unjudged"
-                    ));
                     break;
                 }
-                fetch.index.insert(name.to_owned(), fetch.tools.len());
-                fetch.tools.push((name.to_owned(), schema.clone()));
+                fetch.index.insert(name.clone(), fetch.tools.len());
+                fetch.tools.push((name.clone(), schema.clone()));
+            }
+            if fetch.tools.len() >= MAX_TOOLS
+                && (result.tools.more
+                    || result
+                        .tools
+                        .kept
+                        .iter()
+                        .any(|(n, _)| !fetch.index.contains_key(n)))
+            {
+                warning = Some(format!(
+                    "the MCP server lists more than {MAX_TOOLS} tools: only the first {MAX_TOOLS} are learned, and calls to the others are forwarded unjudged"
+                ));
             }
         }
-        let cursor = result.get("nextCursor").filter(|c| !c.is_null());
+        let cursor = result.next_cursor.as_ref().filter(|c| !c.is_null());
         if warning.is_none()
             && let Some(cursor) = cursor
         {
@@ -577,7 +703,7 @@ impl Proxy {
             };
             let (action, judged) = self.judge(message, &h.line);
             if let Some(judged) = judged {
-                self.out.push(Out::Log(judged));
+                self.out.push(Out::Log(Box::new(judged)));
             }
             match action {
                 FromClient::Forward | FromClient::Hold => {
@@ -711,7 +837,9 @@ fn scan_head(prefix: &[u8]) -> (Option<Value>, bool) {
         let Some(rest) = prefix.get(at..) else { break };
         let (value, used) = if name == "id" {
             let mut values = serde_json::Deserializer::from_slice(rest).into_iter::<Value>();
-            let Some(Ok(value)) = values.next() else { break };
+            let Some(Ok(value)) = values.next() else {
+                break;
+            };
             (Some(value), values.byte_offset())
         } else {
             let mut values = serde_json::Deserializer::from_slice(rest).into_iter::<IgnoredAny>();

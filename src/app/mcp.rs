@@ -206,9 +206,10 @@ fn client_to_server(shared: &Shared) {
             let mut proxy = lock(&shared.proxy);
             let (action, judged) = match line {
                 Line::Whole(line) => proxy.from_client(trim_end(line), Instant::now()),
-                Line::Oversized { prefix, len } => {
-                    (FromClient::Answer(proxy.client_oversized(prefix, len)), None)
-                }
+                Line::Oversized { prefix, len } => (
+                    FromClient::Answer(proxy.client_oversized(prefix, len)),
+                    None,
+                ),
             };
             (action, judged, proxy.take_out())
         };
@@ -247,7 +248,7 @@ fn send_out(shared: &Shared, out: Vec<Out>) {
             }
             Out::Log(judged) => {
                 if let Some(log) = &shared.log {
-                    write_log(&mut lock(log), judged);
+                    write_log(&mut lock(log), *judged);
                 }
                 Ok(())
             }

@@ -36,7 +36,10 @@ fn client(p: &mut Proxy, text: &[u8]) -> FromClient {
 /// `pages` (each a list of tools), following its cursors.
 fn serve_list(p: &mut Proxy, pages: &[Value]) {
     assert!(matches!(
-        client(p, br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
+        client(
+            p,
+            br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#
+        ),
         FromClient::Forward
     ));
     answer_list(p, pages);
@@ -94,11 +97,10 @@ fn a_valid_call_is_forwarded_as_it_came() {
 fn a_repairable_call_is_forwarded_repaired_with_its_id() {
     let mut p = proxy();
     list(&mut p, json!([read_tool()]));
-    let (action, _) = p.from_client(&call(
-        json!("c-1"),
-        "read",
-        json!({"path": "/a", "offset": "2"}),
-    ), Instant::now());
+    let (action, _) = p.from_client(
+        &call(json!("c-1"), "read", json!({"path": "/a", "offset": "2"})),
+        Instant::now(),
+    );
     let FromClient::Rewrite(out) = action else {
         panic!("{action:?}")
     };
@@ -114,7 +116,10 @@ fn a_repairable_call_is_forwarded_repaired_with_its_id() {
 fn a_rejected_call_is_answered_as_a_tool_error_and_not_forwarded() {
     let mut p = proxy();
     list(&mut p, json!([read_tool()]));
-    let (action, _) = p.from_client(&call(json!(9), "read", json!({"offset": 1})), Instant::now());
+    let (action, _) = p.from_client(
+        &call(json!(9), "read", json!({"offset": 1})),
+        Instant::now(),
+    );
     let FromClient::Answer(out) = action else {
         panic!("{action:?}")
     };
@@ -155,7 +160,10 @@ fn the_proxy_lists_the_tools_itself_once_the_client_has_initialised() {
     let mut p = proxy();
     let init = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#;
     assert!(matches!(client(&mut p, init), FromClient::Forward));
-    assert!(outbox(&mut p).is_empty(), "not before notifications/initialized");
+    assert!(
+        outbox(&mut p).is_empty(),
+        "not before notifications/initialized"
+    );
     assert_eq!(
         p.from_server(br#"{"jsonrpc":"2.0","id":0,"result":{}}"#),
         FromServer::Forward
@@ -167,7 +175,10 @@ fn the_proxy_lists_the_tools_itself_once_the_client_has_initialised() {
 #[test]
 fn a_call_before_the_list_waits_for_it_and_is_judged() {
     let mut p = proxy();
-    client(&mut p, br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    client(
+        &mut p,
+        br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    );
     let early = call(json!(1), "read", json!({"offset": 1}));
     assert!(matches!(client(&mut p, &early), FromClient::Hold));
     let good = call(json!(2), "read", json!({"path": "/a"}));
@@ -188,14 +199,14 @@ fn a_call_before_the_list_waits_for_it_and_is_judged() {
 #[test]
 fn a_call_waits_for_the_list_no_longer_than_list_wait() {
     let mut p = proxy();
-    client(&mut p, br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    client(
+        &mut p,
+        br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    );
     outbox(&mut p);
     let start = Instant::now();
     let early = call(json!(1), "read", json!({"offset": 1}));
-    assert!(matches!(
-        p.from_client(&early, start).0,
-        FromClient::Hold
-    ));
+    assert!(matches!(p.from_client(&early, start).0, FromClient::Hold));
     p.expire(start + LIST_WAIT / 2);
     assert!(outbox(&mut p).is_empty());
     p.expire(start + LIST_WAIT);
@@ -203,7 +214,10 @@ fn a_call_waits_for_the_list_no_longer_than_list_wait() {
     assert_eq!(out.len(), 2, "{out:?}");
     assert_eq!(out[0], (true, serde_json::from_slice(&early).unwrap()));
     let warning = out[1].1.as_str().unwrap();
-    assert!(warning.contains("1 call(s) forwarded unjudged"), "{warning}");
+    assert!(
+        warning.contains("1 call(s) forwarded unjudged"),
+        "{warning}"
+    );
     // Forwarded: the server owes an answer.
     assert_eq!(p.server_gone("gone").len(), 1);
 }
@@ -226,13 +240,19 @@ fn list_changed_lists_again_and_holds_calls_until_the_new_list() {
     answer_list(&mut p, &[json!([read_tool()])]);
     let out = outbox(&mut p);
     assert_eq!(out.len(), 1);
-    assert!(!out[0].0 && out[0].1["result"]["isError"] == true, "{out:?}");
+    assert!(
+        !out[0].0 && out[0].1["result"]["isError"] == true,
+        "{out:?}"
+    );
 }
 
 #[test]
 fn list_changed_during_a_listing_starts_it_again() {
     let mut p = proxy();
-    client(&mut p, br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    client(
+        &mut p,
+        br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    );
     let first = outbox(&mut p).pop().unwrap().1;
     p.from_server(br#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#);
     let old = json!({"jsonrpc": "2.0", "id": first["id"], "result": {"tools": [read_tool()]}});
@@ -249,7 +269,10 @@ fn the_proxys_ids_never_collide_with_the_clients() {
     // The client already uses the id the proxy would take first.
     let ping = br#"{"jsonrpc":"2.0","id":"callfix-tools-list-1","method":"ping"}"#;
     client(&mut p, ping);
-    client(&mut p, br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    client(
+        &mut p,
+        br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    );
     let request = outbox(&mut p).pop().unwrap().1;
     assert_eq!(request["id"], "callfix-tools-list-2");
     // A client request with the id of the proxy's request in flight is refused.
@@ -262,7 +285,9 @@ fn the_proxys_ids_never_collide_with_the_clients() {
     // The client's answer is the client's; the proxy's is the proxy's.
     let to_client = br#"{"jsonrpc":"2.0","id":"callfix-tools-list-1","result":{}}"#;
     assert_eq!(p.from_server(to_client), FromServer::Forward);
-    let to_proxy = line(&json!({"jsonrpc":"2.0","id":"callfix-tools-list-2","result":{"tools":[read_tool()]}}));
+    let to_proxy = line(
+        &json!({"jsonrpc":"2.0","id":"callfix-tools-list-2","result":{"tools":[read_tool()]}}),
+    );
     assert_eq!(p.from_server(&to_proxy), FromServer::Drop);
     assert_eq!(p.learned().collect::<Vec<_>>(), ["read"]);
 }
@@ -292,7 +317,13 @@ fn a_tool_list_is_learned_in_linear_time_up_to_max_tools() {
     assert_eq!(p.learned().next(), Some("t0"));
     let warnings: Vec<_> = outbox(&mut p).into_iter().filter(|(s, _)| !s).collect();
     assert_eq!(warnings.len(), 1, "{warnings:?}");
-    assert!(warnings[0].1.as_str().unwrap().contains("more than 10000 tools"));
+    assert!(
+        warnings[0]
+            .1
+            .as_str()
+            .unwrap()
+            .contains("more than 10000 tools")
+    );
     // A tool past the cap is the server's to judge.
     let late = call(json!(1), &format!("t{}", MAX_TOOLS + 1), json!({}));
     assert!(matches!(client(&mut p, &late), FromClient::Forward));
@@ -311,7 +342,10 @@ fn a_broken_schema_is_forwarded_with_one_warning() {
     let warnings = outbox(&mut p);
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     let w = warnings[0].1.as_str().unwrap();
-    assert!(w.contains("\"look\"") && w.contains("forwarded unjudged"), "{w}");
+    assert!(
+        w.contains("\"look\"") && w.contains("forwarded unjudged"),
+        "{w}"
+    );
 }
 
 #[test]
@@ -319,25 +353,43 @@ fn warnings_escape_what_the_server_chose() {
     let mut p = proxy();
     let tool = json!({"name": "a\u{1b}]0;x\u{7}\n\u{85}\u{2028}b", "inputSchema": {"$ref": "http://example.com/s"}});
     list(&mut p, json!([tool]));
-    client(&mut p, &call(json!(1), tool["name"].as_str().unwrap(), json!({})));
+    client(
+        &mut p,
+        &call(json!(1), tool["name"].as_str().unwrap(), json!({})),
+    );
     let w = outbox(&mut p).pop().unwrap().1;
     let w = w.as_str().unwrap();
-    assert!(!w.chars().any(|c| c.is_control() || c == '\u{2028}'), "{w:?}");
-    assert!(w.contains("a\\u{001b}]0;x\\u{0007}\\u{000a}\\u{0085}\\u{2028}b"), "{w}");
+    assert!(
+        !w.chars().any(|c| c.is_control() || c == '\u{2028}'),
+        "{w:?}"
+    );
+    assert!(
+        w.contains("a\\u{001b}]0;x\\u{0007}\\u{000a}\\u{0085}\\u{2028}b"),
+        "{w}"
+    );
 }
 
 #[test]
 fn an_oversized_client_line_is_answered_for_its_id_or_with_null() {
     let mut p = proxy();
     let prefix = br#"{"jsonrpc":"2.0", "method":"tools/call","params":{"name":"x","arguments":{"a":[1,{"b":"}"}],"text":"xxxx"#;
-    let out: Value = serde_json::from_slice(&p.client_oversized(prefix, MAX_LINE_BYTES + 1)).unwrap();
+    let out: Value =
+        serde_json::from_slice(&p.client_oversized(prefix, MAX_LINE_BYTES + 1)).unwrap();
     assert_eq!(out["id"], Value::Null);
     assert_eq!(out["error"]["code"], -32700);
     let prefix = br#" { "jsonrpc":"2.0", "params":{"a":"\"id\":3"}, "id" : "r-7", "method":"tools/call","params":{"text":"xxxx"#;
-    let out: Value = serde_json::from_slice(&p.client_oversized(prefix, MAX_LINE_BYTES + 1)).unwrap();
+    let out: Value =
+        serde_json::from_slice(&p.client_oversized(prefix, MAX_LINE_BYTES + 1)).unwrap();
     assert_eq!(out["id"], "r-7");
     assert_eq!(out["error"]["code"], -32600);
-    for garbage in [&b""[..], b"[", b"{\"id\"", b"{\"id\":1", b"{\"a\":[[[[[[", b"\xff\xfe"] {
+    for garbage in [
+        &b""[..],
+        b"[",
+        b"{\"id\"",
+        b"{\"id\":1",
+        b"{\"a\":[[[[[[",
+        b"\xff\xfe",
+    ] {
         let out: Value = serde_json::from_slice(&p.client_oversized(garbage, 1)).unwrap();
         assert_eq!(out["id"], Value::Null, "{garbage:?}");
     }
@@ -349,7 +401,10 @@ fn an_oversized_server_answer_fails_its_request() {
     list(&mut p, json!([read_tool()]));
     let c = call(json!(5), "read", json!({"path": "/a"}));
     assert!(matches!(client(&mut p, &c), FromClient::Forward));
-    p.server_oversized(br#"{"jsonrpc":"2.0","id":5,"result":{"content":[{"text":"xxx"#, MAX_LINE_BYTES + 1);
+    p.server_oversized(
+        br#"{"jsonrpc":"2.0","id":5,"result":{"content":[{"text":"xxx"#,
+        MAX_LINE_BYTES + 1,
+    );
     let out = outbox(&mut p);
     let answer = out.iter().find(|(s, v)| !s && v.is_object()).unwrap();
     assert_eq!(answer.1["id"], 5);
@@ -409,7 +464,10 @@ fn given_schemas_come_before_learned_ones() {
     )]);
     let mut p = Proxy::new(given, Options::default());
     list(&mut p, json!([read_tool()]));
-    let (action, _) = p.from_client(&call(json!(5), "read", json!({"path": "/a"})), Instant::now());
+    let (action, _) = p.from_client(
+        &call(json!(5), "read", json!({"path": "/a"})),
+        Instant::now(),
+    );
     assert!(matches!(action, FromClient::Answer(_)), "{action:?}");
 }
 
@@ -419,7 +477,10 @@ fn the_same_rejected_call_again_and_again_is_told_to_stop() {
     list(&mut p, json!([read_tool()]));
     let texts: Vec<String> = (0..3)
         .map(|i| {
-            let (action, _) = p.from_client(&call(json!(10 + i), "read", json!({"offset": 1})), Instant::now());
+            let (action, _) = p.from_client(
+                &call(json!(10 + i), "read", json!({"offset": 1})),
+                Instant::now(),
+            );
             let FromClient::Answer(out) = action else {
                 panic!("{action:?}")
             };
