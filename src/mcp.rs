@@ -152,6 +152,8 @@ struct Fetch {
     bytes: usize,
     /// A `list_changed` came while this listing was on its way: start again.
     stale: bool,
+    /// Calls waited [`LIST_WAIT`] for this listing: no more are held for it.
+    late: bool,
 }
 
 #[derive(Debug)]
@@ -441,7 +443,10 @@ impl Proxy {
     /// Whether a call must wait for the tool list: its tool is not known and
     /// the list is not complete.
     fn must_wait(&mut self, message: &Value) -> bool {
-        if matches!(self.listing, Listing::Done) {
+        if matches!(
+            &self.listing,
+            Listing::Done | Listing::Fetching(Fetch { late: true, .. })
+        ) {
             return false;
         }
         let tool = message.pointer("/params/name").and_then(Value::as_str);
@@ -539,8 +544,11 @@ impl Proxy {
             released += 1;
         }
         if released > 0 {
+            if let Listing::Fetching(fetch) = &mut self.listing {
+                fetch.late = true;
+            }
             self.warn(format!(
-                "no tool list from the MCP server within {} s: {released} call(s) forwarded unjudged",
+                "no tool list from the MCP server within {} s: {released} call(s) forwarded unjudged, and so are calls to tools not known until it comes",
                 LIST_WAIT.as_secs()
             ));
         }
@@ -583,6 +591,7 @@ impl Proxy {
             pages: 0,
             bytes: 0,
             stale: false,
+            late: false,
         });
         self.request_page(&id, None);
     }

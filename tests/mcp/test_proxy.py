@@ -212,6 +212,29 @@ def test_calls_before_any_tools_list_are_judged(tmp_path):
     assert received(log) == [{"name": "read", "arguments": {"file_path": "/a", "offset": 2}}]
 
 
+def test_a_call_waits_for_a_late_list_five_seconds_then_goes_with_a_warning(tmp_path):
+    log = tmp_path / "server.jsonl"
+    proc = subprocess.Popen(
+        proxied(SERVER), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env={**os.environ, "SERVER_LOG": str(log), "LIST_DELAY": "30"},
+    )
+    rpc(proc, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "0"}}})
+    read_until_id(proc, 0)
+    rpc(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    started = time.monotonic()
+    rpc(proc, call_line(1, "echo", {"text": "hi"}))
+    answer = read_until_id(proc, 1)
+    waited = time.monotonic() - started
+    proc.stdin.close()
+    proc.wait(timeout=10)
+    assert 4.5 < waited < 8, waited
+    assert json.loads(answer["result"]["content"][0]["text"]) == {"text": "hi"}
+    warnings = proc.stderr.read().decode()
+    assert "no tool list from the MCP server within 5 s: 1 call(s) forwarded unjudged" in warnings
+
+
 def test_a_paginated_tool_list_is_learned_whole(tmp_path):
     log = tmp_path / "server.jsonl"
     proc = start(tmp_path, env={"SERVER_LOG": str(log), "PAGE_SIZE": "1"})
