@@ -220,7 +220,11 @@ impl Head {
                     method: map.remove("method"),
                     id: map.remove("id"),
                 }),
-                _ => None,
+                // Nested too deeply to parse, say: what a scan can see.
+                _ => {
+                    let (id, method) = scan_head(line);
+                    (id.is_some() || method.is_some()).then_some(Head { method, id })
+                }
             },
         }
     }
@@ -385,8 +389,10 @@ impl Proxy {
     /// A line from the client, read at `now`; `judged` is the call it held, if
     /// the proxy judged one.
     pub fn from_client(&mut self, line: &[u8], now: Instant) -> (FromClient, Option<Judged>) {
-        let Ok(message @ Value::Object(_)) = serde_json::from_slice::<Value>(line) else {
-            return (FromClient::Forward, None);
+        let message = match serde_json::from_slice::<Value>(line) {
+            Ok(message @ Value::Object(_)) => message,
+            Ok(_) => return (FromClient::Forward, None),
+            Err(e) => return (self.unreadable(line, &e), None),
         };
         let method = message.get("method").and_then(Value::as_str);
         let id = message.get("id").filter(|_| method.is_some()).cloned();
@@ -438,6 +444,24 @@ impl Proxy {
             self.start_listing();
         }
         (FromClient::Forward, None)
+    }
+
+    /// A client line that is not JSON callfix can read (nested too deeply, say):
+    /// a `tools/call` with an id is answered as a tool error (the server might
+    /// read and run it unjudged); anything else is the server's to answer.
+    fn unreadable(&mut self, line: &[u8], e: &serde_json::Error) -> FromClient {
+        let (id, method) = scan_head(line);
+        match (id, method.as_ref().and_then(Value::as_str)) {
+            (Some(id), Some("tools/call")) => {
+                let text = format!(
+                    "callfix cannot read this tools/call ({e}); send it again as plain JSON"
+                );
+                let answer = json!({"jsonrpc": "2.0", "id": id,
+                    "result": {"content": [{"type": "text", "text": text}], "isError": true}});
+                FromClient::Answer(answer.to_string().into_bytes())
+            }
+            _ => FromClient::Forward,
+        }
     }
 
     /// Whether a call must wait for the tool list: its tool is not known and
@@ -517,7 +541,7 @@ impl Proxy {
         let (id, method) = scan_head(prefix);
         let Some(id) = id else { return };
         let k = key(&id);
-        if method {
+        if method.is_some() {
             self.out.push(Out::Server(error(&id, TOO_LARGE, &why)));
         } else if self.own.remove(&k) {
             if matches!(&self.listing, Listing::Fetching(f) if f.id == k) {
@@ -822,16 +846,18 @@ fn visible(text: &str) -> String {
     out
 }
 
-/// The top-level `id` of a JSON object whose text starts with `prefix`, if it
-/// comes whole within it, and whether a `method` key comes before the prefix
-/// ends. One pass over the prefix: each value is skipped by a streaming parse.
-fn scan_head(prefix: &[u8]) -> (Option<Value>, bool) {
+/// The top-level `id` and `method` of a JSON object whose text starts with
+/// `prefix`, each if it comes whole within it (a `method` that cannot be read
+/// is `null`). One pass, without recursion: other values are skipped by
+/// counting brackets, so neither a cut nor deep nesting stops the scan before
+/// it reaches them.
+fn scan_head(prefix: &[u8]) -> (Option<Value>, Option<Value>) {
     let mut at = skip_space(prefix, 0);
     if prefix.get(at) != Some(&b'{') {
-        return (None, false);
+        return (None, None);
     }
     at += 1;
-    let (mut id, mut method) = (None, false);
+    let (mut id, mut method) = (None, None);
     loop {
         at = skip_space(prefix, at);
         let Some(rest) = prefix.get(at..) else { break };
@@ -843,34 +869,69 @@ fn scan_head(prefix: &[u8]) -> (Option<Value>, bool) {
             break;
         }
         at = skip_space(prefix, at + 1);
-        let Some(rest) = prefix.get(at..) else { break };
-        let (value, used) = if name == "id" {
-            let mut values = serde_json::Deserializer::from_slice(rest).into_iter::<Value>();
-            let Some(Ok(value)) = values.next() else {
-                break;
-            };
-            (Some(value), values.byte_offset())
-        } else {
-            let mut values = serde_json::Deserializer::from_slice(rest).into_iter::<IgnoredAny>();
-            let Some(Ok(_)) = values.next() else { break };
-            (None, values.byte_offset())
+        let Some(end) = skip_value(prefix, at) else {
+            break;
         };
         // A value is whole only when what follows it is seen (`1` may be `12`).
-        at = skip_space(prefix, at + used);
-        let next = prefix.get(at);
+        let after = skip_space(prefix, end);
+        let next = prefix.get(after);
         if !matches!(next, Some(b',' | b'}')) {
             break;
         }
-        method |= name == "method";
-        if value.is_some() {
-            id = value;
+        if name == "id" || name == "method" {
+            let text = prefix.get(at..end).unwrap_or_default();
+            let value = serde_json::from_slice::<Value>(text).ok();
+            if name == "id" {
+                id = value;
+            } else {
+                method = Some(value.unwrap_or(Value::Null));
+            }
         }
         if next == Some(&b'}') {
             break;
         }
-        at += 1;
+        at = after + 1;
     }
     (id, method)
+}
+
+/// Where the JSON value that starts at `from` ends, found by counting brackets
+/// outside strings (no recursion, not a validation); `None` if `text` ends
+/// first.
+fn skip_value(text: &[u8], from: usize) -> Option<usize> {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    let rest = text.get(from..)?;
+    for (i, &b) in rest.iter().enumerate() {
+        let at = from + i;
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+                if depth == 0 {
+                    return Some(at + 1);
+                }
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' if depth == 0 => return Some(at),
+            b'}' | b']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(at + 1);
+                }
+            }
+            b',' if depth == 0 => return Some(at),
+            b if depth == 0 && b.is_ascii_whitespace() => return Some(at),
+            _ => {}
+        }
+    }
+    None
 }
 
 fn skip_space(text: &[u8], from: usize) -> usize {

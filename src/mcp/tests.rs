@@ -501,3 +501,45 @@ fn the_same_rejected_call_again_and_again_is_told_to_stop() {
     );
     assert!(texts[2].contains("read"), "{}", texts[2]);
 }
+
+#[test]
+fn a_call_nested_too_deeply_to_read_is_answered_not_forwarded() {
+    let mut p = proxy();
+    list(&mut p, json!([read_tool()]));
+    let deep = format!("{}{}", "[".repeat(500), "]".repeat(500));
+    // `params` first: the scan must get past it to find the id and method.
+    let text = format!(
+        r#"{{"params":{{"name":"read","arguments":{{"path":{deep}}}}},"jsonrpc":"2.0","id":8,"method":"tools/call"}}"#
+    );
+    let FromClient::Answer(out) = client(&mut p, text.as_bytes()) else {
+        panic!("forwarded unjudged")
+    };
+    let answer: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(answer["id"], 8);
+    assert_eq!(answer["result"]["isError"], true);
+    // Deep, but not a call: the server's to answer.
+    let other = format!(r#"{{"jsonrpc":"2.0","id":9,"method":"x","params":{deep}}}"#);
+    assert!(matches!(
+        client(&mut p, other.as_bytes()),
+        FromClient::Forward
+    ));
+    // A deep answer from the server still settles its request.
+    let answer = format!(r#"{{"jsonrpc":"2.0","id":9,"result":{deep}}}"#);
+    assert_eq!(p.from_server(answer.as_bytes()), FromServer::Forward);
+    assert!(p.server_gone("gone").is_empty());
+}
+
+#[test]
+fn the_head_scan_skips_strings_brackets_and_cut_values() {
+    use super::scan_head;
+    let id = |t: &str| scan_head(t.as_bytes()).0;
+    assert_eq!(id(r#"{"a":"}\"]","id":1}"#), Some(json!(1)));
+    assert_eq!(id(r#"{"a":[{"b":"]"}],"id":"x","#), Some(json!("x")));
+    assert_eq!(id(r#"{"id":12"#), None, "cut: 12 may be 123");
+    assert_eq!(id(r#"{"id":true }"#), Some(json!(true)));
+    assert_eq!(id(r#"{"a":}"#), None);
+    assert_eq!(id(r#"{"a":1 2,"id":3}"#), None);
+    assert_eq!(id(r#"["id",1]"#), None);
+    let (_, method) = scan_head(br#"{"method":"tools/call","id":1}"#);
+    assert_eq!(method, Some(json!("tools/call")));
+}
