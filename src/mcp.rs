@@ -97,6 +97,9 @@ pub enum FromClient {
     /// Send nothing yet: the call waits for the tool list (see
     /// [`Proxy::take_out`] and [`Proxy::expire`]).
     Hold,
+    /// Send nothing, answer nothing: a rejected `tools/call` without an id
+    /// (a notification cannot be answered; a warning says so).
+    Drop,
 }
 
 /// What to do with a line from the server.
@@ -435,6 +438,16 @@ impl Proxy {
                 }
                 return action;
             }
+            Some("tools/call") => {
+                // Without an id: judged all the same, but a rejection has no
+                // one to go to.
+                let (action, judged) = self.judge(message, line);
+                if let FromClient::Answer(_) = action {
+                    self.warn("a tools/call without an id was rejected and not forwarded".into());
+                    return (FromClient::Drop, judged);
+                }
+                return (action, judged);
+            }
             _ => {}
         }
         if let Some(id) = id {
@@ -739,7 +752,7 @@ impl Proxy {
                 self.out.push(Out::Log(Box::new(judged)));
             }
             match action {
-                FromClient::Forward | FromClient::Hold => {
+                FromClient::Forward | FromClient::Hold | FromClient::Drop => {
                     self.pending.insert(h.key, h.id);
                     self.out.push(Out::Server(h.line));
                 }

@@ -543,3 +543,15 @@ fn the_head_scan_skips_strings_brackets_and_cut_values() {
     let (_, method) = scan_head(br#"{"method":"tools/call","id":1}"#);
     assert_eq!(method, Some(json!("tools/call")));
 }
+
+#[test]
+fn a_call_without_an_id_is_judged_and_dropped_if_rejected() {
+    let mut p = proxy();
+    list(&mut p, json!([read_tool()]));
+    let bad = br#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"read","arguments":{}}}"#;
+    assert!(matches!(client(&mut p, bad), FromClient::Drop));
+    assert_eq!(outbox(&mut p).len(), 1, "one warning");
+    let good = br#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"read","arguments":{"path":"/a"}}}"#;
+    assert!(matches!(client(&mut p, good), FromClient::Forward));
+    assert!(p.server_gone("gone").is_empty(), "nothing to answer");
+}
