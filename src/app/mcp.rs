@@ -1,13 +1,20 @@
 //! `callfix mcp -- COMMAND [ARGS]...`: an MCP server over stdio, behind callfix.
 //!
 //! Two threads copy lines, one each way; [`Proxy`] (the library) decides what
-//! happens to each. Lines callfix does not intervene in are written exactly as
-//! they were read. The main thread waits for either side to end:
-//! - the server ends (its stdout closes): requests it never answered get a
-//!   JSON-RPC error, and callfix exits with the server's exit code;
-//! - the client ends (stdin closes): the server's stdin is closed, and it gets
-//!   `--grace` seconds to exit, then SIGTERM, then SIGKILL (MCP's stdio
-//!   shutdown). The child is always waited for: no zombies.
+//! happens to each, and what else is sent (its own `tools/list`, held calls
+//! released, warnings). Lines callfix does not intervene in are written exactly
+//! as they were read; a line over [`MAX_LINE_BYTES`] is read no further than
+//! its first [`OVERSIZED_PREFIX_BYTES`] and skipped. The main thread ticks
+//! ([`Proxy::expire`]) and waits for either side to end:
+//! - the server ends (its stdout closes): requests it never answered, and those
+//!   the client sends until it falls quiet, get a JSON-RPC error, and callfix
+//!   exits with the server's exit code;
+//! - the client ends (stdin closes): once no call waits for the tool list, the
+//!   server's stdin is closed, and it gets `--grace` seconds to exit, then
+//!   SIGTERM, then SIGKILL (MCP's stdio shutdown), each sent to the server's
+//!   whole process group (it is started in a group of its own, so a server
+//!   behind `sh -c` is stopped too). The child is always waited for: no
+//!   zombies.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
@@ -19,7 +26,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use callfix::filter::Summary;
-use callfix::mcp::{FromClient, Judged, Proxy};
+use callfix::mcp::{
+    FromClient, FromServer, Judged, LIST_WAIT, MAX_LINE_BYTES, OVERSIZED_PREFIX_BYTES, Out, Proxy,
+};
 use callfix::output::{Format, Position, Printer};
 use callfix::registry::Registry;
 
@@ -37,7 +46,11 @@ struct Shared {
     proxy: Mutex<Proxy>,
     /// The client's stdout: the server's lines and callfix's own answers.
     client: Mutex<io::Stdout>,
+    /// The server's stdin, until the client ends.
+    server: Mutex<Option<ChildStdin>>,
     log: Option<Mutex<Log>>,
+    /// When the client's last line was read.
+    last_client: Mutex<Instant>,
 }
 
 struct Log {
@@ -67,7 +80,14 @@ pub(crate) fn command(args: &McpArgs) -> anyhow::Result<Ended> {
         None => None,
     };
     let program = &args.command[0];
-    let mut child = Command::new(program)
+    let mut command = Command::new(program);
+    #[cfg(unix)]
+    {
+        // A group of its own: stopping it stops what it started (`sh -c`).
+        use std::os::unix::process::CommandExt;
+        command.process_group(0);
+    }
+    let mut child = command
         .args(&args.command[1..])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -80,7 +100,9 @@ pub(crate) fn command(args: &McpArgs) -> anyhow::Result<Ended> {
     let shared = Arc::new(Shared {
         proxy: Mutex::new(Proxy::new(given, judge_options(&args.judge))),
         client: Mutex::new(io::stdout()),
+        server: Mutex::new(Some(server_in)),
         log,
+        last_client: Mutex::new(Instant::now()),
     });
     let (tx, rx) = mpsc::channel();
     {
@@ -93,23 +115,47 @@ pub(crate) fn command(args: &McpArgs) -> anyhow::Result<Ended> {
     {
         let shared = Arc::clone(&shared);
         thread::spawn(move || {
-            client_to_server(server_in, &shared);
+            client_to_server(&shared);
             let _ = tx.send(End::Client);
         });
     }
     let grace = Duration::from_secs_f64(args.grace.max(0.0));
-    let ended = match rx.recv() {
-        Ok(End::Server) | Err(_) => {
+    let end = loop {
+        match rx.recv_timeout(Duration::from_millis(50)) {
+            Ok(end) => break end,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                let out = {
+                    let mut proxy = lock(&shared.proxy);
+                    proxy.expire(Instant::now());
+                    proxy.take_out()
+                };
+                send_out(&shared, out);
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break End::Server,
+        }
+    };
+    let ended = match end {
+        End::Server => {
             let status = stop(&mut child, grace)?;
             let why = format!("the MCP server exited ({})", describe(status));
             let errors = lock(&shared.proxy).server_gone(&why);
             for e in errors {
                 let _ = to_client(&shared, &e);
             }
+            // Requests already on their way get the same answer (the client
+            // thread answers them) until the client falls quiet.
+            let since = Instant::now();
+            while since.elapsed() < grace.max(Duration::from_millis(100))
+                && lock(&shared.last_client).elapsed() < Duration::from_millis(100)
+            {
+                if rx.recv_timeout(Duration::from_millis(10)).is_ok() {
+                    break;
+                }
+            }
             report("note:", &why);
             Ended::Server(exit_code(status))
         }
-        Ok(End::Client) => {
+        End::Client => {
             // The server's stdin is closed: it should exit by itself.
             let status = stop(&mut child, grace)?;
             // Let the server's last lines reach the client.
@@ -133,37 +179,151 @@ pub(crate) fn command(args: &McpArgs) -> anyhow::Result<Ended> {
 
 fn server_to_client(server_out: impl io::Read, shared: &Shared) {
     each_line(BufReader::new(server_out), |line| {
-        lock(&shared.proxy).from_server(trim_end(line));
-        to_client(shared, line).is_ok()
+        let (action, out) = {
+            let mut proxy = lock(&shared.proxy);
+            let action = match line {
+                Line::Whole(line) => proxy.from_server(trim_end(line)),
+                Line::Oversized { prefix, len } => {
+                    proxy.server_oversized(prefix, len);
+                    FromServer::Drop
+                }
+            };
+            (action, proxy.take_out())
+        };
+        let written = match (action, line) {
+            (FromServer::Forward, Line::Whole(line)) => to_client(shared, line).is_ok(),
+            _ => true,
+        };
+        send_out(shared, out);
+        written
     });
 }
 
-fn client_to_server(mut server_in: ChildStdin, shared: &Shared) {
+fn client_to_server(shared: &Shared) {
     each_line(io::stdin().lock(), |line| {
-        let (action, judged) = lock(&shared.proxy).from_client(trim_end(line));
+        *lock(&shared.last_client) = Instant::now();
+        let (action, judged, out) = {
+            let mut proxy = lock(&shared.proxy);
+            let (action, judged) = match line {
+                Line::Whole(line) => proxy.from_client(trim_end(line), Instant::now()),
+                Line::Oversized { prefix, len } => (
+                    FromClient::Answer(proxy.client_oversized(prefix, len)),
+                    None,
+                ),
+            };
+            (action, judged, proxy.take_out())
+        };
         if let (Some(judged), Some(log)) = (judged, &shared.log) {
             write_log(&mut lock(log), judged);
         }
         // A server that stopped reading is noticed when its stdout closes.
-        let _ = match action {
-            FromClient::Forward => write_line(&mut server_in, line),
-            FromClient::Rewrite(out) => write_line(&mut server_in, &out),
-            FromClient::Answer(out) => to_client(shared, &out),
+        let _ = match (action, line) {
+            (FromClient::Forward, Line::Whole(line)) => to_server(shared, line),
+            (FromClient::Rewrite(out), _) => to_server(shared, &out),
+            (FromClient::Answer(out), _) => to_client(shared, &out),
+            _ => Ok(()),
         };
+        send_out(shared, out);
         true
     });
+    // Calls waiting for the tool list are sent (or answered) before the server
+    // learns that the client is gone; the main thread ends the wait.
+    let since = Instant::now();
+    while lock(&shared.proxy).holding() && since.elapsed() < LIST_WAIT * 2 {
+        thread::sleep(Duration::from_millis(10));
+    }
+    // Closing the server's stdin tells it the session is over.
+    lock(&shared.server).take();
 }
 
-/// Calls `each` with every line of `reader` (newline included) until the input
-/// ends, fails, or `each` returns false.
-fn each_line(mut reader: impl BufRead, mut each: impl FnMut(&[u8]) -> bool) {
+/// Sends or says what the proxy has besides the line it was given.
+fn send_out(shared: &Shared, out: Vec<Out>) {
+    for item in out {
+        let _ = match item {
+            Out::Server(line) => to_server(shared, &line),
+            Out::Client(line) => to_client(shared, &line),
+            Out::Warn(message) => {
+                report("warning:", &message);
+                Ok(())
+            }
+            Out::Log(judged) => {
+                if let Some(log) = &shared.log {
+                    write_log(&mut lock(log), *judged);
+                }
+                Ok(())
+            }
+        };
+    }
+}
+
+/// A line as read: whole (newline included), or over [`MAX_LINE_BYTES`] and
+/// known only by its start and length.
+#[derive(Clone, Copy)]
+enum Line<'a> {
+    Whole(&'a [u8]),
+    Oversized { prefix: &'a [u8], len: usize },
+}
+
+/// Calls `each` with every line of `reader` until the input ends, fails, or
+/// `each` returns false. A line over [`MAX_LINE_BYTES`] is not kept: only its
+/// first [`OVERSIZED_PREFIX_BYTES`] and its length are given.
+fn each_line(mut reader: impl BufRead, mut each: impl FnMut(Line<'_>) -> bool) {
     let mut line = Vec::new();
     loop {
         line.clear();
-        match reader.read_until(b'\n', &mut line) {
-            Ok(0) | Err(_) => return,
-            Ok(_) if !each(&line) => return,
-            Ok(_) => {}
+        let len = match read_capped(&mut reader, &mut line) {
+            Ok(None) | Err(_) => return,
+            Ok(Some(len)) => len,
+        };
+        let read = if len == line.len() {
+            Line::Whole(&line)
+        } else {
+            Line::Oversized { prefix: &line, len }
+        };
+        if !each(read) {
+            return;
+        }
+        if line.capacity() > OVERSIZED_PREFIX_BYTES {
+            line = Vec::new(); // a long line's buffer is not kept for the next
+        }
+    }
+}
+
+/// Reads one line (newline included) into `line`, keeping all of it up to
+/// [`MAX_LINE_BYTES`] and only its first [`OVERSIZED_PREFIX_BYTES`] past that;
+/// its whole length, or `None` at the end of the input.
+fn read_capped(reader: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result<Option<usize>> {
+    let mut len = 0usize;
+    let mut over = false;
+    loop {
+        let buf = match reader.fill_buf() {
+            Ok(buf) => buf,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buf.is_empty() {
+            return Ok((len > 0).then_some(len));
+        }
+        let (chunk, done) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (buf.get(..=i).unwrap_or(buf), true),
+            None => (buf, false),
+        };
+        let n = chunk.len();
+        len = len.saturating_add(n);
+        if !over && len > MAX_LINE_BYTES.saturating_add(2) {
+            over = true;
+            line.truncate(OVERSIZED_PREFIX_BYTES);
+            line.shrink_to_fit();
+        }
+        if !over {
+            line.extend_from_slice(chunk);
+        } else if line.len() < OVERSIZED_PREFIX_BYTES {
+            let room = OVERSIZED_PREFIX_BYTES - line.len();
+            line.extend_from_slice(chunk.get(..room.min(n)).unwrap_or(chunk));
+        }
+        reader.consume(n);
+        if done {
+            return Ok(Some(len));
         }
     }
 }
@@ -181,6 +341,15 @@ fn write_log(log: &mut Log, judged: Judged) {
     let written = printer.call(at, &judged.call, &judged.verdict);
     if let Err(e) = written.and_then(|()| printer.flush()) {
         report("warning:", &format!("cannot write the log: {e}"));
+    }
+}
+
+/// Writes one message line to the server, whole, and flushes it; nothing once
+/// the client has ended.
+fn to_server(shared: &Shared, line: &[u8]) -> io::Result<()> {
+    match &mut *lock(&shared.server) {
+        Some(server) => write_line(server, line),
+        None => Ok(()),
     }
 }
 
@@ -205,44 +374,76 @@ fn trim_end(line: &[u8]) -> &[u8] {
         .unwrap_or(line)
 }
 
-/// Waits `grace` for the child to exit, then asks it to stop (SIGTERM), waits
-/// `grace` again, then kills it; always reaps it.
+/// Waits `grace` for the child to exit, then asks its process group to stop
+/// (SIGTERM), waits `grace` again, then kills the group; always reaps the
+/// child. What the child left running in its group is stopped the same way.
 fn stop(child: &mut Child, grace: Duration) -> anyhow::Result<ExitStatus> {
-    if let Some(status) = wait_until(child, grace)? {
-        return Ok(status);
+    let mut status = wait_until(child, grace, false)?;
+    if status.is_none() || group_alive(child) {
+        signal_group(child, false);
+        status = status.or(wait_until(child, grace, true)?);
     }
-    terminate(child);
-    if let Some(status) = wait_until(child, grace)? {
-        return Ok(status);
+    if status.is_none() || group_alive(child) {
+        signal_group(child, true);
     }
-    let _ = child.kill();
-    Ok(child.wait()?)
+    match status {
+        Some(status) => Ok(status),
+        None => {
+            let _ = child.kill();
+            Ok(child.wait()?)
+        }
+    }
 }
 
-fn wait_until(child: &mut Child, grace: Duration) -> io::Result<Option<ExitStatus>> {
+/// Waits up to `grace` for the child to exit (and, with `group`, for its
+/// process group to empty); the child's status if it exited.
+fn wait_until(child: &mut Child, grace: Duration, group: bool) -> io::Result<Option<ExitStatus>> {
     let deadline = Instant::now() + grace;
+    let mut status = None;
     loop {
-        if let Some(status) = child.try_wait()? {
-            return Ok(Some(status));
+        if status.is_none() {
+            status = child.try_wait()?;
+        }
+        if status.is_some() && !(group && group_alive(child)) {
+            return Ok(status);
         }
         if Instant::now() >= deadline {
-            return Ok(None);
+            return Ok(status);
         }
         thread::sleep(Duration::from_millis(10));
     }
 }
 
 #[cfg(unix)]
-fn terminate(child: &Child) {
-    use rustix::process::{Pid, Signal, kill_process};
-    let pid = i32::try_from(child.id()).ok().and_then(Pid::from_raw);
-    if let Some(pid) = pid {
-        let _ = kill_process(pid, Signal::TERM);
+fn group_of(child: &Child) -> Option<rustix::process::Pid> {
+    i32::try_from(child.id())
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+}
+
+/// Whether any process is left in the child's process group.
+#[cfg(unix)]
+fn group_alive(child: &Child) -> bool {
+    group_of(child).is_some_and(|pid| rustix::process::test_kill_process_group(pid).is_ok())
+}
+
+#[cfg(not(unix))]
+fn group_alive(_child: &Child) -> bool {
+    false
+}
+
+/// SIGTERM (or, with `kill`, SIGKILL) to the child's whole process group.
+#[cfg(unix)]
+fn signal_group(child: &Child, kill: bool) {
+    use rustix::process::{Signal, kill_process_group};
+    let signal = if kill { Signal::KILL } else { Signal::TERM };
+    if let Some(pid) = group_of(child) {
+        let _ = kill_process_group(pid, signal);
     }
 }
 
 #[cfg(not(unix))]
-fn terminate(_child: &Child) {}
+fn signal_group(_child: &Child, _kill: bool) {}
 
 /// The server's exit status as an exit code: its own, or 128 + the signal.
 fn exit_code(status: ExitStatus) -> u8 {

@@ -14,6 +14,7 @@ mod jobs;
 mod leak_attacks;
 mod leaks;
 mod live;
+mod mcp_attacks;
 mod providers;
 mod readme;
 mod refs;

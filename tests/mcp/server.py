@@ -4,7 +4,13 @@ appends every call it receives, arguments as received, to $SERVER_LOG, so a
 test can tell what reached it.
 
 Tools: read (file_path required, offset/limit integers), echo (text), crash
-(exits with code 3 before answering), wait (sleeps `seconds`).
+(exits with code 3 before answering), wait (sleeps `seconds`), lookaround (a
+schema with a look-around pattern, which callfix cannot compile), big (answers
+with `size` bytes of text), change (adds the tool `write` and sends
+notifications/tools/list_changed).
+
+Environment: LIST_DELAY (seconds tools/list takes), PAGE_SIZE (tools per
+tools/list page), SERVER_PID (a file for the pid), IGNORE_TERM.
 """
 
 import asyncio
@@ -47,11 +53,45 @@ TOOLS = [
         description="Sleep.",
         inputSchema={"type": "object", "properties": {"seconds": {"type": "number"}}},
     ),
+    types.Tool(
+        name="lookaround",
+        description="A pattern Rust's regex cannot compile.",
+        inputSchema={
+            "type": "object",
+            "properties": {"code": {"type": "string", "pattern": "^(?!x)"}},
+            "required": ["code"],
+        },
+    ),
+    types.Tool(
+        name="big",
+        description="Answer with `size` bytes.",
+        inputSchema={"type": "object", "properties": {"size": {"type": "integer"}}},
+    ),
+    types.Tool(name="change", description="Add the tool write.", inputSchema={"type": "object"}),
 ]
+
+WRITE = types.Tool(
+    name="write",
+    description="Write a file.",
+    inputSchema={
+        "type": "object",
+        "properties": {"path": {"type": "string"}},
+        "required": ["path"],
+        "additionalProperties": False,
+    },
+)
 
 
 async def list_tools(ctx, params) -> types.ListToolsResult:
-    return types.ListToolsResult(tools=TOOLS)
+    await asyncio.sleep(float(os.environ.get("LIST_DELAY", "0")))
+    size = int(os.environ.get("PAGE_SIZE", "0"))
+    if not size:
+        return types.ListToolsResult(tools=TOOLS)
+    start = int(params.cursor) if params and params.cursor else 0
+    more = start + size < len(TOOLS)
+    return types.ListToolsResult(
+        tools=TOOLS[start : start + size], next_cursor=str(start + size) if more else None
+    )
 
 
 async def call_tool(ctx, params) -> types.CallToolResult:
@@ -64,6 +104,12 @@ async def call_tool(ctx, params) -> types.CallToolResult:
         os._exit(3)
     if name == "wait":
         await asyncio.sleep(float(arguments.get("seconds", 0)))
+    if name == "big":
+        return types.CallToolResult(content=[types.TextContent(type="text", text="x" * arguments["size"])])
+    if name == "change":
+        if WRITE not in TOOLS:
+            TOOLS.append(WRITE)
+        await ctx.session.send_tool_list_changed()
     text = json.dumps(arguments, sort_keys=True)
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
 
