@@ -10,18 +10,21 @@
 #   scripts/soak.sh [MINUTES] [CASES_PER_PROPERTY] [CASES_PER_FUZZ_TARGET]
 #
 # The fuzz targets start several processes per case, so they get fewer cases
-# (default: a twentieth of the properties').
+# (default: a twentieth of the properties'). SOAK_PROFILE=dev soaks the debug
+# build (no release build to wait for: what CI does for a short soak).
 set -euo pipefail
 minutes=${1:-60}
 cases=${2:-20000}
 fuzz_cases=${3:-$((cases / 20))}
 cd "$(dirname "$0")/.."
-cargo test --release --lib --test fuzz --no-run --quiet
+profile=(--release)
+[ "${SOAK_PROFILE:-release}" = release ] || profile=()
+cargo test "${profile[@]}" --lib --test fuzz --no-run --quiet
 
 # The filter must select the whole-pipeline properties: a renamed module once
 # left all eight out of the soak without anyone noticing.
-selected=$(cargo test --release --quiet --lib properties -- --list 2>/dev/null | grep -c ': test$' || true)
-pipeline=$(cargo test --release --quiet --lib properties -- --list 2>/dev/null | grep -c '^filter::tests::properties::' || true)
+selected=$(cargo test "${profile[@]}" --quiet --lib properties -- --list 2>/dev/null | grep -c ': test$' || true)
+pipeline=$(cargo test "${profile[@]}" --quiet --lib properties -- --list 2>/dev/null | grep -c '^filter::tests::properties::' || true)
 if [ "$pipeline" -lt 8 ]; then
   echo "soak: 'properties' selects $pipeline of the eight whole-pipeline properties (filter::tests::properties)" >&2
   exit 1
@@ -34,8 +37,8 @@ end=$(( $(date +%s) + minutes * 60 ))
 round=0
 while [ "$(date +%s)" -lt "$end" ]; do
   round=$((round + 1))
-  if ! { PROPTEST_CASES=$cases cargo test --release --quiet --lib properties \
-         && PROPTEST_CASES=$fuzz_cases cargo test --release --quiet --test fuzz; } > "$log" 2>&1; then
+  if ! { PROPTEST_CASES=$cases cargo test "${profile[@]}" --quiet --lib properties \
+         && PROPTEST_CASES=$fuzz_cases cargo test "${profile[@]}" --quiet --test fuzz; } > "$log" 2>&1; then
     cat "$log"
     echo "soak: round $round failed" >&2
     exit 1
