@@ -1012,7 +1012,7 @@ pub(crate) fn garbage(surface: Surface) -> BoxedStrategy<Vec<u8>> {
     let json_line = |s: BoxedStrategy<Value>| s.prop_map(|v| v.to_string().into_bytes()).boxed();
     match surface {
         Surface::Streams => stream_event().boxed(),
-        Surface::Leaks => prop_oneof![leak_record(), markup_record()].boxed(),
+        Surface::Leaks => prop_oneof![1 => leak_record(), 3 => markup_record()].boxed(),
         Surface::Pythonic => pythonic_record().boxed(),
         Surface::Sse => prop_oneof![3 => sse_lines(), 1 => stream_event()].boxed(),
         Surface::McpAndHook => prop_oneof![
@@ -1056,7 +1056,9 @@ pub(crate) fn parts(surface: Surface) -> impl Strategy<Value = Vec<Part>> {
     // streams; the markup targets keep to `glob`, so that one finding does not
     // hide another.
     let args = match surface {
-        Surface::Leaks | Surface::Pythonic | Surface::McpAndHook => Just(Args::Glob).boxed(),
+        Surface::Streams | Surface::Leaks | Surface::Pythonic | Surface::McpAndHook => {
+            Just(Args::Glob).boxed()
+        }
         _ => args().boxed(),
     };
     prop::collection::vec(

@@ -75,8 +75,9 @@ fn fail(why: String, input: &[u8]) -> TestCaseError {
 
 // ------------------------------------------------------------------ the grammar
 
-/// Runs one grammar stream through the filter and `check --calls`.
-fn check_filter(parts: &[grammar::Part]) -> Result<(), TestCaseError> {
+/// Runs one grammar stream through the filter and `check --calls`; `human`
+/// picks the fourth format run: `-f human` or `-f call`.
+fn check_filter(parts: &[grammar::Part], human: bool) -> Result<(), TestCaseError> {
     let case = grammar::build(parts);
     let input = &case.input;
     let schemas = bin::schemas();
@@ -121,6 +122,46 @@ fn check_filter(parts: &[grammar::Part]) -> Result<(), TestCaseError> {
                 jobs.code,
                 args.code,
                 jobs.lines()
+            ),
+            input,
+        ));
+    }
+
+    // One line per result in every format: `-f call` one JSON line each,
+    // `-f human` one `#` header each and no raw control character.
+    let format = if human { "human" } else { "call" };
+    let other = bin::run(
+        &[&base[..], &["-f", format, "--color", "never"]].concat(),
+        input,
+    );
+    other
+        .ended_well(&[0, 1, 2])
+        .map_err(|e| fail(format!("-f {format}: {e}"), input))?;
+    let text = String::from_utf8_lossy(&other.stdout);
+    let results = if human {
+        let raw = text
+            .chars()
+            .find(|&c| (c.is_control() && c != '\n') || matches!(c, '\u{2028}' | '\u{2029}'));
+        if let Some(c) = raw {
+            return Err(fail(format!("-f human wrote a raw {c:?}: {text}"), input));
+        }
+        text.lines().filter(|l| l.starts_with('#')).count()
+    } else {
+        for l in text.lines() {
+            if serde_json::from_str::<Value>(l).is_err() {
+                return Err(fail(
+                    format!("-f call wrote a line that is not JSON: {l}"),
+                    input,
+                ));
+            }
+        }
+        text.lines().count()
+    };
+    if results != lines.len() {
+        return Err(fail(
+            format!(
+                "-f {format} wrote {results} results, -f args {}: {text}",
+                lines.len()
             ),
             input,
         ));
@@ -172,33 +213,33 @@ proptest! {
     #![proptest_config(cases(16))]
 
     #[test]
-    fn grammar_provider_stream_events(parts in grammar::parts(Surface::Streams)) {
-        check_filter(&parts)?;
+    fn grammar_provider_stream_events(parts in grammar::parts(Surface::Streams), human: bool) {
+        check_filter(&parts, human)?;
     }
 
     #[test]
-    fn grammar_leaked_markup(parts in grammar::parts(Surface::Leaks)) {
-        check_filter(&parts)?;
+    fn grammar_leaked_markup(parts in grammar::parts(Surface::Leaks), human: bool) {
+        check_filter(&parts, human)?;
     }
 
     #[test]
-    fn grammar_pythonic_lists(parts in grammar::parts(Surface::Pythonic)) {
-        check_filter(&parts)?;
+    fn grammar_pythonic_lists(parts in grammar::parts(Surface::Pythonic), human: bool) {
+        check_filter(&parts, human)?;
     }
 
     #[test]
-    fn grammar_sse_framing(parts in grammar::parts(Surface::Sse)) {
-        check_filter(&parts)?;
+    fn grammar_sse_framing(parts in grammar::parts(Surface::Sse), human: bool) {
+        check_filter(&parts, human)?;
     }
 
     #[test]
-    fn grammar_mcp_and_hook_records(parts in grammar::parts(Surface::McpAndHook)) {
-        check_filter(&parts)?;
+    fn grammar_mcp_and_hook_records(parts in grammar::parts(Surface::McpAndHook), human: bool) {
+        check_filter(&parts, human)?;
     }
 
     #[test]
-    fn grammar_everything_mixed(parts in grammar::parts(Surface::All)) {
-        check_filter(&parts)?;
+    fn grammar_everything_mixed(parts in grammar::parts(Surface::All), human: bool) {
+        check_filter(&parts, human)?;
     }
 
     #[test]
