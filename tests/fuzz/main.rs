@@ -286,6 +286,101 @@ proptest! {
     }
 }
 
+// ------------------------------------------------------------------ findings
+
+/// The minimal inputs the grammar targets shrank their first findings to
+/// (issue 25), kept as plain tests through the same invariants.
+fn finding(parts: Vec<grammar::Part>) {
+    for human in [false, true] {
+        if let Err(e) = check_filter(&parts, human) {
+            panic!("{e}");
+        }
+    }
+}
+
+fn garbage(text: &str) -> grammar::Part {
+    grammar::Part::Garbage(grammar::Bytes(text.as_bytes().to_vec()))
+}
+
+fn valid(shape: grammar::Shape, args: grammar::Args) -> grammar::Part {
+    grammar::Part::Valid(shape, args)
+}
+
+#[test]
+fn found_a_stream_event_whose_fields_are_not_objects() {
+    for event in [
+        r#"{"type":"content_block_delta"}"#,
+        r#"{"type":"content_block_delta","index":0}"#,
+        r#"{"type":"message_start","message":"x"}"#,
+        concat!(
+            r#"{"type":"content_block_start","index":0,"content_block":1}"#,
+            "\n",
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}}"#,
+        ),
+        r#"{"type":"response.created","response":[]}"#,
+        concat!(
+            r#"{"type":"response.output_item.added","output_index":0,"item":"x"}"#,
+            "\n",
+            r#"{"type":"response.function_call_arguments.delta","output_index":0,"delta":"{"}"#,
+        ),
+    ] {
+        finding(vec![
+            garbage(event),
+            valid(grammar::Shape::Generic, grammar::Args::Glob),
+        ]);
+    }
+}
+
+#[test]
+fn found_markup_whose_opening_tag_never_closes() {
+    for text in [
+        "<function=</function>",
+        "<tool_call><function=</function></tool_call>",
+        "<invoke name=\"\"</invoke>",
+    ] {
+        finding(vec![
+            garbage(&serde_json::json!({"role": "assistant", "content": text}).to_string()),
+            valid(grammar::Shape::Generic, grammar::Args::Glob),
+        ]);
+    }
+}
+
+#[test]
+fn found_pythonic_nesting_deeper_than_a_stack() {
+    // 760 levels overflowed a --jobs worker of the debug build; 5,000 the main
+    // thread.
+    for depth in [760, 20_000] {
+        let list = format!("[glob(pattern={}{})]", "[".repeat(depth), "]".repeat(depth));
+        finding(vec![
+            garbage(&serde_json::json!({"role": "assistant", "content": list}).to_string()),
+            valid(grammar::Shape::Generic, grammar::Args::Glob),
+        ]);
+    }
+}
+
+#[test]
+fn found_a_broken_sse_line_swallowing_the_calls_after_it() {
+    finding(vec![
+        garbage(r#"data: {"t":"f"x"#),
+        valid(grammar::Shape::SseData, grammar::Args::Glob),
+    ]);
+    finding(vec![
+        garbage("data: {"),
+        valid(
+            grammar::Shape::AnthropicStream(true, 0),
+            grammar::Args::Glob,
+        ),
+    ]);
+}
+
+#[test]
+fn found_an_anthropic_stream_respelling_numbers() {
+    finding(vec![valid(
+        grammar::Shape::AnthropicStream(false, 0),
+        grammar::Args::Read("1.50e1"),
+    )]);
+}
+
 // ------------------------------------------------------------------ mutated records
 
 fn examples() -> &'static Vec<Vec<u8>> {
