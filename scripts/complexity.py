@@ -1,0 +1,306 @@
+#!/usr/bin/env python3
+"""The complexity check: every attack surface at two sizes 10x apart.
+
+Each surface builds one input of size n and one of size 10n, runs callfix on
+each and measures the child's CPU time (user + system, from
+resource.getrusage(RUSAGE_CHILDREN) before and after). Linear work gives a
+ratio near 10, quadratic near 100; a ratio above 20 fails (generous on
+purpose: it catches n^2, not noise). A run that crashes (exit not 0, 1 or 2)
+or takes more than --timeout seconds fails too. When the big run takes less
+than --floor CPU seconds the ratio is noise and the surface passes.
+
+    python3 scripts/complexity.py [--callfix target/debug/callfix] [--only NAME] [--scale K]
+
+Sizes are set so that the big run of a linear surface takes about 0.3-1 s of
+CPU on a debug build; --scale multiplies every size (use a larger one for a
+release build). Exit 1 when any surface fails.
+"""
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import textwrap
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCHEMAS = os.path.join(ROOT, "schemas")
+
+
+def line(obj):
+    return json.dumps(obj, separators=(",", ":")) + "\n"
+
+
+def assistant(text):
+    return line({"role": "assistant", "content": text})
+
+
+# ------------------------------------------------------------------ surfaces
+# Each takes n and returns (args, stdin bytes); args are callfix's arguments.
+
+FILTER = ["--no-config", "--schemas", SCHEMAS, "-f", "args"]
+
+
+def pythonic_list(n):
+    calls = ", ".join("glob(pattern='*')" for _ in range(n))
+    return FILTER, assistant(f"[{calls}]")
+
+
+def json_list(n):
+    calls = ", ".join('{"name": "glob", "arguments": {"pattern": "*"}}' for _ in range(n))
+    return FILTER, assistant(f"[{calls}]")
+
+
+def tool_calls_list(n):
+    calls = ", ".join('{"name": "glob", "arguments": {"pattern": "*"}}' for _ in range(n))
+    return FILTER, assistant(f"[TOOL_CALLS][{calls}]")
+
+
+def code_spans(n):
+    return FILTER, assistant("`<tool_call>` " * n)
+
+
+def openai_stream(n):
+    # Chunks as small as they come, so that the reassembly, not the judging,
+    # shows in the time.
+    out = []
+    for i in range(n):
+        delta = {"tool_calls": [{"index": i, "function": {"name": "glob", "arguments": '{"pattern":"*"}'}}]}
+        out.append(line({"id": "s", "object": "chat.completion.chunk",
+                         "choices": [{"delta": delta}]}))
+    out.append(line({"id": "s", "object": "chat.completion.chunk",
+                     "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}))
+    return FILTER, "".join(out)
+
+
+def anthropic_stream(n):
+    out = [line({"type": "message_start", "message": {"id": "m", "role": "assistant", "content": []}})]
+    for i in range(n):
+        out.append(line({"type": "content_block_start", "index": i,
+                         "content_block": {"type": "tool_use", "name": "glob", "input": {}}}))
+        out.append(line({"type": "content_block_delta", "index": i,
+                         "delta": {"type": "input_json_delta", "partial_json": '{"pattern":"*"}'}}))
+    out.append(line({"type": "message_stop"}))
+    return FILTER, "".join(out)
+
+
+WIDE_DIRS = {}
+
+
+def wide_schema(n):
+    """A directory holding wide.json, an n-property schema (closed)."""
+    if n not in WIDE_DIRS:
+        d = tempfile.mkdtemp(prefix="callfix-complexity-")
+        props = {f"field_{i:06d}_name": {"type": "string"} for i in range(n)}
+        schema = {"type": "object", "properties": props, "additionalProperties": False}
+        with open(os.path.join(d, "wide.json"), "w") as f:
+            json.dump(schema, f)
+        WIDE_DIRS[n] = d
+    return WIDE_DIRS[n]
+
+
+def near_miss_keys(n):
+    # Each key is one letter off a property: rename-key has n candidates for each.
+    args = {f"field_{i:06d}_nmae": "x" for i in range(n)}
+    return (["--no-config", "--schemas", wide_schema(n), "-f", "args"],
+            line({"name": "wide", "arguments": args}))
+
+
+def deep_pythonic(n):
+    return FILTER, assistant("[glob(pattern=" + "[" * n + "]" * n + ")]")
+
+
+def sse_broken_line(n):
+    out = ['data: {"t":"f"x\n']
+    out += ['data: {"name":"glob","arguments":{"pattern":"*"}}\n\n'] * n
+    return FILTER, "".join(out)
+
+
+MCP_SERVER = textwrap.dedent(r'''
+    import json, sys
+    n = int(sys.argv[1])
+    for raw in sys.stdin:
+        msg = json.loads(raw)
+        if "id" not in msg or "method" not in msg:
+            continue
+        if msg["method"] == "tools/list":
+            tools = [{"name": f"t{i}", "inputSchema": {"type": "object",
+                      "properties": {"q": {"type": "string"}}}} for i in range(n)]
+            result = {"tools": tools}
+        elif msg["method"] == "initialize":
+            result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                      "serverInfo": {"name": "wide", "version": "0"}}
+        else:
+            result = {"content": [{"type": "text", "text": "ok"}]}
+        print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
+''')
+
+
+def mcp_tool_list(n):
+    d = tempfile.mkdtemp(prefix="callfix-complexity-")
+    server = os.path.join(d, "server.py")
+    with open(server, "w") as f:
+        f.write(MCP_SERVER)
+    client = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                    "clientInfo": {"name": "c", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ]
+    call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": f"t{n - 1}", "arguments": {"q": "x"}}}
+    return ("mcp", ["mcp", "--no-config", "--", sys.executable, server, str(n)],
+            [line(m) for m in client], line(call))
+
+
+def stats_names(n):
+    return (["--no-config", "--schemas", SCHEMAS, "-f", "args", "--stats"],
+            "".join(line({"name": f"tool_{i}", "arguments": {}}) for i in range(n)))
+
+
+def long_line(n):
+    return FILTER, line({"name": "bash", "arguments": {"command": "x" * n, "description": "d"}})
+
+
+# (name, function, small n): the big run is 10 n.
+# The last item is the number of result lines an input of size n must give
+# (None: not counted), so a surface that loses calls fails too.
+SURFACES = [
+    ("pythonic list, n calls", pythonic_list, 1200, lambda n: n),
+    ("bare JSON list, n calls", json_list, 1200, lambda n: n),
+    ("[TOOL_CALLS] list, n calls", tool_calls_list, 1200, lambda n: n),
+    ("code spans of <tool_call>, n", code_spans, 20000, lambda n: 0),
+    ("OpenAI chunk stream, n calls", openai_stream, 6000, lambda n: n),
+    ("Anthropic stream, n calls", anthropic_stream, 6000, lambda n: n),
+    ("n misspelt keys, n-property schema", near_miss_keys, 40, lambda n: 1),
+    ("pythonic nesting, n deep", deep_pythonic, 1000, lambda n: 1),
+    ("SSE after a broken line, n calls", sse_broken_line, 2000, lambda n: n + 1),
+    ("MCP tools/list of n tools", mcp_tool_list, 3000, None),
+    ("--stats, n distinct tool names", stats_names, 1000, lambda n: n),
+    ("one line of n bytes", long_line, 1_000_000, lambda n: 1),
+]
+
+# No run may map more than this (a quadratic copy would take the machine).
+MEMORY = 3 << 30
+
+
+def limits(cpu_seconds):
+    """What a child may take: MEMORY bytes mapped, and cpu_seconds of CPU
+    (then SIGXCPU ends it: a budget that does not depend on the machine's load)."""
+    def set_limits():
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
+        if cpu_seconds:
+            c = int(cpu_seconds) + 1
+            resource.setrlimit(resource.RLIMIT_CPU, (c, c + 1))
+    return set_limits
+
+
+def cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def run(callfix, built, timeout, lines=None, cpu_budget=None):
+    """Runs one input; returns (CPU seconds, why it failed or None)."""
+    before = cpu()
+    if built[0] == "mcp":
+        _, args, head, call = built
+        p = subprocess.Popen([callfix] + args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True,
+                             preexec_fn=limits(cpu_budget))
+        try:
+            for m in head:
+                p.stdin.write(m)
+            p.stdin.flush()
+            # Wait for the list to come back before calling one of its tools.
+            while True:
+                got = p.stdout.readline()
+                if not got or json.loads(got).get("id") == 2:
+                    break
+            p.stdin.write(call)
+            p.stdin.flush()
+            while True:
+                got = p.stdout.readline()
+                if not got or json.loads(got).get("id") == 3:
+                    break
+            p.stdin.close()
+        except OSError:
+            pass  # it ended early: its exit code says why
+        try:
+            p.wait(timeout=timeout)
+            out = ""
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+            return cpu() - before, f"over {timeout} s"
+        err = p.stderr.read()
+        code = p.returncode
+    else:
+        args, stdin = built
+        try:
+            r = subprocess.run([callfix] + args, input=stdin.encode(), capture_output=True,
+                               timeout=timeout, preexec_fn=limits(cpu_budget))
+        except subprocess.TimeoutExpired:
+            return cpu() - before, f"over {timeout} s"
+        err = r.stderr.decode(errors="replace")
+        code = r.returncode
+        out = r.stdout.decode(errors="replace")
+    spent = cpu() - before
+    if code == -24:  # SIGXCPU
+        return spent, f"over {int(cpu_budget) + 1} CPU s"
+    if code not in (0, 1, 2):
+        said = err.strip().splitlines()
+        telling = [l for l in said if any(w in l for w in ("panicked", "fatal", "memory"))]
+        first = (telling or said[-1:] or [""])[0]
+        return spent, f"exit {code}: {first[:50]}"
+    if lines is not None and out.count("\n") != lines:
+        return spent, f"{out.count(chr(10))} result lines, want {lines}"
+    return spent, None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--callfix", default=os.path.join(ROOT, "target", "debug", "callfix"))
+    ap.add_argument("--only", help="run only surfaces whose name contains this")
+    ap.add_argument("--scale", type=float, default=1.0, help="multiply every size")
+    ap.add_argument("--limit", type=float, default=20.0, help="the largest ratio that passes")
+    ap.add_argument("--floor", type=float, default=0.1,
+                    help="a big run under this many CPU seconds passes whatever the ratio")
+    ap.add_argument("--timeout", type=float, default=120.0,
+                    help="wall seconds per run at most (a safety net: runs are stopped by CPU time)")
+    opts = ap.parse_args()
+
+    rows, failed = [], 0
+    print(f"{'surface':<38} {'n':>9} {'small s':>8} {'big s':>8} {'ratio':>7}  result", flush=True)
+    for name, build, n, want in SURFACES:
+        if opts.only and opts.only not in name:
+            continue
+        n = max(1, int(n * opts.scale))
+        small, why_small = run(opts.callfix, build(n), opts.timeout, want and want(n))
+        # A linear big run takes about 10x the small one's CPU: past limit x
+        # small it has failed already, so it is stopped there.
+        budget = max(opts.floor, small) * opts.limit
+        big, why_big = run(opts.callfix, build(10 * n), opts.timeout, want and want(10 * n), budget)
+        ratio = big / small if small > 0 else float("inf")
+        shown = f"{ratio:7.1f}"
+        if why_big and "CPU s" in why_big:
+            shown = f"{'>' + format(opts.limit, 'g'):>7}"
+        why = why_small or why_big
+        if why:
+            verdict = f"FAIL ({why})"
+        elif ratio > opts.limit and big >= opts.floor:
+            verdict = f"FAIL (ratio > {opts.limit:g})"
+        else:
+            verdict = "PASS"
+        failed += verdict != "PASS"
+        print(f"{name:<38} {n:>9} {small:>8.3f} {big:>8.3f} {shown}  {verdict}", flush=True)
+        rows.append((name, verdict))
+    print(f"\n{len(rows) - failed} of {len(rows)} surfaces pass")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
