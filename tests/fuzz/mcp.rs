@@ -47,7 +47,7 @@ fn given() -> Registry {
 /// The proxy's two entry points, in one place: the signatures a change of the
 /// proxy's API touches (a clock argument, a verdict for server lines).
 fn client(proxy: &mut Proxy, line: &[u8]) -> FromClient {
-    proxy.from_client(line).0
+    proxy.from_client(line, std::time::Instant::now()).0
 }
 
 fn server(proxy: &mut Proxy, line: &[u8]) {
