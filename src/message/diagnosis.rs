@@ -133,9 +133,10 @@ pub(super) fn convert(
         | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
             let allowed = allowed_keys(schema, err.schema_path().as_str());
             let declared: Vec<&str> = allowed.iter().flatten().map(String::as_str).collect();
+            let near = suggest::NearMisses::new(&declared);
             // Where each key sits in its object, found in one pass (not per key).
             for key in unexpected {
-                let message = match (suggest::near_miss_of(key, &declared), &allowed) {
+                let message = match (near.of(key), &allowed) {
                     (Some(meant), _) => {
                         format!("unrecognized key (did you mean {}?)", quote(meant))
                     }
