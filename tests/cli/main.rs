@@ -12,6 +12,7 @@ mod hook;
 mod jobs;
 mod leaks;
 mod live;
+mod misc_attacks;
 mod providers;
 mod readme;
 mod refs;
