@@ -193,8 +193,8 @@ pub(super) fn rename_key(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fi
             let mut targets = w
                 .properties
                 .iter()
-                .filter(missing)
-                .filter(|p| normalise(p) == norm);
+                .filter(|p| suggest::normalises_to(p, &norm))
+                .filter(missing);
             let target = *targets.next()?;
             if targets.next().is_some() {
                 return None;
@@ -205,7 +205,7 @@ pub(super) fn rename_key(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fi
             let norm = normalise(prop);
             let mut keys = object
                 .keys()
-                .filter(|k| undeclared(k) && normalise(k) == norm);
+                .filter(|k| suggest::normalises_to(k, &norm) && undeclared(k));
             let key = keys.next()?;
             if keys.next().is_some() {
                 return None;
@@ -214,8 +214,8 @@ pub(super) fn rename_key(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fi
             let rivals = w
                 .properties
                 .iter()
+                .filter(|p| suggest::normalises_to(p, &norm))
                 .filter(missing)
-                .filter(|p| normalise(p) == norm)
                 .count();
             if rivals != 1 {
                 return None;
@@ -242,7 +242,8 @@ pub(super) fn drop_unknown(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<
         return None;
     };
     let w = s.wanted(doc, path);
-    if w.properties.iter().any(|p| suggest::near_miss(key, p)) {
+    let near = suggest::Near::new(key);
+    if w.properties.iter().any(|p| near.of(p)) {
         return None;
     }
     let value = get(doc, path)?.as_object()?.get(key)?;

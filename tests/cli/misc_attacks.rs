@@ -167,3 +167,42 @@ fn ids_are_injective_over_a_mixed_stream_and_the_same_with_jobs() {
         assert_eq!(calls, jobs, "{to}");
     }
 }
+
+#[test]
+fn many_misspelt_keys_get_only_right_suggestions_and_none_is_dropped() {
+    // n misspelt keys against n properties: each suggestion, where one is
+    // given, names the property the key misspells; past the work budget a key
+    // gets none. No key is dropped (each is a near miss of a property).
+    let dir = tempfile::tempdir().unwrap();
+    let n = 300;
+    let props: serde_json::Map<String, Value> = (0..n)
+        .map(|i| (format!("field_{i:05}"), json!({"type": "string"})))
+        .collect();
+    let schema = json!({"type": "object", "properties": props, "additionalProperties": false});
+    crate::write(dir.path(), "t.json", &schema.to_string());
+    let args: serde_json::Map<String, Value> = (0..n)
+        .map(|i| (format!("feild_{i:05}x"), json!("v")))
+        .collect();
+    let record = json!({"name": "t", "arguments": args}).to_string();
+    let s = dir.path().to_str().unwrap();
+    let out = lines(&["-f", "json", "-s", s, "--max-errors", "1000"], &record);
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0]["status"], "rejected");
+    let errors = out[0]["errors"].as_array().unwrap();
+    assert!(!errors.is_empty());
+    let mut suggested = 0;
+    for e in errors {
+        let path = e["path"].as_str().unwrap();
+        let message = e["message"].as_str().unwrap();
+        if let Some(meant) = message.strip_prefix("unrecognized key (did you mean \"") {
+            let i = path
+                .strip_prefix("feild_")
+                .unwrap()
+                .strip_suffix('x')
+                .unwrap();
+            assert_eq!(meant, format!("field_{i}\"?)"), "{path}");
+            suggested += 1;
+        }
+    }
+    assert!(suggested > 0);
+}
