@@ -118,7 +118,7 @@ pub fn normalises_to(name: &str, norm: &str) -> bool {
 /// each edit distance computed): far more than a schema of hundreds of
 /// properties takes. Past it, every further name counts as a near miss, so a
 /// key is never dropped for want of a comparison.
-pub const NEAR_BUDGET: u64 = 50_000;
+pub const NEAR_BUDGET: u64 = 20_000;
 
 /// One key, normalised once, to be tested against many declared names with
 /// [`Near::of`] (what [`near_miss`] answers, without normalising the key again
