@@ -91,9 +91,10 @@ impl<W: Write> Sink for Printer<W> {
     }
 
     fn fork(&self) -> Option<Printer<Vec<u8>>> {
-        // With `--to` every id is checked against the ids given before it
-        // (`IdScope`): one printer writes them all, in order.
-        if self.to.is_some() {
+        // With `--to`, calls and json results carry ids, each checked against
+        // the ids given before it (`IdScope`): one printer writes them all, in
+        // order.
+        if self.to.is_some() && matches!(self.format, Format::Call | Format::Json) {
             return None;
         }
         Some(Printer {
