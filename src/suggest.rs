@@ -92,105 +92,6 @@ pub fn near_miss(key: &str, declared: &str) -> bool {
     near_normalised(&k, k.chars().count(), &d, d.chars().count(), &mut 0, true)
 }
 
-/// The characters of `name` normalised ([`normalise`]), one at a time.
-fn normalised_chars(name: &str) -> impl Iterator<Item = char> + '_ {
-    name.chars()
-        .filter(|c| !matches!(c, '_' | '-' | ' '))
-        .flat_map(char::to_lowercase)
-}
-
-/// The characters of `name` normalised, last first.
-fn normalised_chars_rev(name: &str) -> impl Iterator<Item = char> + '_ {
-    name.chars()
-        .rev()
-        .filter(|c| !matches!(c, '_' | '-' | ' '))
-        .flat_map(|c| c.to_lowercase().rev())
-}
-
-/// Whether `name` normalises to `norm` (an already normalised name): the same
-/// as `normalise(name) == norm`, without building the string, and stopping at
-/// the first character that differs.
-pub fn normalises_to(name: &str, norm: &str) -> bool {
-    normalised_chars(name).eq(norm.chars())
-}
-
-/// The work one [`Near`] may do (a unit per name looked at, plus the cells of
-/// each edit distance computed): far more than a schema of hundreds of
-/// properties takes. Past it, every further name counts as a near miss, so a
-/// key is never dropped for want of a comparison.
-pub const NEAR_BUDGET: u64 = 20_000;
-
-/// One key, normalised once, to be tested against many declared names with
-/// [`Near::of`] (what [`near_miss`] answers, without normalising the key again
-/// or building a string per name unless an edit distance must be computed),
-/// within [`NEAR_BUDGET`].
-#[derive(Debug, Clone)]
-pub struct Near {
-    norm: String,
-    chars: usize,
-    mask: u64,
-    work: Cell<u64>,
-}
-
-impl Near {
-    /// `key`, normalised.
-    pub fn new(key: &str) -> Self {
-        let norm = normalise(key);
-        Self {
-            chars: norm.chars().count(),
-            mask: char_mask(&norm),
-            norm,
-            work: Cell::new(0),
-        }
-    }
-
-    /// The work done so far (what the budget counts).
-    pub fn work(&self) -> u64 {
-        self.work.get()
-    }
-
-    /// Whether the key may be a misspelling of `declared`: [`near_miss`];
-    /// `true` once the budget is spent.
-    pub fn of(&self, declared: &str) -> bool {
-        let spent = self.work.get().saturating_add(1);
-        self.work.set(spent);
-        if spent > NEAR_BUDGET {
-            return true;
-        }
-        let (k, kn) = (self.norm.as_str(), self.chars);
-        let (dn, mask) = normalised_chars(declared).fold((0usize, 0u64), |(n, m), c| {
-            (n + 1, m | 1u64 << (u32::from(c) % 64))
-        });
-        if dn == kn && normalises_to(declared, k) {
-            return true;
-        }
-        let shorter = kn.min(dn);
-        let budget = (shorter / 3).clamp(1, 3);
-        let near_edit = kn.abs_diff(dn) <= budget
-            && kn.max(dn) <= MAX_FUZZY_CHARS
-            && mask_bound(self.mask, mask) as usize <= budget;
-        if near_edit {
-            self.work.set(self.work.get().saturating_add(cells(kn, dn)));
-            if edit_distance(k, &normalise(declared)) <= budget {
-                return true;
-            }
-        }
-        if shorter < 3 {
-            return false;
-        }
-        // One a prefix or a suffix of the other: compare the shorter's length.
-        let prefix = normalised_chars(declared)
-            .zip(k.chars())
-            .take(shorter)
-            .all(|(a, b)| a == b);
-        prefix
-            || normalised_chars_rev(declared)
-                .zip(k.chars().rev())
-                .take(shorter)
-                .all(|(a, b)| a == b)
-    }
-}
-
 /// [`near_miss`] over normalised forms and their lengths in characters; adds
 /// the edit-distance cells it computes to `work`.
 /// With `may_edit` false the edit distance is known to be too large (a cheaper
@@ -529,18 +430,6 @@ mod properties {
         }
     }
 
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(3000))]
-        #[test]
-        fn near_answers_as_near_miss(key in name(), declared in name()) {
-            prop_assert_eq!(Near::new(&key).of(&declared), near_miss(&key, &declared));
-            prop_assert_eq!(
-                normalises_to(&declared, &normalise(&key)),
-                normalise(&declared) == normalise(&key)
-            );
-        }
-    }
-
     #[test]
     fn long_names_and_prefixes_answer_as_every_pair_compared() {
         let long = "x".repeat(70);
@@ -590,24 +479,6 @@ mod properties {
             "{}",
             index.work()
         );
-    }
-
-    #[test]
-    fn one_key_against_many_names_is_capped_and_never_taken_for_far() {
-        // A key tested against thousands of names of its length and letters
-        // (each an edit distance): the work stops at the budget, and what is
-        // not compared counts as near (the key is not dropped).
-        let props: Vec<String> = (0..5000).map(|i| format!("field_{i:05}")).collect();
-        let near = Near::new("feild_99999x");
-        let mut answers = props.iter().map(|p| near.of(p));
-        assert!(answers.all(|near| !near) || near.work() > NEAR_BUDGET);
-        assert!(near.work() <= NEAR_BUDGET + 5000, "{}", near.work());
-        assert!(near.of("anything at all"));
-        // A schema's worth of names is answered exactly.
-        let near = Near::new("feild_00001x");
-        for p in props.iter().take(100) {
-            assert_eq!(near.of(p), near_miss("feild_00001x", p), "{p}");
-        }
     }
 
     #[test]
