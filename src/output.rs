@@ -101,6 +101,12 @@ impl<W: Write> Sink for Printer<W> {
     }
 
     fn fork(&self) -> Option<Printer<Vec<u8>>> {
+        // With `--to`, calls and json results carry ids, each checked against
+        // the ids given before it (`IdScope`): one printer writes them all, in
+        // order.
+        if self.to.is_some() && matches!(self.format, Format::Call | Format::Json) {
+            return None;
+        }
         Some(Printer {
             out: Vec::new(),
             format: self.format,
@@ -108,6 +114,7 @@ impl<W: Write> Sink for Printer<W> {
             spellings: Spellings::default(),
             colour: self.colour,
             diagnostics: None,
+            ids: provider::IdScope::new(),
         })
     }
 
@@ -160,9 +167,9 @@ impl<W: Write> Sink for Printer<W> {
                 .as_ref()
                 .filter(|_| verdict.status != Status::Rejected)
             {
-                Some(args) => {
-                    calls.push(provider::convert(call, to, args, &self.spellings, place).call)
-                }
+                Some(args) => calls.push(
+                    provider::convert(call, to, args, &self.spellings, &mut self.ids, place).call,
+                ),
                 None => {
                     // As sent: the text, else the parsed value, else what the
                     // call still holds (judging stopped before taking it).
@@ -171,8 +178,14 @@ impl<W: Write> Sink for Printer<W> {
                         (None, Some(v)) => provider::Args::Value(v.clone()),
                         (None, None) => call.args.clone(),
                     };
-                    let (c, sent) =
-                        provider::convert_rejected(call, &sent, to, &self.spellings, place);
+                    let (c, sent) = provider::convert_rejected(
+                        call,
+                        &sent,
+                        to,
+                        &self.spellings,
+                        &mut self.ids,
+                        place,
+                    );
                     let message = verdict.message.as_deref().unwrap_or_default();
                     let message = match sent {
                         Some(sent) => message::with_arguments_sent(message, &sent),
@@ -263,6 +276,8 @@ pub struct Printer<W: Write> {
     colour: bool,
     /// Where operator diagnostics go (the binary: stderr).
     diagnostics: Option<Diagnostics>,
+    /// `--to`: the ids given so far, so that no two calls share one.
+    ids: provider::IdScope,
 }
 
 impl<W: Write> Printer<W> {
@@ -275,6 +290,7 @@ impl<W: Write> Printer<W> {
             spellings: Spellings::default(),
             colour: false,
             diagnostics: None,
+            ids: provider::IdScope::new(),
         }
     }
 
@@ -309,11 +325,12 @@ impl<W: Write> Printer<W> {
                         provider::error_result(call, message)
                     }
                     (Status::Rejected, _, Some(to)) | (_, None, Some(to)) => {
-                        provider::convert_error(call, to, message, place(at))
+                        provider::convert_error(call, to, message, &mut self.ids, place(at))
                     }
                     (_, Some(args), None) => provider::write_call(call, args, &self.spellings),
                     (_, Some(args), Some(to)) => {
-                        provider::convert(call, to, args, &self.spellings, place(at)).call
+                        provider::convert(call, to, args, &self.spellings, &mut self.ids, place(at))
+                            .call
                     }
                 };
                 self.value_line(&value)
@@ -402,7 +419,7 @@ impl<W: Write> Printer<W> {
             // back (null for a record that held no call).
             provider_id: self
                 .to
-                .map(|to| call.map_or(Value::Null, |c| provider::target_id(c, to, place(at)))),
+                .map(|to| call.map_or(Value::Null, |c| self.ids.assign(c, to, place(at)))),
             provider_name: self
                 .to
                 .map(|to| call.map_or(Value::Null, |c| to.tool_name(&c.name).into())),

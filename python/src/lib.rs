@@ -45,8 +45,92 @@ fn error(message: impl Into<String>) -> PyErr {
 }
 
 /// The deepest Python structure turned into JSON (the parser's own limit is
-/// lower, so anything deeper is rejected as the CLI rejects it).
+/// lower, so anything deeper is rejected as the CLI rejects it), and the
+/// deepest JSON value turned into Python objects.
 const MAX_DEPTH: usize = 1000;
+
+/// The most bytes of JSON text written from one Python object: the CLI's
+/// record limit (`--max-record-bytes`'s default), so that a structure too large
+/// to be a record is refused before it is all written.
+const MAX_TEXT_BYTES: usize = 64 * 1024 * 1024;
+
+// ---------------------------------------------------------------- the boundary
+
+/// Input that nests (`[`, `{`, `(`, counted anywhere, strings too: a leaked
+/// call sits in a JSON string) at most this deep is checked on the caller's
+/// thread, whatever its stack (a Python thread's may be small).
+const INLINE_NESTING: usize = 64;
+
+/// Input that nests deeper is checked on a thread of its own, with this much
+/// stack per level (several times what the deepest reader takes) and at least
+/// [`MIN_DEEP_STACK`], so that no reader runs out of stack ...
+const STACK_PER_LEVEL: usize = 8 * 1024;
+const MIN_DEEP_STACK: usize = 16 * 1024 * 1024;
+
+/// ... up to this depth (400 MB of stack, reserved, not used); deeper input is refused with a
+/// `CallfixError`.
+const MAX_NESTING: usize = 50_000;
+
+/// How deep `text` can nest: `[`, `{` and `(` less the closing ones, counted
+/// anywhere (an upper bound on what any reader recurses into). One pass.
+fn nesting(text: &[u8]) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    for &b in text {
+        match b {
+            b'[' | b'{' | b'(' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' | b')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// Runs library code so that nothing but a `PyResult` comes back: a panic (a
+/// bug) becomes a `CallfixError` rather than a `PanicException` that `except
+/// Exception` does not catch.
+fn catch<T>(work: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or_else(|panic| {
+        let why = panic
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Err(error(format!(
+            "internal error, please report it (callfix panicked: {why})"
+        )))
+    })
+}
+
+/// [`catch`] for checking `text`: input that nests deeply is checked on a
+/// thread with stack enough for its depth (a stack overflow would take the
+/// interpreter down), and input deeper than [`MAX_NESTING`] is refused.
+///
+/// `work` is told the depth found, and must not hand back values deeper than
+/// the caller's stack can drop (see [`Toolset::run`]).
+fn shielded<T: Send>(text: &[u8], work: impl FnOnce(usize) -> PyResult<T> + Send) -> PyResult<T> {
+    let depth = nesting(text);
+    if depth <= INLINE_NESTING {
+        return catch(|| work(depth));
+    }
+    if depth > MAX_NESTING {
+        return Err(error(format!(
+            "input nests deeper than {MAX_NESTING} levels"
+        )));
+    }
+    std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new()
+            .name("callfix-deep".into())
+            .stack_size(depth.saturating_mul(STACK_PER_LEVEL).max(MIN_DEEP_STACK))
+            .spawn_scoped(scope, || catch(|| work(depth)))
+            .map_err(|e| error(format!("cannot start a thread to check deep input: {e}")))?;
+        worker
+            .join()
+            .unwrap_or_else(|_| Err(error("internal error, please report it (callfix panicked)")))
+    })
+}
 
 // ---------------------------------------------------------------- Python → JSON
 
@@ -67,16 +151,9 @@ fn write_json(obj: &Bound<'_, PyAny>, out: &mut Vec<u8>, depth: usize) -> PyResu
         let text = s.to_cow()?;
         serde_json::to_writer(&mut *out, &*text).map_err(|e| error(e.to_string()))?;
     } else if obj.is_instance_of::<PyInt>() {
-        match obj.extract::<i64>() {
-            Ok(n) => out.extend_from_slice(n.to_string().as_bytes()),
-            Err(_) => out.extend_from_slice(obj.str()?.to_cow()?.as_bytes()),
-        }
+        write_int(obj, out)?;
     } else if let Ok(f) = obj.cast::<PyFloat>() {
-        let v = f.value();
-        if !v.is_finite() {
-            return Err(error(format!("{v} is not a JSON number")));
-        }
-        out.extend_from_slice(obj.repr()?.to_cow()?.as_bytes());
+        write_float(obj.py(), f.value(), out)?;
     } else if let Ok(d) = obj.cast::<PyDict>() {
         out.push(b'{');
         for (i, (k, v)) in d.iter().enumerate() {
@@ -98,13 +175,95 @@ fn write_json(obj: &Bound<'_, PyAny>, out: &mut Vec<u8>, depth: usize) -> PyResu
         write_seq(l.iter(), out, depth)?;
     } else if let Ok(t) = obj.cast::<PyTuple>() {
         write_seq(t.iter(), out, depth)?;
-    } else {
+    } else if !write_other_number(obj, out)? {
         return Err(PyTypeError::new_err(format!(
             "cannot send a {} as JSON (use dict, list, str, int, float, bool or None)",
             obj.get_type().name()?
         )));
     }
+    if out.len() > MAX_TEXT_BYTES {
+        return Err(error(format!(
+            "arguments larger than {MAX_TEXT_BYTES} bytes as JSON"
+        )));
+    }
     Ok(())
+}
+
+/// An `int` (or a subclass) as JSON: its value in `int`'s own spelling; a
+/// subclass's `__str__` or `__repr__` is never called (it could write anything).
+/// An int with more digits than Python converts (`sys.set_int_max_str_digits`)
+/// is refused, as `json.dumps` refuses it.
+fn write_int(obj: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> PyResult<()> {
+    if let Ok(n) = obj.extract::<i64>() {
+        out.extend_from_slice(n.to_string().as_bytes());
+        return Ok(());
+    }
+    let text = obj
+        .py()
+        .get_type::<PyInt>()
+        .getattr("__repr__")?
+        .call1((obj,))
+        .map_err(|e| error(format!("an int callfix cannot write as JSON: {e}")))?;
+    out.extend_from_slice(text.cast::<PyString>()?.to_cow()?.as_bytes());
+    Ok(())
+}
+
+/// A float as JSON: the shortest spelling that reads back as the same double
+/// (`float`'s own `repr` of the value, never a subclass's: `np.float64(1.5)`
+/// is written `1.5`). NaN and the infinities are no JSON numbers.
+fn write_float(py: Python<'_>, v: f64, out: &mut Vec<u8>) -> PyResult<()> {
+    if !v.is_finite() {
+        return Err(error(format!("{v} is not a JSON number")));
+    }
+    out.extend_from_slice(PyFloat::new(py, v).repr()?.to_cow()?.as_bytes());
+    Ok(())
+}
+
+/// Numbers of other types, where they are exactly a JSON number: an integer
+/// type (`operator.index`: NumPy's `int64`, `uint8`, …), a `decimal.Decimal`
+/// (its digits as they are), NumPy's `bool_` (a bool), and a type that
+/// converts to a float it equals (`float(x) == x`: NumPy's `float32`, a
+/// `Fraction(1, 2)`). False when `obj` is none of them; an error when it is a
+/// number JSON cannot hold exactly (`Fraction(1, 3)`, `Decimal("NaN")`).
+fn write_other_number(obj: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> PyResult<bool> {
+    let py = obj.py();
+    let ty = obj.get_type();
+    let module = ty.module().map(|m| m.to_string()).unwrap_or_default();
+    let name = ty.name().map(|n| n.to_string()).unwrap_or_default();
+    if module == "numpy" && matches!(name.as_str(), "bool_" | "bool") {
+        out.extend_from_slice(if obj.is_truthy()? { b"true" } else { b"false" });
+        return Ok(true);
+    }
+    if ty.hasattr("__index__")? {
+        let int = py.import("operator")?.getattr("index")?.call1((obj,))?;
+        write_int(&int, out)?;
+        return Ok(true);
+    }
+    let decimal = py.import("decimal")?.getattr("Decimal")?;
+    if obj.is_instance(&decimal)? {
+        let text = decimal.getattr("__str__")?.call1((obj,))?;
+        let text = text.cast::<PyString>()?.to_cow()?.into_owned();
+        return match serde_json::from_str::<Value>(&text) {
+            Ok(Value::Number(_)) => {
+                out.extend_from_slice(text.as_bytes());
+                Ok(true)
+            }
+            _ => Err(error(format!("Decimal {text} is not a JSON number"))),
+        };
+    }
+    if ty.hasattr("__float__")? {
+        let float = py.get_type::<PyFloat>().call1((obj,))?;
+        if !obj.eq(&float)? {
+            return Err(error(format!(
+                "{} {} is not exactly a float: convert it first",
+                name,
+                obj.repr()?.to_cow()?
+            )));
+        }
+        write_float(py, float.cast::<PyFloat>()?.value(), out)?;
+        return Ok(true);
+    }
+    Ok(false)
 }
 
 fn write_seq<'py>(
@@ -144,9 +303,36 @@ fn value_of(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
 
 // ---------------------------------------------------------------- JSON → Python
 
-/// `value` as Python objects: integers as `int` (exact at any size), other
-/// numbers as `float` (the nearest double), objects as `dict` in their order.
+/// Whether `value` nests deeper than `limit`, found without recursion.
+fn deeper_than(value: &Value, limit: usize) -> bool {
+    let mut stack = vec![(value, 0usize)];
+    while let Some((v, depth)) = stack.pop() {
+        if depth > limit {
+            return true;
+        }
+        match v {
+            Value::Array(items) => stack.extend(items.iter().map(|i| (i, depth + 1))),
+            Value::Object(map) => stack.extend(map.values().map(|i| (i, depth + 1))),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// `value` as Python objects: integers as `int` (exact at any size; past the
+/// digits Python converts, `sys.get_int_max_str_digits()`, as an integral
+/// `decimal.Decimal` with the same digits), other numbers as `float` (the
+/// nearest double), objects as `dict` in their order.
 fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+    to_py_at(py, value, 0)
+}
+
+fn to_py_at<'py>(py: Python<'py>, value: &Value, depth: usize) -> PyResult<Bound<'py, PyAny>> {
+    if depth > MAX_DEPTH {
+        return Err(error(format!(
+            "a value nests deeper than {MAX_DEPTH} levels"
+        )));
+    }
     Ok(match value {
         Value::Null => py.None().into_bound(py),
         Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
@@ -157,21 +343,26 @@ fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
             } else if let Ok(i) = text.parse::<i64>() {
                 i.into_pyobject(py)?.into_any()
             } else {
-                py.get_type::<PyInt>().call1((text,))?
+                match py.get_type::<PyInt>().call1((text,)) {
+                    Ok(int) => int,
+                    // More digits than Python turns into an int (its guard
+                    // against quadratic conversion): exact as a Decimal.
+                    Err(_) => py.import("decimal")?.getattr("Decimal")?.call1((text,))?,
+                }
             }
         }
         Value::String(s) => PyString::new(py, s).into_any(),
         Value::Array(items) => {
             let list = PyList::empty(py);
             for v in items {
-                list.append(to_py(py, v)?)?;
+                list.append(to_py_at(py, v, depth + 1)?)?;
             }
             list.into_any()
         }
         Value::Object(map) => {
             let dict = PyDict::new(py);
             for (k, v) in map {
-                dict.set_item(k, to_py(py, v)?)?;
+                dict.set_item(k, to_py_at(py, v, depth + 1)?)?;
             }
             dict.into_any()
         }
@@ -303,6 +494,22 @@ impl Line {
         let mut text = String::from_utf8(printer.into_inner()).unwrap_or_default();
         text.truncate(text.trim_end().len());
         text
+    }
+
+    /// Whether a value this result holds nests deeper than [`MAX_DEPTH`].
+    fn too_deep(&self) -> bool {
+        let mut values: Vec<&Value> = vec![];
+        if let Some(call) = &self.call {
+            values.extend([&call.id, &call.envelope]);
+            if let callfix::provider::Args::Value(v) = &call.args {
+                values.push(v);
+            }
+        }
+        values.extend(&self.verdict.args);
+        for r in &self.verdict.repairs {
+            values.extend([&r.from, &r.to]);
+        }
+        values.into_iter().any(|v| deeper_than(v, MAX_DEPTH))
     }
 
     fn accepted(&self) -> Option<&Value> {
@@ -565,11 +772,23 @@ impl Toolset {
             first_line: at.line,
             ..Input::from_bytes(text, at.source)
         };
-        match tool {
-            Some(tool) => filter.bare(input, tool, sink, summary),
-            None => filter.stream(input, sink, summary).map(|_| ()),
-        }
-        .map_err(|e| error(format!("{e:?}")))
+        shielded(text, |depth| {
+            let before = sink.lines.len();
+            let outcome = match tool {
+                Some(tool) => filter.bare(input, tool, sink, summary),
+                None => filter.stream(input, sink, summary).map(|_| ()),
+            }
+            .map_err(|e| error(format!("{e:?}")));
+            // Results that hold values deeper than Python is given are dropped
+            // here, on the thread with the stack for them, and refused.
+            if depth > MAX_DEPTH && sink.lines.iter().skip(before).any(Line::too_deep) {
+                drop(sink.lines.split_off(before));
+                return Err(error(format!(
+                    "a value nests deeper than {MAX_DEPTH} levels"
+                )));
+            }
+            outcome
+        })
     }
 
     /// Checks `text` with the GIL released, without loop detection: the
@@ -605,7 +824,7 @@ impl Toolset {
             let (name, schema): (String, Bound<'_, PyAny>) = item?.extract()?;
             map.push((name, value_of(&schema)?));
         }
-        let registry = Registry::from_schemas(map);
+        let registry = catch(|| Ok(Registry::from_schemas(map)))?;
         Ok(Toolset::build(
             registry,
             opts,
@@ -620,8 +839,9 @@ impl Toolset {
     #[pyo3(signature = (path, **opts))]
     fn from_dir(path: PathBuf, opts: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
         let opts = Opts::parse(opts)?;
-        let registry = Registry::load(std::slice::from_ref(&path))
-            .map_err(|e| error(Chain(&e).to_string()))?;
+        let registry = catch(|| {
+            Registry::load(std::slice::from_ref(&path)).map_err(|e| error(Chain(&e).to_string()))
+        })?;
         let absolute = std::path::absolute(&path).unwrap_or(path);
         Ok(Toolset::build(registry, opts, Origin::Dir(absolute)))
     }
@@ -633,11 +853,14 @@ impl Toolset {
     #[pyo3(signature = (tools, **opts))]
     fn from_tools(tools: &Bound<'_, PyAny>, opts: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
         let opts = Opts::parse(opts)?;
-        let registry = Registry::from_tool_list(value_of(tools)?).ok_or_else(|| {
-            error(
-                "not a tool list (OpenAI tools, Anthropic tools, Gemini functionDeclarations, \
-                 MCP tools/list)",
-            )
+        let list = value_of(tools)?;
+        let registry = catch(|| {
+            Registry::from_tool_list(list).ok_or_else(|| {
+                error(
+                    "not a tool list (OpenAI tools, Anthropic tools, Gemini \
+                     functionDeclarations, MCP tools/list)",
+                )
+            })
         })?;
         Ok(Toolset::build(
             registry,
@@ -891,12 +1114,14 @@ impl Session {
 fn render(template: &str, vars: Option<BTreeMap<String, String>>) -> PyResult<String> {
     let mut all = callfix::render::builtins();
     all.extend(vars.unwrap_or_default());
-    callfix::render::render(template, "<template>", &all, callfix::render::Syntax::Angle)
-        .map(|r| r.text)
-        .map_err(|errors| {
-            let all: Vec<String> = errors.iter().map(ToString::to_string).collect();
-            error(all.join("; "))
-        })
+    catch(|| {
+        callfix::render::render(template, "<template>", &all, callfix::render::Syntax::Angle)
+            .map(|r| r.text)
+            .map_err(|errors| {
+                let all: Vec<String> = errors.iter().map(ToString::to_string).collect();
+                error(all.join("; "))
+            })
+    })
 }
 
 /// The tool definitions a provider's API expects for every tool of `toolset`:
@@ -935,19 +1160,26 @@ fn tools<'py>(
             provider.name()
         )));
     }
-    let payload = callfix::tools::payload(&toolset.registry, provider, &files, &all, openai_strict)
-        .map_err(|problems| {
-            let all: Vec<String> = problems.iter().map(|p| Chain(p).to_string()).collect();
-            error(all.join("; "))
-        })?;
+    let payload = catch(|| {
+        callfix::tools::payload(&toolset.registry, provider, &files, &all, openai_strict).map_err(
+            |problems| {
+                let all: Vec<String> = problems.iter().map(|p| Chain(p).to_string()).collect();
+                error(all.join("; "))
+            },
+        )
+    })?;
     to_py(py, &payload.value)
 }
 
 /// Runs the `callfix` command line with `argv` (the first item is the program's
-/// name); returns its exit code. The `callfix` script on PATH calls this.
+/// name); returns its exit code. The `callfix` script on PATH calls this. A
+/// panic (a bug) is exit code 2, an error, as the binary's would be reported;
+/// it never unwinds into the interpreter.
 #[pyfunction]
 fn _main(py: Python<'_>, argv: Vec<OsString>) -> u8 {
-    py.detach(|| app::main(argv))
+    py.detach(|| {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| app::main(argv))).unwrap_or(2)
+    })
 }
 
 #[pymodule]

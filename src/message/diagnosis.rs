@@ -133,14 +133,24 @@ pub(super) fn convert(
         | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
             let allowed = allowed_keys(schema, err.schema_path().as_str());
             let declared: Vec<&str> = allowed.iter().flatten().map(String::as_str).collect();
+            let near = suggest::NearMisses::new(&declared);
+            // Joined once, and only as far as a message is kept: each key's
+            // message is cut to MAX_ERROR_CHARS anyway (a list per key of every
+            // property was quadratic).
+            let listed = allowed
+                .as_deref()
+                .map(|list| joined_past(list, MAX_ERROR_CHARS));
             // Where each key sits in its object, found in one pass (not per key).
             for key in unexpected {
-                let message = match (suggest::near_miss_of(key, &declared), &allowed) {
+                let message = match (near.of(key), &allowed) {
                     (Some(meant), _) => {
                         format!("unrecognized key (did you mean {}?)", quote(meant))
                     }
                     (None, Some(list)) if !list.is_empty() => {
-                        format!("unrecognized key (allowed: {})", list.join(", "))
+                        format!(
+                            "unrecognized key (allowed: {})",
+                            listed.as_deref().unwrap_or_default()
+                        )
                     }
                     _ => "unrecognized key".to_owned(),
                 };
@@ -397,9 +407,48 @@ pub(super) fn document_position(doc: &Doc<'_>, segments: &[String]) -> Vec<usize
 
 /// The declared property names of the object schema that owns an
 /// `additionalProperties` (or `unevaluatedProperties`) keyword.
+/// `names` joined with `, `, stopped once the text is longer than `chars`
+/// characters (so that cutting it, or a message holding it, to `chars` gives what
+/// cutting the whole list would).
+fn joined_past(names: &[String], chars: usize) -> String {
+    let mut out = String::new();
+    let mut count = 0usize;
+    for (i, name) in names.iter().enumerate() {
+        if count > chars {
+            break;
+        }
+        if i > 0 {
+            out.push_str(", ");
+            count += 2;
+        }
+        out.push_str(name);
+        count += name.chars().count();
+    }
+    out
+}
+
 pub(super) fn allowed_keys(schema: &Value, keyword_path: &str) -> Option<Vec<String>> {
     let owner = keyword_path.rsplit_once('/').map(|(owner, _)| owner)?;
     let node = schema.pointer(owner)?;
     let props = node.get("properties")?.as_object()?;
     Some(props.keys().cloned().collect())
+}
+
+#[cfg(test)]
+mod joined {
+    use super::*;
+
+    #[test]
+    fn a_list_joined_past_the_cut_cuts_as_the_whole_list() {
+        let names: Vec<String> = (0..2000).map(|i| format!("p{i:05}é")).collect();
+        let whole = format!("unrecognized key (allowed: {})", names.join(", "));
+        let part = format!(
+            "unrecognized key (allowed: {})",
+            joined_past(&names, MAX_ERROR_CHARS)
+        );
+        assert!(part.len() < 2 * MAX_ERROR_CHARS * 4);
+        assert_eq!(cut(&part, MAX_ERROR_CHARS), cut(&whole, MAX_ERROR_CHARS));
+        let few = &names[..3];
+        assert_eq!(joined_past(few, MAX_ERROR_CHARS), few.join(", "));
+    }
 }

@@ -1,5 +1,25 @@
 //! `--to`: a call, its error result and a whole assistant turn in another
 //! provider's shape, with ids that provider accepts.
+//!
+//! Ids are injective: two calls of one stream never go by one id in the target
+//! provider, so a result always pairs with its own call. Each call's id is
+//! first worked out on its own ([`target_id`]: its own id, a number written as
+//! text, a derived one, the provider's quirk); an [`IdScope`] then checks it
+//! against the ids already given and, on a clash, gives a deterministic
+//! alternative (the id with the call's place appended, through the same quirk).
+
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::indexing_slicing,
+        clippy::string_slice,
+        clippy::unwrap_used,
+        clippy::expect_used
+    )
+)]
+
+use std::collections::{HashMap, VecDeque};
+use std::hash::Hasher;
 
 use serde_json::{Map, Value};
 
@@ -46,22 +66,31 @@ pub struct Converted {
 /// written as text where `to` needs a string), or, when it has none and `to`
 /// needs one, `call_` and 16 hex digits derived from the call and its place (the
 /// same input gives the same id); then `to`'s own quirk ([`Provider::call_id`]).
+///
+/// On its own: two calls may get the same id this way; [`IdScope::assign`]
+/// gives ids that are never shared.
 pub fn target_id(call: &Call, to: &dyn Provider, place: Place) -> Value {
-    let id = match (to.ids(), &call.id) {
-        (Ids::None, _) => return Value::Null,
+    match own_id(call, to, place) {
+        Value::Null => Value::Null,
+        id => to.call_id(&id),
+    }
+}
+
+/// [`target_id`] before `to`'s quirk.
+fn own_id(call: &Call, to: &dyn Provider, place: Place) -> Value {
+    match (to.ids(), &call.id) {
+        (Ids::None, _) => Value::Null,
         (_, Value::String(s)) => Value::String(s.clone()),
         (Ids::JsonRpc, Value::Number(n)) => Value::Number(n.clone()),
         (_, Value::Number(n)) => Value::String(n.to_string()),
         (Ids::Optional, _) => Value::Null,
         (Ids::Strings | Ids::JsonRpc, _) => Value::String(derived_id(call, place)),
-    };
-    to.call_id(&id)
+    }
 }
 
 /// `call_` and 16 hex digits: an FNV-1a hash of the call's place, name and
 /// arguments as sent.
 fn derived_id(call: &Call, place: Place) -> String {
-    use std::hash::Hasher;
     let mut h = crate::fnv::Fnv::default();
     h.write(&place.record.to_le_bytes());
     h.write(&(place.call as u64).to_le_bytes());
@@ -79,12 +108,108 @@ fn derived_id(call: &Call, place: Place) -> String {
     format!("call_{:016x}", h.finish())
 }
 
+/// How many ids an [`IdScope`] remembers: the ids of this many calls back (and
+/// always every id of the record being written). Memory stays bounded however
+/// long the stream; within any run of this many calls no two share an id.
+pub(crate) const REMEMBERED_IDS: usize = 1 << 16;
+
+/// The ids already given in one stream (a conversation), so that no two calls
+/// share one. Remembers a 128-bit hash of each id's JSON text (`1` and `"1"`
+/// differ where the target keeps numbers): a hash that matches by chance only
+/// makes an id take its alternative, and the answer is still the same for the
+/// same input.
+#[derive(Debug, Default)]
+pub struct IdScope {
+    order: VecDeque<(u64, u128)>,
+    used: HashMap<u128, u32>,
+}
+
+impl IdScope {
+    /// An empty scope (a new stream).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The id the call at `place` goes by in `to`: [`target_id`], unless an
+    /// earlier call already has it; then its text with `_RECORD_CALL` (and
+    /// `_N` if that is taken too) appended, through `to`'s quirk.
+    pub fn assign(&mut self, call: &Call, to: &dyn Provider, place: Place) -> Value {
+        let own = own_id(call, to, place);
+        if own.is_null() {
+            return Value::Null;
+        }
+        let first = to.call_id(&own);
+        if first.is_null() || !self.contains(&first) {
+            self.insert(&first, place);
+            return first;
+        }
+        let base = match &own {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let stem = format!("{base}_{}_{}", place.record, place.call);
+        // Each taken alternative was given to an earlier call, so this ends
+        // within one more try than the ids remembered.
+        let mut id = first;
+        for n in 1..=self.order.len().saturating_add(2) {
+            let text = if n == 1 {
+                stem.clone()
+            } else {
+                format!("{stem}_{n}")
+            };
+            id = to.call_id(&Value::String(text));
+            if !self.contains(&id) {
+                break;
+            }
+        }
+        self.insert(&id, place);
+        id
+    }
+
+    fn contains(&self, id: &Value) -> bool {
+        self.used.contains_key(&key(id))
+    }
+
+    fn insert(&mut self, id: &Value, place: Place) {
+        let k = key(id);
+        *self.used.entry(k).or_insert(0) += 1;
+        self.order.push_back((place.record, k));
+        // Forget the oldest ids past the bound, never those of this record.
+        while self.order.len() > REMEMBERED_IDS {
+            match self.order.front() {
+                Some(&(record, old)) if record != place.record => {
+                    self.order.pop_front();
+                    if let Some(count) = self.used.get_mut(&old) {
+                        *count -= 1;
+                        if *count == 0 {
+                            self.used.remove(&old);
+                        }
+                    }
+                }
+                _ => break,
+            }
+        }
+    }
+}
+
+/// A 128-bit hash of an id's JSON text: FNV-1a and SipHash (fixed keys, so the
+/// same input gives the same ids).
+fn key(id: &Value) -> u128 {
+    let text = id.to_string();
+    let mut fnv = crate::fnv::Fnv::default();
+    fnv.write(text.as_bytes());
+    let mut sip = std::hash::DefaultHasher::new();
+    sip.write(text.as_bytes());
+    (u128::from(fnv.finish()) << 64) | u128::from(sip.finish())
+}
+
 /// A (valid or repaired) call in `to`'s envelope, with `to`'s quirks.
 pub fn convert(
     call: &Call,
     to: &dyn Provider,
     args: &Value,
     spellings: &Spellings,
+    ids: &mut IdScope,
     place: Place,
 ) -> Converted {
     let args = if to.args_as_text() {
@@ -92,7 +217,7 @@ pub fn convert(
     } else {
         args.clone()
     };
-    envelope(call, to, &args, place)
+    envelope(call, to, &args, ids, place)
 }
 
 /// A rejected call in `to`'s envelope, for the history it stays in, given its
@@ -104,6 +229,7 @@ pub fn convert_rejected(
     sent: &Args,
     to: &dyn Provider,
     spellings: &Spellings,
+    ids: &mut IdScope,
     place: Place,
 ) -> (Converted, Option<String>) {
     let text = match sent {
@@ -122,11 +248,17 @@ pub fn convert_rejected(
         },
         (_, false) => (Value::Object(Map::new()), text),
     };
-    (envelope(call, to, &args, place), quoted)
+    (envelope(call, to, &args, ids, place), quoted)
 }
 
-fn envelope(call: &Call, to: &dyn Provider, args: &Value, place: Place) -> Converted {
-    let id = target_id(call, to, place);
+fn envelope(
+    call: &Call,
+    to: &dyn Provider,
+    args: &Value,
+    ids: &mut IdScope,
+    place: Place,
+) -> Converted {
+    let id = ids.assign(call, to, place);
     let name = to.tool_name(&call.name);
     Converted {
         call: to.new_call(&id, &name, args),
@@ -136,10 +268,91 @@ fn envelope(call: &Call, to: &dyn Provider, args: &Value, place: Place) -> Conve
 }
 
 /// `to`'s error result for a rejected call, under the id and name `to` accepts.
-pub fn convert_error(call: &Call, to: &dyn Provider, message: &str, place: Place) -> Value {
+pub fn convert_error(
+    call: &Call,
+    to: &dyn Provider,
+    message: &str,
+    ids: &mut IdScope,
+    place: Place,
+) -> Value {
     to.error_result(
-        &target_id(call, to, place),
+        &ids.assign(call, to, place),
         &to.tool_name(&call.name),
         message,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provider::{bare_call, by_name};
+    use serde_json::json;
+
+    fn call(id: Value) -> Call {
+        let mut c = bare_call("glob", "{}".into());
+        c.id = id;
+        c
+    }
+
+    fn at(record: u64, call: usize) -> Place {
+        Place { record, call }
+    }
+
+    #[test]
+    fn forged_alternatives_cost_one_try_each() {
+        // Every alternative the last call could take is taken already: the
+        // tries are bounded by the ids given, and the answer is new.
+        let to = by_name("openai").unwrap();
+        let mut scope = IdScope::new();
+        let mut given = std::collections::HashSet::new();
+        let forged = [
+            "x".to_owned(),
+            "x_9_0".into(),
+            "x_9_0_2".into(),
+            "x_9_0_3".into(),
+        ];
+        for (i, id) in forged.iter().enumerate() {
+            let got = scope.assign(&call(json!(id)), to, at(i as u64, 0));
+            assert_eq!(got, json!(id));
+            given.insert(got.to_string());
+        }
+        let got = scope.assign(&call(json!("x")), to, at(9, 0));
+        assert_eq!(got, json!("x_9_0_4"));
+        assert!(given.insert(got.to_string()));
+    }
+
+    #[test]
+    fn memory_is_bounded_but_a_record_is_never_forgotten() {
+        let to = by_name("anthropic").unwrap();
+        let mut scope = IdScope::new();
+        for i in 0..(REMEMBERED_IDS as u64 + 1000) {
+            scope.assign(&call(json!(format!("id{i}"))), to, at(i, 0));
+        }
+        assert_eq!(scope.order.len(), REMEMBERED_IDS);
+        assert_eq!(scope.used.len(), REMEMBERED_IDS);
+        // One record with more calls than the bound: all of them kept apart.
+        let mut scope = IdScope::new();
+        let mut given = std::collections::HashSet::new();
+        for i in 0..(REMEMBERED_IDS + 10) {
+            let id = scope.assign(&call(json!(i % 7)), to, at(0, i));
+            assert!(given.insert(id.to_string()), "{id}");
+        }
+    }
+
+    #[test]
+    fn targets_without_ids_give_none() {
+        let mut scope = IdScope::new();
+        let ollama = by_name("ollama").unwrap();
+        let gemini = by_name("gemini").unwrap();
+        for _ in 0..2 {
+            assert_eq!(
+                scope.assign(&call(json!("a")), ollama, at(0, 0)),
+                Value::Null
+            );
+            assert_eq!(
+                scope.assign(&call(Value::Null), gemini, at(0, 0)),
+                Value::Null
+            );
+        }
+    }
 }

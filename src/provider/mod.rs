@@ -52,6 +52,7 @@ pub mod stream;
 pub mod tool_list;
 
 use crate::spelling::Spellings;
+pub use convert::IdScope;
 pub use convert::{Converted, Ids, Place, convert, convert_error, convert_rejected, target_id};
 pub use leak::Declared;
 use serde_json::{Map, Value, json};

@@ -130,7 +130,7 @@ pub fn repair(tool: &Tool, args: &Value, policy: Policy) -> Option<(Value, Vec<R
     if crate::json::more_values_than(args, crate::json::ALL_ERRORS_UP_TO) {
         return None;
     }
-    let schemas = Schemas { tool };
+    let schemas = Schemas::new(tool);
     let mut doc = args.clone();
     let mut repairs = Vec::new();
     for _ in 0..policy.max_rounds {
@@ -202,11 +202,13 @@ pub fn repair(tool: &Tool, args: &Value, policy: Policy) -> Option<(Value, Vec<R
             };
             if bad.is_empty() {
                 doc = candidate;
+                schemas.forget();
             } else if !good.is_empty() {
                 apply_all(
                     &mut doc,
                     &good.iter().map(|(_, _, f)| &f.change).collect::<Vec<_>>(),
                 );
+                schemas.forget();
             }
             kept += good.len();
             for (_, i, fix) in good {

@@ -181,8 +181,9 @@ pub(super) fn rename_key(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fi
         Site::UnknownKey(p, _) | Site::Missing(p, _) => (p, get(doc, p)?.as_object()?),
         Site::Value(_) => return None,
     };
-    let w = s.wanted(doc, path);
-    let undeclared = |k: &str| !w.properties.contains(&k);
+    // Indexed once per object (not a pass over every property per key).
+    let o = s.object(doc, path);
+    let undeclared = |k: &str| !o.declared.contains(k);
     let missing = |p: &&&str| !object.contains_key(**p);
     let (from, to) = match site {
         Site::UnknownKey(_, key) => {
@@ -190,11 +191,12 @@ pub(super) fn rename_key(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fi
                 return None;
             }
             let norm = normalise(key);
-            let mut targets = w
-                .properties
-                .iter()
-                .filter(missing)
-                .filter(|p| normalise(p) == norm);
+            let mut targets = o
+                .declared_by_norm
+                .get(&norm)
+                .into_iter()
+                .flatten()
+                .filter(missing);
             let target = *targets.next()?;
             if targets.next().is_some() {
                 return None;
@@ -203,19 +205,23 @@ pub(super) fn rename_key(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fi
         }
         Site::Missing(_, prop) => {
             let norm = normalise(prop);
-            let mut keys = object
-                .keys()
-                .filter(|k| undeclared(k) && normalise(k) == norm);
+            let mut keys = o
+                .keys_by_norm
+                .get(&norm)
+                .into_iter()
+                .flatten()
+                .filter(|k| undeclared(k));
             let key = keys.next()?;
             if keys.next().is_some() {
                 return None;
             }
             // The same key must not fit another missing property as well.
-            let rivals = w
-                .properties
-                .iter()
+            let rivals = o
+                .declared_by_norm
+                .get(&norm)
+                .into_iter()
+                .flatten()
                 .filter(missing)
-                .filter(|p| normalise(p) == norm)
                 .count();
             if rivals != 1 {
                 return None;
@@ -241,8 +247,8 @@ pub(super) fn drop_unknown(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<
     let Site::UnknownKey(path, key) = site else {
         return None;
     };
-    let w = s.wanted(doc, path);
-    if w.properties.iter().any(|p| suggest::near_miss(key, p)) {
+    // Past the object's work budget a key counts as near: never dropped.
+    if s.object(doc, path).near.any(key) {
         return None;
     }
     let value = get(doc, path)?.as_object()?.get(key)?;

@@ -4,6 +4,9 @@
 #[allow(unused_imports)]
 use super::*;
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 /// What the schemas that apply at one path accept.
 #[derive(Default)]
 pub(super) struct Wanted<'a> {
@@ -26,9 +29,69 @@ impl Wanted<'_> {
 
 pub(super) struct Schemas<'a> {
     pub(super) tool: &'a Tool,
+    /// The declared properties and keys of each object looked at, for the
+    /// document as it stands ([`Schemas::forget`] when it changes): built once
+    /// per object, not once per key.
+    pub(super) objects: RefCell<HashMap<Vec<String>, Rc<Object<'a>>>>,
+}
+
+/// One object of the document and its declared properties, indexed.
+pub(super) struct Object<'a> {
+    /// The declared properties (in schema order, as [`Wanted::properties`]).
+    pub(super) declared: HashSet<&'a str>,
+    /// The declared properties by normalised spelling, in schema order.
+    pub(super) declared_by_norm: HashMap<String, Vec<&'a str>>,
+    /// The object's keys by normalised spelling, in document order.
+    pub(super) keys_by_norm: HashMap<String, Vec<String>>,
+    /// Near-miss matching against the declared properties.
+    pub(super) near: suggest::NearMisses<'a>,
 }
 
 impl<'a> Schemas<'a> {
+    pub(super) fn new(tool: &'a Tool) -> Self {
+        Schemas {
+            tool,
+            objects: RefCell::default(),
+        }
+    }
+
+    /// The document changed: what was indexed of it no longer holds.
+    pub(super) fn forget(&self) {
+        self.objects.borrow_mut().clear();
+    }
+
+    /// The object at `path` of `doc` and what is declared for it, indexed once
+    /// per document state.
+    pub(super) fn object(&self, doc: &Value, path: &[String]) -> Rc<Object<'a>> {
+        if let Some(found) = self.objects.borrow().get(path) {
+            return Rc::clone(found);
+        }
+        let properties = self.wanted(doc, path).properties;
+        let mut declared_by_norm: HashMap<String, Vec<&'a str>> = HashMap::new();
+        for p in &properties {
+            declared_by_norm.entry(normalise(p)).or_default().push(p);
+        }
+        let mut keys_by_norm: HashMap<String, Vec<String>> = HashMap::new();
+        if let Some(object) = get(doc, path).and_then(Value::as_object) {
+            for k in object.keys() {
+                keys_by_norm
+                    .entry(normalise(k))
+                    .or_default()
+                    .push(k.clone());
+            }
+        }
+        let built = Rc::new(Object {
+            declared: properties.iter().copied().collect(),
+            declared_by_norm,
+            keys_by_norm,
+            near: suggest::NearMisses::new(&properties),
+        });
+        self.objects
+            .borrow_mut()
+            .insert(path.to_vec(), Rc::clone(&built));
+        built
+    }
+
     /// Follows `$ref` (as the validator resolves it) and the branches of
     /// allOf/anyOf/oneOf: every schema that may apply to the same value.
     pub(super) fn expand(&self, node: At<'a>, out: &mut Vec<At<'a>>, depth: usize) {

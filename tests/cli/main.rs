@@ -15,6 +15,7 @@ mod leak_attacks;
 mod leaks;
 mod live;
 mod mcp_attacks;
+mod misc_attacks;
 mod providers;
 mod readme;
 mod refs;
