@@ -18,30 +18,10 @@
 mod anthropic;
 mod bedrock;
 pub mod claude_code;
-// Owned and linted file by file (each carries its own deny): left out of this
-// module's lints so that their owners set them.
-#[cfg_attr(
-    not(test),
-    allow(
-        clippy::indexing_slicing,
-        clippy::string_slice,
-        clippy::unwrap_used,
-        clippy::expect_used
-    )
-)]
 mod convert;
 mod gemini;
 mod generic;
 pub mod keywords;
-#[cfg_attr(
-    not(test),
-    allow(
-        clippy::indexing_slicing,
-        clippy::string_slice,
-        clippy::unwrap_used,
-        clippy::expect_used
-    )
-)]
 pub mod leak;
 mod mcp;
 mod mistral;
