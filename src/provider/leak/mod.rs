@@ -37,12 +37,12 @@
 //! not closed, or JSON that does not parse, is reported as malformed: it is
 //! never completed or guessed at.
 //!
-//! Every reader moves through the text with one checked [`cursor::Cursor`]
-//! (no reader indexes or slices the text by hand, so none can panic on it),
-//! and the one recursive reader (pythonic values) stops at
-//! [`pythonic::MAX_DEPTH`] levels. A call in a list of several holds its own element's
-//! markup, not the list's, so the markup held is linear in the text; a list
-//! of one call holds the whole markup (sentinels and brackets included).
+//! Every reader moves through the text with one checked cursor (`cursor.rs`):
+//! no reader indexes or slices the text by hand, so none can panic on it, and
+//! the one recursive reader (pythonic values) stops at 128 levels
+//! (`pythonic::MAX_DEPTH`). A call in a list of several holds its own
+//! element's markup, not the list's, so the markup held is linear in the text;
+//! a list of one call holds the whole markup (sentinels and brackets included).
 //! The search for openings and for code spans is one pass over the text.
 
 mod cohere;
