@@ -531,7 +531,7 @@ fn a_call_nested_too_deeply_to_read_is_answered_not_forwarded() {
 
 #[test]
 fn the_head_scan_skips_strings_brackets_and_cut_values() {
-    use super::scan_head;
+    use super::head::scan_head;
     let id = |t: &str| scan_head(t.as_bytes()).0;
     assert_eq!(id(r#"{"a":"}\"]","id":1}"#), Some(json!(1)));
     assert_eq!(id(r#"{"a":[{"b":"]"}],"id":"x","#), Some(json!("x")));
