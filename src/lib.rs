@@ -13,6 +13,17 @@
 //! the command line, printing, colour and exit codes.
 
 #![deny(missing_docs)]
+// A panic must not be reachable from input: library code reads through checked
+// access (`get`, `strip_prefix`, iterators); tests may index and unwrap.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::indexing_slicing,
+        clippy::string_slice,
+        clippy::unwrap_used,
+        clippy::expect_used
+    )
+)]
 
 pub mod check;
 pub mod error;

@@ -1,12 +1,3 @@
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::indexing_slicing,
-        clippy::string_slice,
-        clippy::unwrap_used,
-        clippy::expect_used
-    )
-)]
 //! The MCP proxy's decisions (`callfix mcp`), without any I/O.
 //!
 //! The proxy sits between an MCP client and a server on the stdio transport:

@@ -2,16 +2,6 @@
 //! Only this module writes results; it writes to whatever `Write` it is given
 //! (buffered stdout in the binary).
 
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::indexing_slicing,
-        clippy::string_slice,
-        clippy::unwrap_used,
-        clippy::expect_used
-    )
-)]
-
 use std::io::{self, Write};
 
 use owo_colors::OwoColorize;

@@ -85,13 +85,13 @@ pub fn render(
     let mut rest = template;
     let mut offset = 0;
     while let Some(found) = next_placeholder(rest, syntax) {
-        out.push_str(&rest[..found.start]);
-        let whole = &rest[found.start..found.end];
+        out.push_str(found.before);
+        let whole = found.whole;
         if found.escaped {
             // `\<NAME>` → `<NAME>`: drop the backslash, keep the text.
-            out.push_str(&whole[1..]);
+            out.push_str(whole.strip_prefix('\\').unwrap_or(whole));
         } else {
-            let (line, column) = line_column(template, offset + found.start);
+            let (line, column) = line_column(template, offset + found.before.len());
             let error = |what: String, suggested: Option<String>| TemplateError {
                 file: file.to_owned(),
                 line,
@@ -104,10 +104,7 @@ pub fn render(
                 // leave that placeholder in the text.
                 Some(value) => match next_placeholder(value, syntax).filter(|f| !f.escaped) {
                     Some(inner) => errors.push(error(
-                        format!(
-                            "the value of {whole} holds the placeholder {}",
-                            &value[inner.start..inner.end]
-                        ),
+                        format!("the value of {whole} holds the placeholder {}", inner.whole),
                         None,
                     )),
                     None => {
@@ -125,8 +122,8 @@ pub fn render(
                 }
             }
         }
-        offset += found.end;
-        rest = &rest[found.end..];
+        offset += found.before.len() + whole.len();
+        rest = found.rest;
     }
     out.push_str(rest);
     if errors.is_empty() {
@@ -144,7 +141,7 @@ pub fn placeholders(template: &str, syntax: Syntax) -> Vec<String> {
         if !found.escaped {
             names.push(found.name.to_owned());
         }
-        rest = &rest[found.end..];
+        rest = found.rest;
     }
     names
 }
@@ -160,10 +157,14 @@ pub fn written(name: &str, syntax: Syntax) -> String {
 }
 
 struct Found<'t> {
-    start: usize,
-    end: usize,
+    /// The text before the placeholder.
+    before: &'t str,
+    /// The placeholder as written, its escaping backslash included.
+    whole: &'t str,
     name: &'t str,
     escaped: bool,
+    /// The text after the placeholder.
+    rest: &'t str,
 }
 
 /// The next placeholder (or escaped placeholder) in `text`.
@@ -174,19 +175,23 @@ fn next_placeholder(text: &str, syntax: Syntax) -> Option<Found<'_>> {
         Syntax::Brace | Syntax::Mustache => b'{',
         Syntax::Dollar => b'$',
     };
-    let mut i = 0;
-    while let Some(p) = bytes[i..].iter().position(|&b| b == open) {
-        let at = i + p;
+    for (at, _) in text.match_indices(char::from(open)) {
         if let Some((name_start, name_end, end)) = match_at(text, at, syntax) {
-            let escaped = at > 0 && bytes[at - 1] == b'\\';
+            let escaped = at.checked_sub(1).and_then(|p| bytes.get(p)) == Some(&b'\\');
+            let start = if escaped { at - 1 } else { at };
+            // All three are ASCII positions in `text`: none of these fails, and if
+            // one did, the text would be left as it is.
+            let (before, from) = text.split_at_checked(start)?;
+            let (whole, rest) = from.split_at_checked(end - start)?;
+            let name = text.get(name_start..name_end)?;
             return Some(Found {
-                start: if escaped { at - 1 } else { at },
-                end,
-                name: &text[name_start..name_end],
+                before,
+                whole,
+                name,
                 escaped,
+                rest,
             });
         }
-        i = at + 1;
     }
     None
 }
@@ -198,7 +203,9 @@ fn match_at(text: &str, at: usize, syntax: Syntax) -> Option<(usize, usize, usiz
         Syntax::Angle => (at + 1, ">"),
         Syntax::Brace => {
             // `{{` belongs to mustache, not to a single-brace variable.
-            if b.get(at + 1) == Some(&b'{') || (at > 0 && b[at - 1] == b'{') {
+            if b.get(at + 1) == Some(&b'{')
+                || at.checked_sub(1).and_then(|p| b.get(p)) == Some(&b'{')
+            {
                 return None;
             }
             (at + 1, "}")
@@ -222,15 +229,16 @@ fn match_at(text: &str, at: usize, syntax: Syntax) -> Option<(usize, usize, usiz
             s += 1;
         }
     }
-    let mut e = s;
-    while e < b.len() && (b[e].is_ascii_alphanumeric() || b[e] == b'_') {
-        e += 1;
-    }
-    let name = &text[s..e];
+    let e = s + b
+        .iter()
+        .skip(s)
+        .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+        .count();
+    let name = text.get(s..e)?;
     let valid = match syntax {
         Syntax::Angle => {
             name.len() >= 2
-                && name.as_bytes()[0].is_ascii_uppercase()
+                && name.as_bytes().first().is_some_and(u8::is_ascii_uppercase)
                 && name
                     .bytes()
                     .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
@@ -249,14 +257,15 @@ fn match_at(text: &str, at: usize, syntax: Syntax) -> Option<(usize, usize, usiz
             after += 1;
         }
     }
-    text[after..]
+    text.get(after..)?
         .starts_with(close)
         .then_some((s, e, after + close.len()))
 }
 
 /// 1-based line and column (in characters) of a byte offset.
 fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset];
+    // `offset` is where a placeholder starts: a character boundary.
+    let before = text.get(..offset).unwrap_or(text);
     let line = before.matches('\n').count() + 1;
     let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
     (line, column)

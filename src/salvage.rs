@@ -8,15 +8,6 @@
 //! are identical. Truncated text is never completed: it is rejected with a message
 //! that says so. Valid JSON never reaches this module's rules.
 
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::indexing_slicing,
-        clippy::string_slice,
-        clippy::unwrap_used,
-        clippy::expect_used
-    )
-)]
 use std::ops::Range;
 
 use serde_json::Value;

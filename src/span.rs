@@ -26,15 +26,17 @@ impl Loc {
     /// Where byte `offset` of `text` is (clamped to the text, and to a character
     /// boundary).
     pub fn of(text: &str, offset: usize) -> Loc {
-        let mut offset = offset.min(text.len());
-        while !text.is_char_boundary(offset) {
-            offset -= 1;
-        }
-        let before = &text[..offset];
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let offset = offset.min(text.len());
+        // The text before the last character boundary at or before `offset`
+        // (`..0` is always one).
+        let before = (0..=offset)
+            .rev()
+            .find_map(|at| text.get(..at))
+            .unwrap_or_default();
+        let last_line = before.rsplit_once('\n').map_or(before, |(_, line)| line);
         Loc {
             line: before.matches('\n').count() + 1,
-            col: before[line_start..].chars().count() + 1,
+            col: last_line.chars().count() + 1,
         }
     }
 }

@@ -8,16 +8,6 @@
 //! the same number two ways (`1e2` and `1E2`), that number is written in the
 //! parser's form: its value is exact, its spelling is not guessed.
 
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::indexing_slicing,
-        clippy::string_slice,
-        clippy::unwrap_used,
-        clippy::expect_used
-    )
-)]
-
 use std::collections::HashMap;
 use std::io;
 

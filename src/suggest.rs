@@ -1,15 +1,5 @@
 //! "Did you mean" for names: tool names now, template variables later.
 
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::indexing_slicing,
-        clippy::string_slice,
-        clippy::unwrap_used,
-        clippy::expect_used
-    )
-)]
-
 use std::cell::Cell;
 use std::collections::HashMap;
 

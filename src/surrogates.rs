@@ -20,8 +20,7 @@ pub fn mask(text: &[u8]) -> Option<Vec<u8>> {
     let mut in_string = false;
     let mut i = 0;
     let mut copied = 0;
-    while i < text.len() {
-        let b = text[i];
+    while let Some(&b) = text.get(i) {
         if !in_string {
             in_string = b == b'"';
             i += 1;
@@ -44,11 +43,18 @@ pub fn mask(text: &[u8]) -> Option<Vec<u8>> {
                 if paired {
                     i += 12;
                 } else if (0xD800..0xE000).contains(&unit) {
+                    // `copied <= i`, and `hex4` has just read the four digits:
+                    // neither fails. If one did, nothing is masked.
+                    let (Some(before), Some(digits)) =
+                        (text.get(copied..i), text.get(i + 2..i + 6))
+                    else {
+                        return None;
+                    };
                     let buf = out.get_or_insert_with(|| Vec::with_capacity(text.len() + 16));
-                    buf.extend_from_slice(&text[copied..i]);
+                    buf.extend_from_slice(before);
                     let mut mark = [0u8; 4];
                     buf.extend_from_slice(MARK.encode_utf8(&mut mark).as_bytes());
-                    buf.extend_from_slice(&text[i + 2..i + 6]);
+                    buf.extend_from_slice(digits);
                     i += 6;
                     copied = i;
                 } else {
@@ -60,7 +66,7 @@ pub fn mask(text: &[u8]) -> Option<Vec<u8>> {
         }
     }
     let mut buf = out?;
-    buf.extend_from_slice(&text[copied..]);
+    buf.extend_from_slice(text.get(copied..)?);
     Some(buf)
 }
 
@@ -99,12 +105,11 @@ fn join(head: &str, rest: &str) -> String {
 /// Writes `fragment` with each mask as the escape it stood for (`\ud83d`).
 pub fn unmask(fragment: &str, out: &mut impl std::io::Write) -> std::io::Result<()> {
     let mut rest = fragment;
-    while let Some(at) = rest.find(MARK) {
-        out.write_all(&rest.as_bytes()[..at])?;
-        let after = &rest[at + MARK.len_utf8()..];
-        let hex = after.get(..4).unwrap_or(after);
+    while let Some((before, after)) = rest.split_once(MARK) {
+        out.write_all(before.as_bytes())?;
+        let (hex, tail) = after.split_at_checked(4).unwrap_or((after, ""));
         write!(out, "\\u{hex}")?;
-        rest = &after[hex.len()..];
+        rest = tail;
     }
     out.write_all(rest.as_bytes())
 }

@@ -8,15 +8,6 @@
 //! is an error, and running out of input is always an error: truncated text is
 //! never completed.
 
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::indexing_slicing,
-        clippy::string_slice,
-        clippy::unwrap_used,
-        clippy::expect_used
-    )
-)]
 use serde_json::{Map, Number, Value};
 
 /// The leniencies a parse needed.

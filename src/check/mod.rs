@@ -5,16 +5,6 @@
 //! [`Rule`] and the line and column of the key or value at fault
 //! ([`crate::span`]); [`report`] writes them for people, JSON, GitHub and SARIF.
 
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::indexing_slicing,
-        clippy::string_slice,
-        clippy::unwrap_used,
-        clippy::expect_used
-    )
-)]
-
 mod calls;
 pub mod report;
 mod rules;

@@ -228,10 +228,15 @@ impl<'scope> Pipeline<'scope> {
         }
         let batch = std::mem::replace(&mut self.batch, Batch::with_capacity());
         let bytes = batch.bytes.len();
-        let least = (0..self.workers.len()).min_by_key(|&w| self.workers[w].queued);
-        let to = match least.filter(|&w| self.workers[w].queued < DEPTH) {
-            Some(w) => {
-                let worker = &mut self.workers[w];
+        let least = self
+            .workers
+            .iter_mut()
+            .enumerate()
+            .min_by_key(|(_, w)| w.queued);
+        let to = match least.filter(|(_, w)| w.queued < DEPTH) {
+            Some((w, worker)) => {
+                // A worker stops only by panicking: its panic is carried on here.
+                #[allow(clippy::expect_used)]
                 worker
                     .batches
                     .send(batch)
@@ -273,6 +278,8 @@ impl<'scope> Pipeline<'scope> {
             // A worker returns its batches in the order it was given them, and
             // the oldest in flight is the oldest it has.
             To::Worker(w) => {
+                // `w` named a worker when the batch was sent; none is ever removed.
+                #[allow(clippy::indexing_slicing)]
                 let worker = &mut self.workers[*w];
                 let result = if wait {
                     worker
@@ -321,7 +328,9 @@ fn prepare(
         .records
         .iter()
         .map(|(meta, end)| {
-            let bytes = &batch.bytes[start..*end];
+            // The ends were recorded as the bytes were appended: in order and
+            // in range.
+            let bytes = batch.bytes.get(start..*end).unwrap_or_default();
             start = *end;
             filter.prepare(meta, bytes, source, fork.as_deref_mut())
         })

@@ -276,9 +276,9 @@ impl Filter<'_> {
                     if let Some(family) = leak {
                         *summary.leaks.entry(family).or_insert(0) += 1;
                     }
-                    printer
-                        .forked(&written[start..end])
-                        .map_err(StreamError::Write)?;
+                    // The ends were recorded as the worker wrote: in order and in range.
+                    let bytes = written.get(start..end).unwrap_or_default();
+                    printer.forked(bytes).map_err(StreamError::Write)?;
                     start = end;
                     continue;
                 }

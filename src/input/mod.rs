@@ -52,15 +52,6 @@
 //! given (the filter flushes its results there), so every result is written before
 //! callfix waits for more input. Records already in the buffer are batched.
 
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::indexing_slicing,
-        clippy::string_slice,
-        clippy::unwrap_used,
-        clippy::expect_used
-    )
-)]
 use std::io::{self, Read};
 
 /// Where a record came from, for messages that name the file and line.

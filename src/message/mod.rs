@@ -7,16 +7,6 @@
 //! then the rest, each group in document order; anyOf/oneOf failures are reduced to
 //! the closest branch instead of a dump of every branch.
 
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::indexing_slicing,
-        clippy::string_slice,
-        clippy::unwrap_used,
-        clippy::expect_used
-    )
-)]
-
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io;

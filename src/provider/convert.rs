@@ -8,16 +8,6 @@
 //! against the ids already given and, on a clash, gives a deterministic
 //! alternative (the id with the call's place appended, through the same quirk).
 
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::indexing_slicing,
-        clippy::string_slice,
-        clippy::unwrap_used,
-        clippy::expect_used
-    )
-)]
-
 use std::collections::{HashMap, VecDeque};
 use std::hash::Hasher;
 

@@ -1,12 +1,3 @@
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::indexing_slicing,
-        clippy::string_slice,
-        clippy::unwrap_used,
-        clippy::expect_used
-    )
-)]
 //! Providers: every envelope callfix reads and writes, and every provider quirk.
 //!
 //! Each provider is one file implementing [`Provider`] and one line in

@@ -240,7 +240,14 @@ impl Registry {
 
     /// Tool names in the registry's order.
     pub fn names(&self) -> impl ExactSizeIterator<Item = &str> {
-        self.order().iter().map(|&i| self.entries[i].name.as_str())
+        self.order().iter().map(|&i| self.entry(i).name.as_str())
+    }
+
+    /// The entry at `i`, one of `entries`' own indexes (from `order`, `by_name`
+    /// or the aliases, all built over it).
+    #[allow(clippy::indexing_slicing)] // Cannot fail: an entry is never removed.
+    fn entry(&self, i: usize) -> &Entry {
+        &self.entries[i]
     }
 
     /// Entry indexes in the registry's order (see [`Registry::order`]).
@@ -248,7 +255,7 @@ impl Registry {
         self.order.get_or_init(|| {
             let mut order: Vec<usize> = (0..self.entries.len()).collect();
             if self.listed {
-                order.sort_unstable_by(|&a, &b| self.entries[a].name.cmp(&self.entries[b].name));
+                order.sort_unstable_by_key(|&i| self.entries.get(i).map(|e| e.name.as_str()));
             }
             order
         })
@@ -288,14 +295,14 @@ impl Registry {
 
     /// The file a tool's schema comes from.
     pub fn source(&self, name: &str) -> Option<PathBuf> {
-        Some(self.entries[self.find(name)?].file())
+        Some(self.entries.get(self.find(name)?)?.file())
     }
 
     fn aliases(&self) -> &Aliases {
         self.aliases.get_or_init(|| {
             let mut a = Aliases::default();
             for &i in self.order() {
-                let e = &self.entries[i];
+                let e = self.entry(i);
                 let norm = crate::suggest::normalise(&e.name);
                 a.by_normalised.entry(norm.clone()).or_default().push(i);
                 a.normalised.push(norm);
@@ -315,7 +322,8 @@ impl Registry {
         let hits = a.by_normalised.get(&crate::suggest::normalise(name));
         hits.into_iter()
             .flatten()
-            .map(|&i| self.entries[i].name.as_str())
+            .filter_map(|&i| self.entries.get(i))
+            .map(|e| e.name.as_str())
             .collect()
     }
 
@@ -324,7 +332,8 @@ impl Registry {
         let hits = self.aliases().by_sanitised.get(name);
         hits.into_iter()
             .flatten()
-            .map(|&i| self.entries[i].name.as_str())
+            .filter_map(|&i| self.entries.get(i))
+            .map(|e| e.name.as_str())
             .collect()
     }
 
@@ -345,10 +354,9 @@ impl Registry {
 
     /// Looks a tool up, compiling its schema on first use.
     pub fn lookup(&self, name: &str) -> Lookup<'_> {
-        let Some(i) = self.find(name) else {
+        let Some(entry) = self.find(name).and_then(|i| self.entries.get(i)) else {
             return Lookup::Unknown;
         };
-        let entry = &self.entries[i];
         let compiled = entry
             .compiled
             .get_or_init(|| Box::new(compile(entry, &self.ref_map)));
@@ -361,11 +369,13 @@ impl Registry {
     /// Adds a tool unless an earlier one has its name (then warns). Not for a
     /// `listed` registry.
     fn add(&mut self, name: String, origin: Origin) {
-        if self.by_name.get().is_none() {
-            self.by_name = OnceLock::from(HashMap::default());
+        let mut by_name = self.by_name.take().unwrap_or_default();
+        let known = by_name.contains_key(&name);
+        if !known {
+            by_name.insert(name.clone(), self.entries.len());
         }
-        let by_name = self.by_name.get_mut().expect("set above");
-        if by_name.contains_key(&name) {
+        self.by_name = OnceLock::from(by_name);
+        if known {
             let entry = Entry {
                 name,
                 origin,
@@ -378,7 +388,6 @@ impl Registry {
             ));
             return;
         }
-        by_name.insert(name.clone(), self.entries.len());
         self.entries.push(Entry {
             name,
             origin,

@@ -98,14 +98,13 @@ pub(super) struct Touched {
 
 impl Touched {
     pub(super) fn overlaps(&self, region: &[String]) -> bool {
-        self.prefixes.contains(region)
-            || (0..=region.len()).any(|n| self.exact.contains(&region[..n]))
+        self.prefixes.contains(region) || prefixes(region).any(|p| self.exact.contains(p))
     }
 
     pub(super) fn add(&mut self, region: &[String]) {
-        for n in 0..=region.len() {
-            if !self.prefixes.contains(&region[..n]) {
-                self.prefixes.insert(region[..n].to_vec());
+        for p in prefixes(region) {
+            if !self.prefixes.contains(p) {
+                self.prefixes.insert(p.to_vec());
             }
         }
         self.exact.insert(region.to_vec());
@@ -158,7 +157,7 @@ pub fn repair(tool: &Tool, args: &Value, policy: Policy) -> Option<(Value, Vec<R
         let mut kept = 0;
         while !pending.is_empty() {
             // The next fix each pending site proposes, from its next rule on.
-            let mut batch: Vec<(&Site, usize, Fix)> = Vec::new();
+            let mut batch: Vec<(&Site, usize, Kind, Fix)> = Vec::new();
             let mut renamed: HashSet<(Vec<String>, String)> = HashSet::new();
             let mut renamed_to: HashSet<(Vec<String>, String)> = HashSet::new();
             for &(site, from) in &pending {
@@ -170,11 +169,11 @@ pub fn repair(tool: &Tool, args: &Value, policy: Policy) -> Option<(Value, Vec<R
                         if !policy.enabled.has(*kind) {
                             return None;
                         }
-                        rule(&schemas, &doc, site).map(|fix| (i, fix))
+                        rule(&schemas, &doc, site).map(|fix| (i, *kind, fix))
                     });
                 // Two sites may propose the same change (a rename seen from the
                 // unknown key and from the missing property): made once.
-                if let Some((i, fix)) = proposal {
+                if let Some((i, kind, fix)) = proposal {
                     // One rename per key and per target in a batch: two keys
                     // renamed to the same name would lose one value.
                     if let Change::Rename(path, from, to) = &fix.change
@@ -183,7 +182,7 @@ pub fn repair(tool: &Tool, args: &Value, policy: Policy) -> Option<(Value, Vec<R
                     {
                         continue;
                     }
-                    batch.push((site, i, fix));
+                    batch.push((site, i, kind, fix));
                 }
             }
             if batch.is_empty() {
@@ -192,13 +191,16 @@ pub fn repair(tool: &Tool, args: &Value, policy: Policy) -> Option<(Value, Vec<R
             let mut candidate = doc.clone();
             apply_all(
                 &mut candidate,
-                &batch.iter().map(|(_, _, f)| &f.change).collect::<Vec<_>>(),
+                &batch
+                    .iter()
+                    .map(|(_, _, _, f)| &f.change)
+                    .collect::<Vec<_>>(),
             );
             let (good, bad): (Vec<_>, Vec<_>) = {
                 let errors = Errors::of(tool, &candidate);
                 batch
                     .into_iter()
-                    .partition(|(site, i, fix)| resolved(&errors, site, fix, RULES[*i].0))
+                    .partition(|(site, _, kind, fix)| resolved(&errors, site, fix, *kind))
             };
             if bad.is_empty() {
                 doc = candidate;
@@ -206,20 +208,26 @@ pub fn repair(tool: &Tool, args: &Value, policy: Policy) -> Option<(Value, Vec<R
             } else if !good.is_empty() {
                 apply_all(
                     &mut doc,
-                    &good.iter().map(|(_, _, f)| &f.change).collect::<Vec<_>>(),
+                    &good
+                        .iter()
+                        .map(|(_, _, _, f)| &f.change)
+                        .collect::<Vec<_>>(),
                 );
                 schemas.forget();
             }
             kept += good.len();
-            for (_, i, fix) in good {
+            for (_, _, kind, fix) in good {
                 repairs.push(Repair {
                     path: fix.path.join("."),
-                    kind: RULES[i].0,
+                    kind,
                     from: fix.from,
                     to: fix.to,
                 });
             }
-            pending = bad.into_iter().map(|(site, i, _)| (site, i + 1)).collect();
+            pending = bad
+                .into_iter()
+                .map(|(site, i, _, _)| (site, i + 1))
+                .collect();
         }
         if kept == 0 {
             return None;

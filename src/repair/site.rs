@@ -104,9 +104,9 @@ impl<'i> Errors<'i> {
             .get_or_init(|| {
                 let mut under = HashSet::new();
                 for (p, _) in &self.list {
-                    for n in 0..=p.len() {
-                        if !under.contains(&p[..n]) {
-                            under.insert(p[..n].to_vec());
+                    for prefix in prefixes(p) {
+                        if !under.contains(prefix) {
+                            under.insert(prefix.to_vec());
                         }
                     }
                 }
@@ -115,12 +115,20 @@ impl<'i> Errors<'i> {
             .contains(path)
     }
 
-    /// The errors at exactly `path`.
+    /// The errors at exactly `path`. (Every position is in `list`; were one not,
+    /// its error would be skipped, and a document is returned repaired only once
+    /// it validates in full.)
     pub(super) fn at(&self, path: &[String]) -> impl Iterator<Item = &ValidationError<'i>> {
         self.at
             .get(path)
             .into_iter()
             .flatten()
-            .map(|&i| &self.list[i].1)
+            .filter_map(|&i| self.list.get(i))
+            .map(|(_, e)| e)
     }
+}
+
+/// Every prefix of `path`, from the empty one to `path` itself.
+pub(super) fn prefixes(path: &[String]) -> impl Iterator<Item = &[String]> {
+    (0..=path.len()).filter_map(|n| path.get(..n))
 }

@@ -1,12 +1,3 @@
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::indexing_slicing,
-        clippy::string_slice,
-        clippy::unwrap_used,
-        clippy::expect_used
-    )
-)]
 //! Tool calls written into assistant text instead of emitted as calls.
 //!
 //! One file per family of call syntax, each behind `Family`: the sentinels
