@@ -435,7 +435,7 @@ pub(crate) struct FilterArgs {
     pub jobs: usize,
 }
 
-/// `callfix mcp [OPTIONS] -- COMMAND [ARGS]...`
+/// `callfix mcp [OPTIONS] [--] COMMAND [ARGS]...`
 #[derive(Debug, Args)]
 #[command(
     after_help = "Exit codes:\n  the server's own exit code (128+N if signal N ended it); 0 when the\n  client closed the session and the server stopped; 2 if the server could\n  not be started"
@@ -462,8 +462,15 @@ pub(crate) struct McpArgs {
     #[arg(long, default_value_t = 2.0, value_name = "SECONDS")]
     pub grace: f64,
 
-    /// The MCP server to run, and its arguments
-    #[arg(required = true, last = true, value_name = "COMMAND")]
+    /// The MCP server to run, and its arguments: everything from the first word
+    /// that is not a callfix option is the server's own argv (`--` before it is
+    /// optional; the MCP Inspector's CLI drops it)
+    #[arg(
+        required = true,
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "COMMAND"
+    )]
     pub command: Vec<std::ffi::OsString>,
 }
 
