@@ -82,8 +82,23 @@ pub(crate) enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-    /// Print the man page (roff): callfix man > callfix.1
-    Man,
+    /// Print the man page (roff): callfix man > callfix.1; callfix man check >
+    /// callfix-check.1; or every page at once: callfix man --dir DIR
+    Man(ManArgs),
+}
+
+/// `callfix man [COMMAND] [--dir DIR]`
+#[derive(Debug, Args)]
+pub(crate) struct ManArgs {
+    /// The subcommand whose page to print (callfix-COMMAND(1)); without one,
+    /// callfix(1)
+    #[arg(value_name = "COMMAND")]
+    pub command: Option<String>,
+
+    /// Write every page (callfix.1 and one callfix-COMMAND.1 per subcommand,
+    /// the pages callfix(1) cites) into DIR instead
+    #[arg(long, value_name = "DIR", conflicts_with = "command")]
+    pub dir: Option<PathBuf>,
 }
 
 /// Where the tool schemas are.

@@ -127,3 +127,54 @@ fn mcp_takes_the_server_command_with_or_without_the_double_dash() {
         "mcp", "--grace", "0.5", "--", "sh", "-c", "exec cat", "sh", "--stats",
     ]);
 }
+
+/// Item 16: the man page cites `callfix-check(1)` and the others: those pages
+/// exist (`callfix man check`, or every page with `--dir`), and no page cites
+/// one that does not.
+#[test]
+fn every_man_page_the_man_page_cites_exists() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = callfix()
+        .args(["man", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut pages: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    pages.sort();
+    assert!(pages.contains(&"callfix.1".to_owned()), "{pages:?}");
+    assert!(pages.contains(&"callfix-check.1".to_owned()), "{pages:?}");
+    for page in &pages {
+        let text = std::fs::read_to_string(dir.path().join(page)).unwrap();
+        for cited in text.split("callfix\\-").skip(1) {
+            let name: String = cited.chars().take_while(char::is_ascii_lowercase).collect();
+            if !cited[name.len()..].starts_with("(1)") {
+                continue;
+            }
+            assert!(
+                pages.contains(&format!("callfix-{name}.1")),
+                "{page} cites callfix-{name}(1): {pages:?}"
+            );
+        }
+    }
+    // One page on stdout: the same as the file.
+    let check = callfix().args(["man", "check"]).output().unwrap();
+    assert_eq!(check.status.code(), Some(0));
+    let file = std::fs::read(dir.path().join("callfix-check.1")).unwrap();
+    assert_eq!(check.stdout, file);
+    assert!(String::from_utf8_lossy(&file).contains(".TH callfix-check 1"));
+    let main = callfix().arg("man").output().unwrap();
+    assert_eq!(
+        main.stdout,
+        std::fs::read(dir.path().join("callfix.1")).unwrap()
+    );
+    callfix().args(["man", "nonesuch"]).assert().code(2);
+}
