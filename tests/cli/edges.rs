@@ -178,3 +178,36 @@ fn every_man_page_the_man_page_cites_exists() {
     );
     callfix().args(["man", "nonesuch"]).assert().code(2);
 }
+
+/// Item 16: human output showed `→ null` for a repair of the text (there is no
+/// value after it) and for a removal; it shows the text, and "(removed)".
+#[test]
+fn human_repairs_of_text_show_the_text_not_null() {
+    let stdin = concat!(
+        r#"{"id":"a","type":"function","function":{"name":"read","arguments":"{\"file_path\": \"/a\",}"}}"#,
+        "\n",
+        r#"{"id":"b","type":"function","function":{"name":"read","arguments":"{\"file_path\": \"/a\", \"x\": 1}"}}"#,
+        "\n",
+        r#"{"role":"assistant","content":"<tool_call>{\"name\": \"glob\", \"arguments\": {\"pattern\": \"*\"}}</tool_call>"}"#,
+        "\n",
+    );
+    let out = callfix()
+        .args(["-f", "human"])
+        .write_stdin(stdin)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(!stdout.contains("→ null"), "{stdout}");
+    assert!(
+        stdout.contains("  ~ tolerant-parse: trailing comma\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("  ~ x: drop-unknown 1 (removed)\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(r#"  ~ extract-from-text: <tool_call>{"name": "glob""#),
+        "{stdout}"
+    );
+}
