@@ -82,8 +82,11 @@ pub(crate) enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-    /// Print the man page (roff): callfix man > callfix.1; callfix man check >
-    /// callfix-check.1; or every page at once: callfix man --dir DIR
+    /// Print the man page (roff): callfix man > callfix.1
+    ///
+    /// A subcommand's page: callfix man check > callfix-check.1; every page at
+    /// once (callfix.1 and the callfix-COMMAND.1 pages it cites): callfix man
+    /// --dir DIR
     Man(ManArgs),
 }
 

@@ -211,3 +211,12 @@ fn human_repairs_of_text_show_the_text_not_null() {
         "{stdout}"
     );
 }
+
+/// Item 16: docs/output.md said output is buffered and flushed at the end; it
+/// is live (tests/cli/live.rs).
+#[test]
+fn docs_say_output_is_live() {
+    let doc = std::fs::read_to_string(crate::root().join("docs/output.md")).unwrap();
+    assert!(!doc.contains("flushed at the end"));
+    assert!(doc.contains("Output is live"));
+}
