@@ -29,8 +29,10 @@ fn main() {
     let mut watch = vec!["HEAD".to_owned(), "packed-refs".to_owned()];
     watch.extend(git(&dir, &["symbolic-ref", "-q", "HEAD"]));
     for name in watch {
-        if let Some(path) = git(&dir, &["rev-parse", "--path-format=absolute", "--git-path", &name])
-            && Path::new(&path).exists()
+        if let Some(path) = git(
+            &dir,
+            &["rev-parse", "--path-format=absolute", "--git-path", &name],
+        ) && Path::new(&path).exists()
         {
             println!("cargo:rerun-if-changed={path}");
         }

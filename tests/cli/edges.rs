@@ -220,3 +220,19 @@ fn docs_say_output_is_live() {
     assert!(!doc.contains("flushed at the end"));
     assert!(doc.contains("Output is live"));
 }
+
+/// Item 16: a pip-built `callfix --version` lacked the commit: the Python
+/// module's crate had no build script. It runs the binary's (which also takes
+/// `CALLFIX_COMMIT` for a build from a copy without `.git`).
+#[test]
+fn the_python_build_runs_the_version_build_script() {
+    let manifest = std::fs::read_to_string(crate::root().join("python/Cargo.toml")).unwrap();
+    assert!(
+        manifest
+            .lines()
+            .any(|l| l.trim() == r#"build = "../build.rs""#),
+        "{manifest}"
+    );
+    let script = std::fs::read_to_string(crate::root().join("build.rs")).unwrap();
+    assert!(script.contains("CALLFIX_COMMIT"));
+}
