@@ -450,7 +450,11 @@ impl<W: Write> Printer<W> {
         )?;
         match call {
             Some(c) => {
-                let name = one_line(&c.name);
+                // No name (a call cut off before it): said, not a blank.
+                let name = match c.name.as_str() {
+                    "" => "(no name)".into(),
+                    name => one_line(name),
+                };
                 write!(
                     out,
                     "{} {status}",

@@ -236,3 +236,17 @@ fn the_python_build_runs_the_version_build_script() {
     let script = std::fs::read_to_string(crate::root().join("build.rs")).unwrap();
     assert!(script.contains("CALLFIX_COMMIT"));
 }
+
+/// Item 16: a leaked call cut off before its name is read has no name: human
+/// output says so instead of a blank.
+#[test]
+fn human_says_a_call_has_no_name() {
+    let stdin = r#"{"role":"assistant","content":"<tool_call>{\"na"}"#;
+    let out = callfix()
+        .args(["-f", "human"])
+        .write_stdin(format!("{stdin}\n"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.starts_with("#0.0 (no name) rejected\n"), "{stdout}");
+}
