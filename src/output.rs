@@ -9,6 +9,7 @@ use owo_colors::OwoColorize;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::kinds::Kind;
 use crate::message::{self, ArgError, one_line};
 use crate::provider::{self, Call, Provider};
 use crate::spelling::Spellings;
@@ -439,7 +440,11 @@ impl<W: Write> Printer<W> {
         )?;
         match call {
             Some(c) => {
-                let name = one_line(&c.name);
+                // No name (a call cut off before it): said, not a blank.
+                let name = match c.name.as_str() {
+                    "" => "(no name)".into(),
+                    name => one_line(name),
+                };
                 write!(
                     out,
                     "{} {status}",
@@ -470,7 +475,15 @@ impl<W: Write> Printer<W> {
             } else {
                 format!("{}: ", r.path)
             };
-            let line = format!("~ {at}{} {} → {}", r.kind, r.from, r.to);
+            let line = match (&r.from, &r.to) {
+                // A removal: nothing to show after it.
+                (from, _) if matches!(r.kind, Kind::DropPlaceholder | Kind::DropUnknown) => {
+                    format!("~ {at}{} {from} (removed)", r.kind)
+                }
+                // A repair of the text (salvage, extraction): what was fixed, as text.
+                (Value::String(text), Value::Null) => format!("~ {at}{}: {text}", r.kind),
+                (from, to) => format!("~ {at}{} {from} → {to}", r.kind),
+            };
             let line = one_line(&line);
             writeln!(
                 out,

@@ -1,6 +1,16 @@
 //! `callfix tools`: the tool definitions a provider API expects, built from the
 //! same schemas the filter validates against and the rendered descriptions.
 
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::indexing_slicing,
+        clippy::string_slice,
+        clippy::unwrap_used,
+        clippy::expect_used
+    )
+)]
+
 use std::collections::BTreeMap;
 
 use std::path::{Path, PathBuf};
@@ -75,8 +85,12 @@ pub enum PayloadError<'r> {
 pub struct Payload {
     /// The payload.
     pub value: Value,
-    /// Each keyword stripped because the provider does not take it.
+    /// Each keyword stripped because the provider does not take it (or
+    /// written its way, meaning the same: [`Note::rewritten`]), by tool.
     pub stripped: Vec<(String, Note)>,
+    /// The tools written with an empty description (none in the schema, no
+    /// template): the model sees only the name and the parameters.
+    pub undescribed: Vec<String>,
 }
 
 /// The tool definitions `provider`'s API expects for every tool of `registry`,
@@ -92,6 +106,7 @@ pub fn payload<'r>(
     strict: bool,
 ) -> Result<Payload, Vec<PayloadError<'r>>> {
     let mut stripped = Vec::new();
+    let mut undescribed = Vec::new();
     let mut problems = Vec::new();
     let mut defs = Vec::new();
     let mut names: BTreeMap<String, String> = BTreeMap::new();
@@ -111,6 +126,9 @@ pub fn payload<'r>(
                 continue;
             }
         };
+        if description.trim().is_empty() {
+            undescribed.push(name.to_owned());
+        }
         let exposed = provider.tool_name(name);
         if let Some(other) = names.insert(exposed.clone(), name.to_owned()) {
             problems.push(PayloadError::SameName {
@@ -137,6 +155,7 @@ pub fn payload<'r>(
         Ok(Payload {
             value: provider.tools_payload(defs),
             stripped,
+            undescribed,
         })
     } else {
         Err(problems)

@@ -83,7 +83,25 @@ pub(crate) enum Command {
         shell: clap_complete::Shell,
     },
     /// Print the man page (roff): callfix man > callfix.1
-    Man,
+    ///
+    /// A subcommand's page: callfix man check > callfix-check.1; every page at
+    /// once (callfix.1 and the callfix-COMMAND.1 pages it cites): callfix man
+    /// --dir DIR
+    Man(ManArgs),
+}
+
+/// `callfix man [COMMAND] [--dir DIR]`
+#[derive(Debug, Args)]
+pub(crate) struct ManArgs {
+    /// The subcommand whose page to print (callfix-COMMAND(1)); without one,
+    /// callfix(1)
+    #[arg(value_name = "COMMAND")]
+    pub command: Option<String>,
+
+    /// Write every page (callfix.1 and one callfix-COMMAND.1 per subcommand,
+    /// the pages callfix(1) cites) into DIR instead
+    #[arg(long, value_name = "DIR", conflicts_with = "command")]
+    pub dir: Option<PathBuf>,
 }
 
 /// Where the tool schemas are.
@@ -435,7 +453,7 @@ pub(crate) struct FilterArgs {
     pub jobs: usize,
 }
 
-/// `callfix mcp [OPTIONS] -- COMMAND [ARGS]...`
+/// `callfix mcp [OPTIONS] [--] COMMAND [ARGS]...`
 #[derive(Debug, Args)]
 #[command(
     after_help = "Exit codes:\n  the server's own exit code (128+N if signal N ended it); 0 when the\n  client closed the session and the server stopped; 2 if the server could\n  not be started"
@@ -462,8 +480,15 @@ pub(crate) struct McpArgs {
     #[arg(long, default_value_t = 2.0, value_name = "SECONDS")]
     pub grace: f64,
 
-    /// The MCP server to run, and its arguments
-    #[arg(required = true, last = true, value_name = "COMMAND")]
+    /// The MCP server to run, and its arguments: everything from the first word
+    /// that is not a callfix option is the server's own argv (`--` before it is
+    /// optional; the MCP Inspector's CLI drops it)
+    #[arg(
+        required = true,
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "COMMAND"
+    )]
     pub command: Vec<std::ffi::OsString>,
 }
 

@@ -1,4 +1,4 @@
-//! `callfix mcp -- COMMAND [ARGS]...`: an MCP server over stdio, behind callfix.
+//! `callfix mcp [--] COMMAND [ARGS]...`: an MCP server over stdio, behind callfix.
 //!
 //! Two threads copy lines, one each way; [`Proxy`] (the library) decides what
 //! happens to each, and what else is sent (its own `tools/list`, held calls

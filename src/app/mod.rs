@@ -119,7 +119,7 @@ pub(crate) fn run(cli: &Cli) -> anyhow::Result<Ended> {
             hook::command(args)
         }
         Some(Command::Completions { shell }) => terminal::completions(*shell),
-        Some(Command::Man) => terminal::man(),
+        Some(Command::Man(args)) => terminal::man(args),
     }
 }
 

@@ -4,7 +4,7 @@
 
 use std::io::Write;
 
-use callfix::error::Error;
+use callfix::error::{Error, IoCause};
 use clap::CommandFactory;
 
 use super::cli::Cli;
@@ -21,10 +21,28 @@ pub(crate) fn completions(shell: clap_complete::Shell) -> anyhow::Result<super::
     Ok(super::Ended::Clean)
 }
 
-/// The man page (roff), on stdout.
-pub(crate) fn man() -> anyhow::Result<super::Ended> {
+/// The man page (roff) of callfix or one subcommand, on stdout; or with
+/// `--dir`, every page written there (the pages callfix(1) cites). `help` has
+/// no page, so no page cites one.
+pub(crate) fn man(args: &super::cli::ManArgs) -> anyhow::Result<super::Ended> {
+    let mut cmd = Cli::command().disable_help_subcommand(true);
+    cmd.build();
+    if let Some(dir) = &args.dir {
+        clap_mangen::generate_to(cmd, dir).map_err(|e| {
+            anyhow::Error::new(IoCause(e))
+                .context(format!("cannot write the man pages into {}", dir.display()))
+        })?;
+        return Ok(super::Ended::Clean);
+    }
+    let page = match &args.command {
+        None => cmd,
+        Some(name) => match cmd.find_subcommand(name).filter(|c| !c.is_hide_set()) {
+            Some(sub) => sub.clone(),
+            None => usage_error(&format!("callfix has no subcommand \"{name}\"")),
+        },
+    };
     let mut out = std::io::stdout().lock();
-    clap_mangen::Man::new(Cli::command())
+    clap_mangen::Man::new(page)
         .render(&mut out)
         .and_then(|()| out.flush())
         .map_err(Error::write)?;

@@ -43,7 +43,21 @@ pub(crate) fn command(args: &ToolsArgs) -> anyhow::Result<super::Ended> {
             return Ok(super::Ended::Findings);
         }
     };
-    for (tool, note) in &payload.stripped {
+    for tool in &payload.undescribed {
+        super::report(
+            "warning:",
+            &format!(
+                "tool \"{tool}\" has no description: it is written as \"\", and the model sees only its name and parameters (add one to its schema, or {})",
+                dir.join(format!("{tool}.txt")).display()
+            ),
+        );
+    }
+    // A keyword rewritten the dialect's way means the same: nothing to say.
+    for (tool, note) in payload
+        .stripped
+        .iter()
+        .filter(|(_, n)| n.rewritten.is_none())
+    {
         super::report(
             "warning:",
             &format!(

@@ -144,8 +144,12 @@ pub struct Note {
     pub pointer: String,
     /// The keyword.
     pub keyword: String,
-    /// `None`: stripped; `Some(why)`: the schema cannot be adapted.
+    /// `None`: stripped (or rewritten); `Some(why)`: the schema cannot be adapted.
     pub refused: Option<String>,
+    /// `Some(how)`: not stripped but written the dialect's way, meaning the
+    /// same (Gemini: `"type": ["integer", "null"]` as `"type": "integer",
+    /// "nullable": true`); `tools` need not warn about it.
+    pub rewritten: Option<&'static str>,
 }
 
 impl Note {
@@ -155,6 +159,14 @@ impl Note {
             "the top level"
         } else {
             &self.pointer
+        }
+    }
+
+    /// What `tools` does about it, for people: "strips it", or how it writes it.
+    pub fn action(&self) -> String {
+        match self.rewritten {
+            Some(how) => format!("writes it as {how}"),
+            None => "strips it".to_owned(),
         }
     }
 }
@@ -186,6 +198,7 @@ pub fn adapt(schema: &Value, dialect: Dialect) -> Adapted {
     let rules = Walk {
         takes: &|k| takes(dialect, k),
         strict: dialect == Dialect::OpenAiStrict,
+        one_type: dialect == Dialect::Gemini,
     };
     let schema = rules.walk(schema, "", &mut notes);
     Adapted { schema, notes }
@@ -197,6 +210,7 @@ pub fn without(schema: &Value, drop: &[&str]) -> Value {
     let rules = Walk {
         takes: &|k| !drop.contains(&k),
         strict: false,
+        one_type: false,
     };
     rules.walk(schema, "", &mut Vec::new())
 }
@@ -206,6 +220,7 @@ fn refusal(pointer: &str, keyword: &str, why: &str) -> Note {
         pointer: pointer.to_owned(),
         keyword: keyword.to_owned(),
         refused: Some(why.to_owned()),
+        rewritten: None,
     }
 }
 
@@ -215,6 +230,8 @@ struct Walk<'a> {
     takes: &'a dyn Fn(&str) -> bool,
     /// OpenAI strict mode: close objects, require every property.
     strict: bool,
+    /// Gemini (OpenAPI 3.0): `type` is one name, "or null" is `nullable: true`.
+    one_type: bool,
 }
 
 impl Walk<'_> {
@@ -229,6 +246,7 @@ impl Walk<'_> {
                     pointer: at.to_owned(),
                     keyword: k.clone(),
                     refused: None,
+                    rewritten: None,
                 });
                 continue;
             }
@@ -266,6 +284,9 @@ impl Walk<'_> {
         }
         if self.strict {
             strict_object(&mut out, at, notes);
+        }
+        if self.one_type {
+            one_type(&mut out, at, notes);
         }
         Value::Object(out)
     }
@@ -313,6 +334,48 @@ fn strict_object(m: &mut Map<String, Value>, at: &str, notes: &mut Vec<Note>) {
     let all: Vec<Value> = props.keys().map(|k| Value::String(k.clone())).collect();
     m.insert("required".into(), Value::Array(all));
     m.insert("additionalProperties".into(), Value::Bool(false));
+}
+
+/// Gemini's `Schema.type` is one name (google-genai's own types refuse a list),
+/// and "or null" is `nullable: true`. A `type` list of one name, or of one name
+/// and `"null"`, is written that way (the same schema, noted as rewritten for
+/// `check`); any other list is stripped, with a note (callfix still validates
+/// it: the model is told less).
+fn one_type(m: &mut Map<String, Value>, at: &str, notes: &mut Vec<Note>) {
+    let Some(Value::Array(types)) = m.get("type") else {
+        return;
+    };
+    let null = types.iter().any(|t| t == "null");
+    let mut others = types.iter().filter(|t| *t != "null");
+    let one = match (others.next(), others.next()) {
+        (Some(Value::String(t)), None) => Some(t.clone()),
+        (None, None) if null => Some("null".to_owned()),
+        _ => None,
+    };
+    let mut note = Note {
+        pointer: at.to_owned(),
+        keyword: "type".to_owned(),
+        refused: None,
+        rewritten: None,
+    };
+    match one {
+        Some(t) => {
+            let nullable = null && t != "null";
+            note.rewritten = Some(if nullable {
+                "one type and `nullable: true`"
+            } else {
+                "one type"
+            });
+            m.insert("type".into(), Value::String(t));
+            if nullable {
+                m.insert("nullable".into(), Value::Bool(true));
+            }
+        }
+        None => {
+            m.remove("type");
+        }
+    }
+    notes.push(note);
 }
 
 /// `schema`, or `null`: a `type` list where that says it, else `anyOf`.
@@ -370,6 +433,43 @@ mod tests {
             ]
         );
         assert!(a.notes.iter().all(|n| n.refused.is_none()));
+    }
+
+    #[test]
+    fn gemini_writes_a_type_list_as_one_type_or_strips_it() {
+        for (ty, want, rewritten) in [
+            (
+                json!(["integer", "null"]),
+                json!({"type": "integer", "nullable": true}),
+                true,
+            ),
+            (
+                json!(["null", "string"]),
+                json!({"type": "string", "nullable": true}),
+                true,
+            ),
+            (json!(["object"]), json!({"type": "object"}), true),
+            (json!(["null"]), json!({"type": "null"}), true),
+            (json!(["string", "integer"]), json!({}), false),
+            (json!(["string", "integer", "null"]), json!({}), false),
+            (json!([]), json!({}), false),
+            (json!([7, "null"]), json!({}), false),
+        ] {
+            let a = adapt(&json!({"type": ty}), Dialect::Gemini);
+            assert_eq!(a.schema, want, "{ty}");
+            assert_eq!(a.notes.len(), 1, "{ty}");
+            assert_eq!(a.notes[0].keyword, "type");
+            assert_eq!(a.notes[0].rewritten.is_some(), rewritten, "{ty}");
+        }
+        // A plain type, and the other dialects, are left alone.
+        let a = adapt(&json!({"type": "string"}), Dialect::Gemini);
+        assert!(a.notes.is_empty());
+        let list = json!({"type": "object", "properties": {"n": {"type": ["integer", "null"]}}});
+        let a = adapt(&list, Dialect::OpenAiStrict);
+        assert_eq!(
+            a.schema["properties"]["n"]["type"],
+            json!(["integer", "null"])
+        );
     }
 
     #[test]

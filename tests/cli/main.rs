@@ -3,6 +3,7 @@
 mod check;
 mod config;
 mod diagnostics;
+mod edges;
 mod envelopes;
 mod exact;
 mod formats;

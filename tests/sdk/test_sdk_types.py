@@ -298,6 +298,26 @@ def test_tools_gemini():
         genai_types.Tool.model_validate(tool)
 
 
+def test_tools_gemini_type_lists(tmp_path):
+    """A JSON Schema `type` list: google-genai's Schema takes one type name, and
+    "or null" as `nullable: true`; what it cannot say is stripped, with a warning."""
+    (tmp_path / "t.json").write_text(json.dumps({
+        "type": "object", "description": "T.", "properties": {
+            "n": {"type": ["integer", "null"], "description": "N."},
+            "m": {"type": ["string", "integer"], "description": "M."},
+            "l": {"type": "array", "items": {"type": ["null", "boolean"]}},
+        }}))
+    out = subprocess.run([CALLFIX, "tools", "--provider", "gemini", "-s", str(tmp_path)],
+                         capture_output=True, text=True, cwd=ROOT, check=True)
+    [tool] = json.loads(out.stdout)
+    declared = genai_types.Tool.model_validate(tool).function_declarations[0]
+    props = declared.parameters.properties
+    assert props["n"].type == genai_types.Type.INTEGER and props["n"].nullable is True
+    assert props["m"].type is None
+    assert props["l"].items.type == genai_types.Type.BOOLEAN and props["l"].items.nullable
+    assert "type at /properties/m stripped" in out.stderr
+
+
 def test_tools_ollama():
     from ollama import Tool as OllamaTool
 
