@@ -28,7 +28,7 @@ use callfix::repair::Policy;
 
 /// The whole program for the arguments `args` (the first is the program's name):
 /// parse, run, and the exit code. `src/main.rs` calls it, and so does the Python
-/// package's `callfix` command (`python/src/lib.rs`).
+/// package's `callfix` command (`python/src/command.rs`).
 pub(crate) fn main<I, T>(args: I) -> u8
 where
     I: IntoIterator<Item = T>,
