@@ -1,0 +1,145 @@
+//! Anthropic Messages: `message_start`, `content_block_*`, `message_delta`,
+//! `message_stop` (`input_json_delta` fragments) → the message, complete at
+//! `message_stop`.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value, json};
+
+use super::kept::{Fragments, Key, SLOT, text_len};
+use super::shape::{index, object};
+use super::{Unfinished, type_of};
+
+#[derive(Debug, Default)]
+pub(super) struct Anthropic {
+    message: Option<Map<String, Value>>,
+    /// Content blocks, in the order they started.
+    blocks: Vec<Block>,
+    /// Each block's place in `blocks`, by its `index` (the first of that index).
+    at: HashMap<Key, usize>,
+    stopped: bool,
+    /// Bytes kept.
+    pub(super) size: usize,
+}
+
+#[derive(Debug)]
+struct Block {
+    /// Always an object.
+    block: Map<String, Value>,
+    /// Its `partial_json`, joined.
+    json: Fragments,
+    stopped: bool,
+}
+
+impl Anthropic {
+    /// The block `event` is about, if it names one that started.
+    fn slot(&self, event: &Map<String, Value>) -> Option<usize> {
+        let i = index(event.get("index")).flatten()?;
+        self.at.get(&Key(i)).copied()
+    }
+
+    /// Takes one event; true once the message stopped. `None` (and nothing
+    /// taken) when it has the wrong shape.
+    pub(super) fn feed(&mut self, event: &Map<String, Value>, limit: usize) -> Option<bool> {
+        match type_of(event) {
+            "message_start" => {
+                let message = event.get("message").and_then(Value::as_object)?;
+                self.message = Some(message.clone());
+            }
+            "content_block_start" => {
+                let i = index(event.get("index")).flatten()?;
+                let block = event.get("content_block").and_then(Value::as_object)?;
+                let size = SLOT.saturating_add(text_len(block));
+                self.size = self.size.saturating_add(size);
+                self.at.entry(Key(i)).or_insert(self.blocks.len());
+                self.blocks.push(Block {
+                    block: block.clone(),
+                    json: Fragments::default(),
+                    stopped: false,
+                });
+            }
+            "content_block_delta" => {
+                let at = self.slot(event)?;
+                let delta = event.get("delta").and_then(Value::as_object)?;
+                let slot = self.blocks.get_mut(at)?;
+                match delta.get("type").and_then(Value::as_str) {
+                    Some("input_json_delta") => {
+                        let json = delta.get("partial_json").and_then(Value::as_str)?;
+                        slot.json.push(json, limit, &mut self.size);
+                    }
+                    Some("text_delta") => {
+                        let text = delta.get("text").and_then(Value::as_str)?;
+                        match slot.block.get_mut("text") {
+                            Some(Value::String(kept)) => kept.push_str(text),
+                            _ => {
+                                slot.block.insert("text".into(), json!(text));
+                            }
+                        }
+                        self.size = self.size.saturating_add(text.len());
+                    }
+                    _ => {}
+                }
+            }
+            "content_block_stop" => {
+                let at = self.slot(event)?;
+                self.blocks.get_mut(at)?.stopped = true;
+            }
+            "message_delta" => {
+                let delta = object(event.get("delta"))?;
+                if let (Some(m), Some(delta)) = (self.message.as_mut(), delta) {
+                    for (k, v) in delta {
+                        let size = k.len().saturating_add(text_len(v));
+                        if let Some(old) = m.insert(k.clone(), v.clone()) {
+                            self.size = self.size.saturating_sub(k.len() + text_len(&old));
+                        }
+                        self.size = self.size.saturating_add(size);
+                    }
+                }
+            }
+            "message_stop" => self.stopped = true,
+            _ => {}
+        }
+        Some(self.stopped)
+    }
+
+    pub(super) fn end(self) -> (Value, Vec<(usize, Unfinished)>, String) {
+        let mut incomplete = Vec::new();
+        let mut spelled = String::new();
+        let mut calls = 0;
+        let mut content = Vec::with_capacity(self.blocks.len());
+        for Block {
+            mut block,
+            json,
+            stopped,
+        } in self.blocks
+        {
+            if block.get("type").and_then(Value::as_str) == Some("tool_use") {
+                if json.too_large {
+                    incomplete.push((calls, Unfinished::TooLarge));
+                } else if !stopped {
+                    incomplete.push((calls, Unfinished::CutOff));
+                }
+                calls += 1;
+                // The input is the fragments joined; text that does not parse
+                // stays text, for salvage to judge (never completed here). Its
+                // numbers are written back as spelled here.
+                if !json.text.is_empty() {
+                    spelled.push_str(&json.text);
+                    spelled.push('\n');
+                    let input =
+                        serde_json::from_str(&json.text).unwrap_or(Value::String(json.text));
+                    block.insert("input".into(), input);
+                }
+            }
+            content.push(Value::Object(block));
+        }
+        let mut message = self.message.unwrap_or_else(|| {
+            let mut m = Map::new();
+            m.insert("type".into(), json!("message"));
+            m.insert("role".into(), json!("assistant"));
+            m
+        });
+        message.insert("content".into(), Value::Array(content));
+        (Value::Object(message), incomplete, spelled)
+    }
+}
