@@ -14,7 +14,8 @@ calls at once, and checks what came back:
 
 Negative cases (mistakes that must stay rejected) count as wrong when repaired.
 The original valid calls must come back "valid" and unchanged. Exits 1 if anything
-was wrong or a valid call was touched. With `--jobs N`, the corpus is also run
+was wrong, a valid call was touched, or a repair was missed: a rule that stops
+repairing fails the run as surely as one that repairs wrongly. With `--jobs N`, the corpus is also run
 with `callfix --jobs N`, whose stdout, stderr and exit code must be the same
 bytes as one job's (with and without loop detection).
 
@@ -86,6 +87,9 @@ def make_schema(rng, t):
         add("replace_all", {"type": "boolean"}, False)
     if rng.random() < 0.6:
         add("mode", {"enum": ["read_only", "in_progress", "full-access"]}, rng.random() < 0.3)
+    if rng.random() < 0.4:
+        # A string whose form the schema pins: `true` is one reading of "true".
+        add("verbose", {"type": "string", "enum": ["true", "false"]}, False)
     if rng.random() < 0.5:
         add("urls", {"type": "array", "items": {"type": "string", "pattern": "^https://"}, "minItems": 1}, False)
     if rng.random() < 0.6:
@@ -196,7 +200,11 @@ def m_coerce_boolean(rng, schema, args):
 
 
 def m_coerce_string(rng, schema, args):
+    # Only where the schema pins the string's form: the todo id (a pattern of
+    # digits) and `verbose` (an enum of "true"/"false").
     todos = args.get("todos")
+    if "verbose" in args and (not todos or "id" not in todos[0] or rng.random() < 0.5):
+        return dict(args, verbose=args["verbose"] == "true"), "value"
     if not todos or "id" not in todos[0]:
         return None
     mutated = loads(dumps(args))
@@ -234,6 +242,18 @@ def m_rename_key(rng, schema, args):
     k = rng.choice(keys)
     renamed = {(camel(key) if key == k else key): v for key, v in args.items()}
     return renamed, "value"
+
+
+def m_rename_then_coerce(rng, schema, args):
+    # A renamed key's value is repaired in the same call: `"Offset": "3"`.
+    closed = schema.get("additionalProperties") is False
+    keys = [k for k, v in args.items() if closed and k in ("offset", "limit", "replace_all")]
+    if not keys:
+        return None
+    k = rng.choice(keys)
+    v = args[k]
+    text = ("true" if v else "false") if isinstance(v, bool) else dumps(v)
+    return {(k.title() if key == k else key): (text if key == k else val) for key, val in args.items()}, "value"
 
 
 def m_drop_unknown(rng, schema, args):
@@ -309,6 +329,7 @@ MISTAKES = [
     ("wrap-array", m_wrap_array),
     ("drop-placeholder", m_drop_placeholder),
     ("rename-key", m_rename_key),
+    ("rename-key+coerce", m_rename_then_coerce),
     ("drop-unknown", m_drop_unknown),
     ("enum-case", m_enum_case),
     ("unwrap-autolink", m_autolink_values),
@@ -338,6 +359,29 @@ def n_truncated(rng, schema, args):
 def n_bad_number(rng, schema, args):
     keys = [k for k in args if schema["properties"][k].get("type") == "integer"]
     return (dict(args, **{keys[0]: rng.choice(["1e5", " 5", "0x10", "+5", ".5", "5."])}), "value") if keys else None
+
+
+def n_zero_padded_number(rng, schema, args):
+    # "007": a code as often as 7; more than one reading.
+    keys = [k for k in args if schema["properties"][k].get("type") in ("integer", "number")]
+    if not keys:
+        return None
+    k = rng.choice(keys)
+    return dict(args, **{k: rng.choice(["007", "01", "-05", "00.5"])}), "value"
+
+
+def n_scalar_for_plain_string(rng, schema, args):
+    # A number or boolean where any string goes (`write_file {"path": 7}`,
+    # `bash {"command": true}`): no reading, coerce-string never fires.
+    scalar = rng.choice([Num(7), Num("3.10"), True, False])
+    if "description" in args:
+        return dict(args, description=scalar), "value"
+    todos = args.get("todos")
+    if todos:
+        mutated = loads(dumps(args))
+        mutated["todos"][0]["content"] = scalar
+        return mutated, "value"
+    return None
 
 
 def n_two_objects(rng, schema, args):
@@ -376,6 +420,8 @@ NEGATIVES = [
     ("missing-required", n_missing_required),
     ("truncated-text", n_truncated),
     ("bad-number-string", n_bad_number),
+    ("zero-padded-number", n_zero_padded_number),
+    ("scalar-for-plain-string", n_scalar_for_plain_string),
     ("two-different-objects", n_two_objects),
     ("alias-for-required", n_alias_for_required),
     ("real-markdown-link", n_real_markdown),
@@ -492,12 +538,13 @@ def run(a, rng, work):
         print("|---|---:|---:|---:|---:|")
     else:
         print("%-36s %7s %7s %7s %7s %8s" % ("case", "calls", "exact", "missed", "wrong", "success"))
-    wrong_total = 0
+    wrong_total = missed_total = 0
     for case in order:
         row = rows.get(case)
         if not row:
             continue
         wrong_total += row["wrong"]
+        missed_total += row["missed"]
         rate = 100.0 * row["success"] / row["cases"]
         label = case if case == "valid" or case in dict(MISTAKES) or case == "rename-tool" else "must reject: " + case
         if a.markdown:
@@ -506,8 +553,8 @@ def run(a, rng, work):
             print("%-36s %7d %7d %7d %7d %7.1f%%" % (label, row["cases"], row["success"], row["missed"], row["wrong"], rate))
     for case, r in sorted(examples.items()):
         print("example %s: %s" % (case, dumps(r)[:400]), file=sys.stderr)
-    print("%d calls over %d schemas; wrong repairs: %d" % (len(calls), a.schemas, wrong_total))
-    sys.exit(1 if wrong_total else 0)
+    print("%d calls over %d schemas; wrong repairs: %d; missed repairs: %d" % (len(calls), a.schemas, wrong_total, missed_total))
+    sys.exit(1 if wrong_total or missed_total else 0)
 
 
 if __name__ == "__main__":

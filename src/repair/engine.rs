@@ -82,7 +82,7 @@ pub(super) fn resolved(errors: &Errors<'_>, site: &Site, fix: &Fix, kind: Kind) 
             !errors.at(p).any(|e| match e.kind() {
                 ValidationErrorKind::Required { property } => property.as_str() == Some(to),
                 _ => unexpected(e, from) || unexpected(e, to),
-            }) && errors.at(&fix.path).next().is_none()
+            }) // The renamed value is repaired, if need be, in a later round.
         }
         _ => false,
     }

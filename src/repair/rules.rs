@@ -76,7 +76,8 @@ pub(super) fn coerce_number(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option
     Some(set(path, v, Value::Number(n)))
 }
 
-/// `^-?\d+(\.\d+)?$` as an exact JSON number; `integer` keeps only integral values.
+/// `^-?(0|[1-9]\d*)(\.\d+)?$` as an exact JSON number; `integer` keeps only
+/// integral values.
 pub(super) fn decimal(text: &str, integer: bool) -> Option<serde_json::Number> {
     let digits = text.strip_prefix('-').unwrap_or(text);
     let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
@@ -84,16 +85,16 @@ pub(super) fn decimal(text: &str, integer: bool) -> Option<serde_json::Number> {
     if !all_digits(int) || (digits.contains('.') && !all_digits(frac)) {
         return None;
     }
+    // `"007"` is an id, a code or an octal number as often as it is 7: more
+    // than one reading, so no repair (JSON itself has no leading zeros).
+    if int.len() > 1 && int.starts_with('0') {
+        return None;
+    }
     let integral = frac.bytes().all(|b| b == b'0');
     if integer && !integral {
         return None;
     }
-    // The number as written, digit for digit (`arbitrary_precision`); only leading
-    // zeros go, as JSON has none.
-    let int = match int.trim_start_matches('0') {
-        "" => "0",
-        digits => digits,
-    };
+    // The number as written, digit for digit (`arbitrary_precision`).
     let sign = if text.starts_with('-') { "-" } else { "" };
     let exact = if digits.contains('.') {
         format!("{sign}{int}.{frac}")
@@ -115,7 +116,14 @@ pub(super) fn coerce_boolean(s: &Schemas<'_>, doc: &Value, site: &Site) -> Optio
     (w.has("boolean") && !w.has("string")).then(|| set(path, v, Value::Bool(b)))
 }
 
-/// 4. A number or boolean where the schema wants a string.
+/// 4. A number or boolean where the schema wants a string whose form it pins,
+///    and the value's text has that form.
+///
+/// Any string field is no reading: `{"path": 7}` for a plain string is not the
+/// file `7`, and `{"command": true}` is not the command `true`. The text is
+/// taken only where the schema says what the string looks like: an `enum` or
+/// `const` that holds it (`true` for `["true", "false"]`), or a `pattern` or an
+/// asserted `format`, which the re-validation then checks the text matches.
 pub(super) fn coerce_string(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fix> {
     let (v, path) = value_site(doc, site)?;
     let text = match v {
@@ -127,8 +135,29 @@ pub(super) fn coerce_string(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option
     };
     let w = s.wanted(doc, path);
     let own = if v.is_boolean() { "boolean" } else { "number" };
-    (w.has("string") && !w.has(own)).then(|| set(path, v, Value::String(text)))
+    // An enum or const holding the text needs no `type: string` beside it.
+    let listed = w.enums.iter().any(|e| e.as_str() == Some(text.as_str()));
+    let pinned = !w.patterns.is_empty() || w.formats.iter().any(|f| PINNING_FORMATS.contains(f));
+    let wants_string = w.has("string") && !w.has(own);
+    (listed || (wants_string && pinned)).then(|| set(path, v, Value::String(text)))
 }
+
+/// Formats the validator asserts and that pin a string's form. Formats it does
+/// not know (`path`) or that accept almost any text (`uri-reference`,
+/// `hostname`) say nothing about what a number was meant to be.
+pub(super) const PINNING_FORMATS: [&str; 11] = [
+    "date",
+    "date-time",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "iri",
+    "uuid",
+];
 
 /// 5. A single value where the schema wants an array of such values.
 ///

@@ -15,6 +15,7 @@ pub(super) struct Wanted<'a> {
     pub(super) required: Vec<&'a str>,
     pub(super) properties: Vec<&'a str>,
     pub(super) formats: Vec<&'a str>,
+    pub(super) patterns: Vec<&'a str>,
 }
 
 impl Wanted<'_> {
@@ -171,6 +172,9 @@ impl<'a> Schemas<'a> {
             }
             if let Some(Value::String(f)) = m.get("format") {
                 w.formats.push(f);
+            }
+            if let Some(Value::String(p)) = m.get("pattern") {
+                w.patterns.push(p);
             }
         }
         w

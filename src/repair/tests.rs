@@ -68,16 +68,19 @@ fn parse_json_string_todos() {
 
 #[test]
 fn parse_json_string_then_repairs_inside() {
-    // llxprt #222 inside a stringified list: the id is a number.
-    let items = r#"[{"id": 1, "content": "a", "status": "pending", "priority": "high"}]"#;
+    // llxprt #222 inside a stringified list: a status spelled otherwise.
+    let items = r#"[{"id": "1", "content": "a", "status": "Pending", "priority": "high"}]"#;
     let got = fix(todos(), json!({"todos": items}));
     assert_eq!(
         got,
         Some((
             json!({"todos": [{"id": "1", "content": "a", "status": "pending", "priority": "high"}]}),
-            vec!["parse-json-string", "coerce-string"]
+            vec!["parse-json-string", "enum-case"]
         ))
     );
+    // The id as a number, where the id is any string: no reading, rejected.
+    let items = r#"[{"id": 1, "content": "a", "status": "pending", "priority": "high"}]"#;
+    assert_eq!(fix(todos(), json!({"todos": items})), None);
 }
 
 #[test]
@@ -167,12 +170,61 @@ fn coerce_number_strict_decimals_only() {
             "0.1000000000000000055511151231257827",
         ),
         ("12345678901234567890123", "12345678901234567890123"),
-        ("007", "7"),
+        ("0", "0"),
+        ("0.5", "0.5"),
         ("-3.0", "-3.0"),
     ] {
         let got = fix(num.clone(), json!({ "t": text })).unwrap().0;
         assert_eq!(got["t"].to_string(), want, "{text}");
     }
+}
+
+#[test]
+fn coerce_number_rejects_leading_zeros() {
+    // Issue 26 item 10: `"007"` is a code as often as it is 7 (and JSON has no
+    // leading zeros): more than one reading, rejected.
+    let num = object(json!({"t": {"type": "number"}}), &[]);
+    for text in ["007", "00", "-01", "00.5"] {
+        assert_eq!(
+            fix(read(), json!({"filePath": "a", "offset": text})),
+            None,
+            "{text}"
+        );
+        assert_eq!(fix(num.clone(), json!({ "t": text })), None, "{text}");
+    }
+}
+
+#[test]
+fn a_renamed_key_has_its_value_repaired_in_the_same_call() {
+    // Issue 26 item 10: `{"Force": true}` was renamed but `{"Offset": "3"}`
+    // rejected, because the renamed value did not validate yet.
+    let schema = object(
+        json!({"offset": {"type": "integer"}, "force": {"type": "boolean"}}),
+        &[],
+    );
+    assert_eq!(
+        fix(schema.clone(), json!({"Offset": "3"})),
+        Some((json!({"offset": 3}), vec!["rename-key", "coerce-number"]))
+    );
+    assert_eq!(
+        fix(schema.clone(), json!({"Force": "true", "Offset": "3"})).map(|r| r.0),
+        Some(json!({"force": true, "offset": 3}))
+    );
+    // Found through the missing required property too.
+    assert_eq!(
+        fix(read(), json!({"file_path": "/a", "offset": "4"})),
+        Some((
+            json!({"filePath": "/a", "offset": 4}),
+            vec!["coerce-number", "rename-key"]
+        ))
+    );
+    let req = json!({"type": "object", "properties": {"limit": {"type": "integer"}}, "required": ["limit"]});
+    assert_eq!(
+        fix(req, json!({"LIMIT": "9"})).map(|r| r.0),
+        Some(json!({"limit": 9}))
+    );
+    // A value no rule can repair: the call stays rejected.
+    assert_eq!(fix(schema, json!({"Offset": "three"})), None);
 }
 
 #[test]
@@ -194,8 +246,10 @@ fn coerce_boolean_exact_strings_only() {
 
 #[test]
 fn coerce_string_from_numbers_and_booleans() {
+    // Only where the schema pins the string's form: a pattern, or an enum holding
+    // the text.
     let schema = object(
-        json!({"id": {"type": "string"}, "flag": {"type": "string"}}),
+        json!({"id": {"type": "string", "pattern": "^[0-9]+$"}, "flag": {"type": "string", "enum": ["true", "false"]}}),
         &[],
     );
     assert_eq!(
@@ -206,17 +260,59 @@ fn coerce_string_from_numbers_and_booleans() {
         ))
     );
     // The number's own text, not its shortest float form.
-    let id = object(json!({"id": {"type": "string"}}), &[]);
+    let id = object(
+        json!({"id": {"type": "string", "pattern": "^-?[0-9.]+$"}}),
+        &[],
+    );
     for text in ["3.10", "9400111899223344556677", "-0.0", "1.000"] {
         let args: Value = serde_json::from_str(&format!(r#"{{"id":{text}}}"#)).unwrap();
         let got = fix(id.clone(), args).unwrap();
         assert_eq!(got.0, json!({ "id": text }), "{text}");
     }
     // An exponent may have been respelled by the parser: no source text, no repair.
+    let any = object(json!({"id": {"type": "string", "pattern": "."}}), &[]);
     for text in ["1e2", "1E+2", "2.5e-3"] {
         let args: Value = serde_json::from_str(&format!(r#"{{"id":{text}}}"#)).unwrap();
-        assert_eq!(fix(id.clone(), args), None, "{text}");
+        assert_eq!(fix(any.clone(), args), None, "{text}");
     }
+}
+
+#[test]
+fn coerce_string_never_on_a_plain_string() {
+    // Issue 26 item 9: `write_file {"path": 7}` made a file named `7`, and
+    // `bash {"command": true}` ran the command `true`.
+    let schema = object(
+        json!({"path": {"type": "string"}, "command": {"type": "string", "minLength": 1},
+               "where": {"type": "string", "format": "uri-reference"}}),
+        &[],
+    );
+    for args in [
+        json!({"path": 7}),
+        json!({"command": true}),
+        json!({"command": 3.10}),
+        json!({"where": 7}),
+    ] {
+        assert_eq!(fix(schema.clone(), args.clone()), None, "{args}");
+    }
+    // A pinned form the text does not have: no repair either.
+    let pinned = object(
+        json!({"mode": {"enum": ["on", "off"]}, "code": {"type": "string", "pattern": "^[A-Z]+$"},
+               "kind": {"const": "1"}, "day": {"type": "string", "format": "date"}}),
+        &[],
+    );
+    for args in [
+        json!({"mode": true}),
+        json!({"code": 7}),
+        json!({"kind": 2}),
+        json!({"day": 2024}),
+    ] {
+        assert_eq!(fix(pinned.clone(), args.clone()), None, "{args}");
+    }
+    // const holding the text: one reading.
+    assert_eq!(
+        fix(pinned, json!({"kind": 1})),
+        Some((json!({"kind": "1"}), vec!["coerce-string"]))
+    );
 }
 
 #[test]

@@ -9,7 +9,7 @@ fn numbers_schema() -> tempfile::TempDir {
     write(
         dir.path(),
         "n.json",
-        r#"{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"},"c":{"type":"number"},"d":{"type":"integer"},"e":{"type":"number"},"f":{"type":"number"},"s":{"type":"string"}},"additionalProperties":false}"#,
+        r#"{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"},"c":{"type":"number"},"d":{"type":"integer"},"e":{"type":"number"},"f":{"type":"number"},"s":{"type":"string","pattern":"^-?[0-9.]+$"}},"additionalProperties":false}"#,
     );
     dir
 }

@@ -72,7 +72,7 @@ fn ref_cycles_neither_hang_nor_crash() {
     let input = [
         json!({"name": "cycle", "arguments": {"x": 1}}),
         json!({"name": "tree", "arguments": {"name": "a", "kids": [{"name": "b", "kids": [{"kids": "[]"}]}]}}),
-        json!({"name": "tree", "arguments": {"name": "a", "kids": [{"name": 5}]}}),
+        json!({"name": "tree", "arguments": {"name": "a", "kids": [{"name": "b", "kids": "[]"}]}}),
     ]
     .map(|v| v.to_string())
     .join("\n");

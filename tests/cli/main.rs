@@ -21,6 +21,7 @@ mod providers;
 mod readme;
 mod refs;
 mod render;
+mod repair_meaning;
 mod repairs;
 mod robustness;
 mod schemas;
