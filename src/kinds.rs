@@ -107,7 +107,9 @@ impl Kind {
             Kind::ParseJsonString => "a string holding the object or array the schema wants",
             Kind::CoerceNumber => "a decimal string where a number is wanted",
             Kind::CoerceBoolean => "\"true\"/\"false\" where a boolean is wanted",
-            Kind::CoerceString => "a number or boolean where a string is wanted",
+            Kind::CoerceString => {
+                "a number or boolean as text, where enum/pattern/format admits it"
+            }
             Kind::WrapArray => "a single value where an array of it is wanted",
             Kind::DropPlaceholder => "a placeholder (null, \"\", \"undefined\") at an optional key",
             Kind::RenameKey => "a misspelling of exactly one missing declared key",
