@@ -1,16 +1,6 @@
 //! `callfix tools`: the tool definitions a provider API expects, built from the
 //! same schemas the filter validates against and the rendered descriptions.
 
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::indexing_slicing,
-        clippy::string_slice,
-        clippy::unwrap_used,
-        clippy::expect_used
-    )
-)]
-
 use std::collections::BTreeMap;
 
 use std::path::{Path, PathBuf};
