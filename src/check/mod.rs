@@ -421,9 +421,10 @@ fn check_provider(
             None => (
                 Rule::ProviderKeyword,
                 format!(
-                    "tool \"{name}\": {} at {at}: {} refuses it (`callfix tools` strips it)",
+                    "tool \"{name}\": {} at {at}: {} refuses it (`callfix tools` {})",
                     note.keyword,
-                    dialect.name()
+                    dialect.name(),
+                    note.action()
                 ),
             ),
         };

@@ -77,6 +77,11 @@ fn check_gemini_flags_a_type_list() {
         stdout.contains("[provider-keyword]") && stdout.contains("type at /properties/n"),
         "{stdout}"
     );
+    // It says what `tools` really does with it: rewrites, not strips.
+    assert!(
+        stdout.contains("(`callfix tools` writes it as one type and `nullable: true`)"),
+        "{stdout}"
+    );
 }
 
 /// Item 11: a tool with no description is written with `"description": ""`,
