@@ -421,12 +421,20 @@ pub fn repaired(repairs: &[crate::kinds::Repair]) -> String {
             } else {
                 &r.path
             };
-            format!(
-                "{path}: {} → {} ({})",
-                short_json(&r.from),
-                short_json(&r.to),
-                r.kind.name()
-            )
+            let (from, kind) = (short_json(&r.from), r.kind.name());
+            match (&r.from, &r.to) {
+                // A removal, and a repair of the text (salvage, extraction):
+                // nothing to show after an arrow (as `-f human` writes them).
+                _ if matches!(
+                    r.kind,
+                    crate::kinds::Kind::DropPlaceholder | crate::kinds::Kind::DropUnknown
+                ) =>
+                {
+                    format!("{path}: {from} removed ({kind})")
+                }
+                (Value::String(_), Value::Null) => format!("{path}: {from} ({kind})"),
+                (_, to) => format!("{path}: {from} → {} ({kind})", short_json(to)),
+            }
         })
         .collect();
     // A person reads it (Claude Code shows it): one line, nothing raw.

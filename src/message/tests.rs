@@ -283,6 +283,30 @@ mod unit {
     }
 
     #[test]
+    fn a_repair_of_text_or_a_removal_shows_no_arrow_to_null() {
+        let repair = |kind, from: Value, to: Value| crate::kinds::Repair {
+            path: "a".into(),
+            kind,
+            from,
+            to,
+        };
+        let text = repaired(&[
+            repair(
+                crate::kinds::Kind::ExtractFromText,
+                json!("<tool_call>…"),
+                Value::Null,
+            ),
+            repair(crate::kinds::Kind::DropPlaceholder, json!(""), Value::Null),
+            repair(crate::kinds::Kind::CoerceNumber, json!("2"), json!(2)),
+        ]);
+        assert_eq!(
+            text,
+            "callfix repaired the input: a: \"<tool_call>…\" (extract-from-text); \
+             a: \"\" removed (drop-placeholder); a: \"2\" → 2 (coerce-number)"
+        );
+    }
+
+    #[test]
     fn invalid_json_says_where() {
         let err = serde_json::from_str::<Value>("{\"a\": 1,, }").unwrap_err();
         assert_eq!(
