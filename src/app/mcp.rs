@@ -134,6 +134,13 @@ pub(crate) fn command(args: &McpArgs) -> anyhow::Result<Ended> {
             Err(mpsc::RecvTimeoutError::Disconnected) => break End::Server,
         }
     };
+    // The client closed first (its thread has let go of the server's stdin) and
+    // the server then exited, as asked: the client's end, whichever thread told
+    // first. (A request of its own still pending is no one's to answer.)
+    let end = match end {
+        End::Server if lock(&shared.server).is_none() => End::Client,
+        end => end,
+    };
     let ended = match end {
         End::Server => {
             let status = stop(&mut child, grace)?;
