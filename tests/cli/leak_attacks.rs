@@ -123,3 +123,34 @@ fn a_list_of_one_call_quotes_the_whole_markup_as_before() {
     let (_, out) = run_json(&[], &message(text));
     assert_eq!(out[0]["repairs"][0]["from"], text);
 }
+
+/// Issue 26, item 16: a leaked call cut off after its name is rejected as not
+/// closed, and its result names the tool it was for (it had no name at all).
+#[test]
+fn a_call_cut_off_after_its_name_is_rejected_under_that_name() {
+    for (text, tool) in [
+        (
+            "<tool_call>{\"name\": \"read\", \"arguments\": {\"file_path\": \"/a",
+            "read",
+        ),
+        ("<tool_call><function=read><parameter=file_path>/a", "read"),
+        (
+            "[{\"name\": \"read\", \"arguments\": {\"file_path\": \"/a",
+            "read",
+        ),
+        ("[read(file_path=\"/a", "read"),
+        // Nothing to go by: no name is made up.
+        ("<tool_call>", ""),
+        ("<tool_call>{\"arguments\": {", ""),
+    ] {
+        let (code, out) = run_json(&[], &message(text));
+        assert_eq!(code, 1, "{text}: {out:?}");
+        assert_eq!(out.len(), 1, "{text}: {out:?}");
+        assert_eq!(out[0]["status"], "rejected", "{text}");
+        assert_eq!(out[0]["tool"], tool, "{text}: {out:?}");
+        assert_eq!(
+            out[0]["errors"][0]["message"], "the tool call written in the text is not closed",
+            "{text}: {out:?}"
+        );
+    }
+}

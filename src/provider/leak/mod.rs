@@ -267,7 +267,9 @@ fn bare(text: &str, declared: Declared) -> Option<Vec<Leaked>> {
             Ok(Some(calls)) if calls.iter().all(|c| declared(&c.name)) => {
                 tag(pythonic::leaked_calls(calls, text), "pythonic")
             }
-            Err(pythonic::Stop::Cut) if declared(first) => tag(unclosed(text).0, "pythonic"),
+            Err(pythonic::Stop::Cut) if declared(first) => {
+                tag(unclosed_call(text, first).0, "pythonic")
+            }
             Err(pythonic::Stop::Deep) if declared(first) => {
                 tag(malformed(text, "", pythonic::too_deep()).0, "pythonic")
             }
@@ -299,9 +301,10 @@ fn bare(text: &str, declared: Declared) -> Option<Vec<Leaked>> {
                 None
             }
         }
-        Err(e) if e.is_eof() && json_first_name(text).is_some_and(declared) => {
-            tag(unclosed(text).0, "json")
-        }
+        Err(e) if e.is_eof() => match json_first_name(text) {
+            Some(name) if declared(name) => tag(unclosed_call(text, name).0, "json"),
+            _ => None,
+        },
         Err(_) => None,
     }
 }
@@ -341,9 +344,15 @@ fn enclosed<'t>(text: &'t str, open: &str, close: &str) -> Option<(&'t str, &'t 
 
 /// A call whose markup is never closed: the rest of the text is its markup.
 fn unclosed(text: &str) -> (Vec<Leaked>, usize) {
+    unclosed_call(text, "")
+}
+
+/// The same, for a call whose name could be read before the markup was cut off
+/// (the call is rejected all the same; its result names the tool).
+fn unclosed_call(text: &str, name: &str) -> (Vec<Leaked>, usize) {
     malformed(
         text,
-        "",
+        name,
         "the tool call written in the text is not closed".into(),
     )
 }

@@ -9,7 +9,10 @@ use serde_json::{Map, Value};
 
 use super::cursor::Cursor;
 use super::qwen_coder::{function, layout_trimmed};
-use super::{Family, Leaked, enclosed, json_calls, malformed, no_name, not_json, unclosed};
+use super::{
+    Family, Leaked, enclosed, json_calls, json_first_name, malformed, no_name, not_json,
+    unclosed_call,
+};
 
 pub(super) struct ToolCall;
 
@@ -27,7 +30,16 @@ impl Family for ToolCall {
 
     fn read(&self, text: &str) -> (Vec<Leaked>, usize) {
         let Some((markup, body)) = enclosed(text, OPEN, CLOSE) else {
-            return unclosed(text);
+            // Cut off: named when its JSON or `<function=` head got that far.
+            let rest = text.get(OPEN.len()..).unwrap_or("").trim_start();
+            let name = json_first_name(rest)
+                .or_else(|| {
+                    rest.strip_prefix("<function=")?
+                        .split_once('>')
+                        .map(|(n, _)| n)
+                })
+                .filter(|n| !n.is_empty() && !n.contains(['<', '\n']));
+            return unclosed_call(text, name.unwrap_or(""));
         };
         let body = body.trim();
         let (mut calls, family) = if body.starts_with('{') || body.starts_with('[') {
