@@ -97,7 +97,7 @@ class Toolset:
     ) -> list[Result]: ...
     def check_many(
         self,
-        records: Iterable[Union[Mapping[str, JSON], str]],
+        records: Iterable[Union[Mapping[str, JSON], str, bytes]],
         batch_size: int = 1024,
         source: str = "<records>",
     ) -> Iterator[Result]: ...

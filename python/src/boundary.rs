@@ -31,23 +31,46 @@ const MIN_DEEP_STACK: usize = 16 * 1024 * 1024;
 
 /// ... up to this depth (400 MB of stack, reserved, not used); deeper input is refused with a
 /// `CallfixError`.
-const MAX_NESTING: usize = 50_000;
+pub(crate) const MAX_NESTING: usize = 50_000;
 
-/// How deep `text` can nest: `[`, `{` and `(` less the closing ones, counted
-/// anywhere (an upper bound on what any reader recurses into). One pass.
-fn nesting(text: &[u8]) -> usize {
-    let (mut depth, mut deepest) = (0usize, 0usize);
-    for &b in text {
-        match b {
-            b'[' | b'{' | b'(' => {
-                depth += 1;
-                deepest = deepest.max(depth);
+/// How deep text can nest: `[`, `{` and `(` less the closing ones, counted
+/// anywhere (an upper bound on what any reader recurses into), over text fed
+/// a piece at a time. One pass.
+#[derive(Default)]
+pub(crate) struct Nesting {
+    depth: usize,
+    deepest: usize,
+}
+
+impl Nesting {
+    /// Counts `text`, which follows what was fed before; the deepest so far.
+    pub(crate) fn feed(&mut self, text: &[u8]) -> usize {
+        for &b in text {
+            match b {
+                b'[' | b'{' | b'(' => {
+                    self.depth += 1;
+                    self.deepest = self.deepest.max(self.depth);
+                }
+                b']' | b'}' | b')' => self.depth = self.depth.saturating_sub(1),
+                _ => {}
             }
-            b']' | b'}' | b')' => depth = depth.saturating_sub(1),
-            _ => {}
         }
+        self.deepest
     }
-    deepest
+
+    pub(crate) fn deepest(&self) -> usize {
+        self.deepest
+    }
+}
+
+/// How deep `text` can nest (see [`Nesting`]).
+fn nesting(text: &[u8]) -> usize {
+    Nesting::default().feed(text)
+}
+
+/// The stack a thread checking input `depth` deep gets.
+pub(crate) fn deep_stack(depth: usize) -> usize {
+    depth.saturating_mul(STACK_PER_LEVEL).max(MIN_DEEP_STACK)
 }
 
 /// Runs library code so that nothing but a `PyResult` comes back: a panic (a
@@ -88,7 +111,7 @@ pub(crate) fn shielded<T: Send>(
     std::thread::scope(|scope| {
         let worker = std::thread::Builder::new()
             .name("callfix-deep".into())
-            .stack_size(depth.saturating_mul(STACK_PER_LEVEL).max(MIN_DEEP_STACK))
+            .stack_size(deep_stack(depth))
             .spawn_scoped(scope, || catch(|| work(depth)))
             .map_err(|e| error(format!("cannot start a thread to check deep input: {e}")))?;
         worker

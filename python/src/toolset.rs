@@ -3,7 +3,6 @@
 //! library's `filter::Filter` with the GIL released, inside the boundary of
 //! [`shielded`]; a toolset pickles as its source and options.
 
-use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
@@ -229,7 +228,8 @@ impl Toolset {
         self.checked(py, &text_of(record)?, None, Place::record(source, 0))
     }
 
-    /// Checks a stream of records in one piece, exactly as the CLI reads a file:
+    /// Checks a stream of records in one piece (`str` or `bytes`), exactly as
+    /// the CLI reads a file:
     /// JSON Lines, concatenated or pretty JSON, an array of records, SSE `data:`
     /// lines. `first_index` and `first_line` number its records and lines when
     /// it is part of a larger file (a chunk of a log, say), so results and
@@ -251,16 +251,19 @@ impl Toolset {
         self.checked(py, &text_of(data)?, None, at)
     }
 
-    /// Checks every record of an iterable, lazily and in order: an iterator of
-    /// results, numbered by record (`index`) across the whole iterable.
+    /// Checks the lines of an iterable (a file object, or a list of records),
+    /// lazily and in order: an iterator of results, exactly as the CLI reads a
+    /// file of those lines. Each item is a line (`str` or `bytes` as it is, a
+    /// dict or list as its JSON text; one without a final newline gets one), and
+    /// the lines go through the CLI's framer as one text: a pretty-printed
+    /// record over many lines is one record, as are concatenated records, SSE
+    /// `data:` lines and an array of records. Records are numbered (`index`) and
+    /// messages name lines of `source` as `callfix --format json` does for the
+    /// same file.
     ///
-    /// Records are taken `batch_size` at a time: each batch is turned into JSON
-    /// text while holding the GIL, then checked with the GIL released (other
-    /// Python threads run meanwhile), and its results are handed out before the
-    /// next batch is read.
-    ///
-    /// A broken record is named in its message as line `index + 1` of `source`:
-    /// the lines of a JSON Lines file give the CLI's very messages.
+    /// Items are taken `batch_size` at a time, once the results before them are
+    /// handed out: each batch is turned into text while holding the GIL, then
+    /// checked with the GIL released (other Python threads run meanwhile).
     #[pyo3(signature = (records, batch_size = 1024, source = "<records>".to_owned()))]
     fn check_many(
         slf: &Bound<'_, Self>,
@@ -268,14 +271,12 @@ impl Toolset {
         batch_size: usize,
         source: String,
     ) -> PyResult<Checks> {
-        Ok(Checks {
+        Ok(Checks::new(
             source,
-            toolset: slf.clone().unbind(),
-            records: Some(records.try_iter()?.unbind()),
-            pending: VecDeque::new(),
-            next_index: 0,
-            batch_size: batch_size.max(1),
-        })
+            slf.clone().unbind(),
+            records.try_iter()?.unbind(),
+            batch_size,
+        ))
     }
 
     /// A conversation: the same checks, plus repeated-failure escalation (the
