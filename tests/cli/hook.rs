@@ -322,6 +322,47 @@ fn each_session_counts_its_own_calls() {
 }
 
 #[test]
+fn a_payload_without_a_session_is_not_counted() {
+    let state = tempfile::tempdir().unwrap();
+    let path = super::root().join("tests/fixtures/claude-code/pre_tool_use_block.json");
+    let mut payload: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    payload.as_object_mut().unwrap().remove("session_id");
+    for _ in 0..4 {
+        let out = callfix()
+            .env("CALLFIX_STATE_DIR", state.path())
+            .args(["hook", "claude-code", "--no-config", "--schemas", SCHEMAS])
+            .write_stdin(payload.to_string())
+            .output()
+            .unwrap();
+        let reason =
+            decision(&String::from_utf8(out.stdout).unwrap())["permissionDecisionReason"].clone();
+        assert!(reason.as_str().unwrap().starts_with(PLAIN), "{reason}");
+    }
+    assert!(walk(state.path()).is_empty());
+}
+
+#[test]
+fn a_stale_session_file_goes_when_a_new_one_is_made() {
+    let state = tempfile::tempdir().unwrap();
+    deny_in(state.path(), "old", &[]);
+    let old = walk(state.path());
+    assert_eq!(old.len(), 1);
+    let week = std::time::Duration::from_secs(8 * 24 * 3600);
+    std::fs::File::options()
+        .write(true)
+        .open(&old[0])
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() - week)
+        .unwrap();
+    let other = state.path().join("not-ours");
+    std::fs::write(&other, "x").unwrap();
+    deny_in(state.path(), "new", &[]);
+    let now = walk(state.path());
+    assert_eq!(now.len(), 2, "{now:?}");
+    assert!(!now.contains(&old[0]) && now.contains(&other));
+}
+
+#[test]
 fn a_corrupt_or_unusable_state_file_is_a_plain_deny_never_a_failure() {
     let state = tempfile::tempdir().unwrap();
     for _ in 0..2 {
