@@ -43,8 +43,16 @@ pub fn callfix() -> Command {
     cmd.current_dir(root())
         .env_remove("CALLFIX_SCHEMAS")
         .env_remove("CALLFIX_CONFIG")
+        .env("CALLFIX_STATE_DIR", state_dir())
         .env("NO_COLOR", "1");
     cmd
+}
+
+/// Where the hook keeps its loop memory during the tests: a temporary
+/// directory of this run's own (a test that counts sets one of its own).
+pub fn state_dir() -> &'static std::path::Path {
+    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| tempfile::tempdir().unwrap()).path()
 }
 
 /// `callfix ARGS` as a running co-process, its stdin, stdout and stderr piped
@@ -55,6 +63,7 @@ pub fn spawn(args: &[&str]) -> std::process::Child {
         .current_dir(root())
         .env_remove("CALLFIX_SCHEMAS")
         .env_remove("CALLFIX_CONFIG")
+        .env("CALLFIX_STATE_DIR", state_dir())
         .env("NO_COLOR", "1")
         .args(args)
         .stdin(Stdio::piped())

@@ -86,6 +86,8 @@ fn run(command: &str) -> Vec<String> {
         .current_dir(work.path())
         .env("PATH", path)
         .env("TMPDIR", work.path().join("tmp"))
+        // The hook's loop memory stays in the copy, not in the user's state dir.
+        .env("CALLFIX_STATE_DIR", work.path().join("state"))
         .env("NO_COLOR", "1")
         .env_remove("CALLFIX_SCHEMAS")
         .env_remove("CALLFIX_CONFIG")

@@ -62,6 +62,11 @@ pub(crate) fn schemas() -> String {
 }
 
 /// Runs `callfix ARGS` with `input` on stdin.
+fn state_dir() -> &'static std::path::Path {
+    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| tempfile::tempdir().unwrap()).path()
+}
+
 pub(crate) fn run(args: &[&str], input: &[u8]) -> Ran {
     let mut child = Command::new(env!("CARGO_BIN_EXE_callfix"))
         .args(args)
@@ -69,6 +74,9 @@ pub(crate) fn run(args: &[&str], input: &[u8]) -> Ran {
         .env("RUST_BACKTRACE", "0")
         .env_remove("CALLFIX_SCHEMAS")
         .env_remove("CALLFIX_CONFIG")
+        // A fuzzed hook payload with a session id is remembered here, not in
+        // the user's state dir.
+        .env("CALLFIX_STATE_DIR", state_dir())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
