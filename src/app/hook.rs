@@ -184,16 +184,7 @@ impl Loops {
     /// been in this session, this one included.
     fn count(&self, tool: &str, verdict: &Verdict) -> u32 {
         // The same text the filter counts by.
-        let call = match (&verdict.args, &verdict.raw) {
-            (Some(args), _) => canonical(args),
-            (None, Some(raw)) => raw.trim().to_owned(),
-            (None, None) => verdict
-                .errors
-                .iter()
-                .map(|e| e.message.as_str())
-                .collect::<Vec<_>>()
-                .join("\n"),
-        };
+        let call = callfix::filter::repeat_text(verdict);
         let key = digest(&["call", tool, &call]).to_le_bytes();
         let mut records = self.read();
         if records.is_empty() {
@@ -301,29 +292,6 @@ fn digest(parts: &[&str]) -> u128 {
     h
 }
 
-/// JSON with object keys sorted, so that key order does not hide a repeat (the
-/// input was parsed with serde_json's nesting limit, so the recursion is
-/// bounded).
-fn canonical(v: &Value) -> String {
-    fn sorted(v: &Value) -> Value {
-        match v {
-            Value::Object(m) => {
-                let mut pairs: Vec<(&String, &Value)> = m.iter().collect();
-                pairs.sort_by(|a, b| a.0.cmp(b.0));
-                Value::Object(
-                    pairs
-                        .into_iter()
-                        .map(|(k, v)| (k.clone(), sorted(v)))
-                        .collect(),
-                )
-            }
-            Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
-            other => other.clone(),
-        }
-    }
-    sorted(v).to_string()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -339,13 +307,5 @@ mod tests {
         );
         assert_ne!(digest(&["ab", "c"]), digest(&["a", "bc"]));
         assert_eq!(digest(&[]), 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d);
-    }
-
-    #[test]
-    fn key_order_is_no_new_call() {
-        let a: Value = serde_json::from_str(r#"{"b":1,"a":{"d":2,"c":[{"f":3,"e":4}]}}"#).unwrap();
-        let b: Value = serde_json::from_str(r#"{"a":{"c":[{"e":4,"f":3}],"d":2},"b":1}"#).unwrap();
-        assert_eq!(canonical(&a), canonical(&b));
-        assert_eq!(canonical(&a), r#"{"a":{"c":[{"e":4,"f":3}],"d":2},"b":1}"#);
     }
 }

@@ -99,16 +99,7 @@ impl Loops {
         if options.loop_limit == 0 || verdict.status != Status::Rejected {
             return;
         }
-        let call = match (&verdict.args, &verdict.raw) {
-            (Some(args), _) => canonical(args),
-            (None, Some(raw)) => raw.trim().to_owned(),
-            (None, None) => verdict
-                .errors
-                .iter()
-                .map(|e| e.message.as_str())
-                .collect::<Vec<_>>()
-                .join("\n"),
-        };
+        let call = repeat_text(verdict);
         if self.seen.len() >= Self::CAPACITY {
             self.seen.clear();
         }
@@ -125,6 +116,22 @@ impl Loops {
         if *n >= options.loop_limit {
             verdict.looped = Some(*n);
         }
+    }
+}
+
+/// What a rejected call is compared by to find repeats: its arguments with
+/// object keys sorted (key order hides no repeat), else its argument text, else
+/// its errors. The filter's loop detection and `callfix hook` count by it.
+pub fn repeat_text(verdict: &Verdict) -> String {
+    match (&verdict.args, &verdict.raw) {
+        (Some(args), _) => canonical(args),
+        (None, Some(raw)) => raw.trim().to_owned(),
+        (None, None) => verdict
+            .errors
+            .iter()
+            .map(|e| e.message.as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
     }
 }
 
