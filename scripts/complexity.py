@@ -86,13 +86,16 @@ def anthropic_stream(n):
     return FILTER, "".join(out)
 
 
+# Every file this script writes is under one temporary directory, removed when
+# it exits.
+WORK = tempfile.TemporaryDirectory(prefix="callfix-complexity-")
 WIDE_DIRS = {}
 
 
 def wide_schema(n):
     """A directory holding wide.json, an n-property schema (closed)."""
     if n not in WIDE_DIRS:
-        d = tempfile.mkdtemp(prefix="callfix-complexity-")
+        d = tempfile.mkdtemp(dir=WORK.name)
         props = {f"field_{i:06d}_name": {"type": "string"} for i in range(n)}
         schema = {"type": "object", "properties": props, "additionalProperties": False}
         with open(os.path.join(d, "wide.json"), "w") as f:
@@ -139,7 +142,7 @@ MCP_SERVER = textwrap.dedent(r'''
 
 
 def mcp_tool_list(n):
-    d = tempfile.mkdtemp(prefix="callfix-complexity-")
+    d = tempfile.mkdtemp(dir=WORK.name)
     server = os.path.join(d, "server.py")
     with open(server, "w") as f:
         f.write(MCP_SERVER)
