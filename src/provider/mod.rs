@@ -25,7 +25,7 @@ pub mod tool_list;
 use crate::spelling::Spellings;
 pub use convert::IdScope;
 pub use convert::{Converted, Ids, Place, convert, convert_error, convert_rejected, target_id};
-pub use leak::Declared;
+pub use leak::{Declared, Written};
 use serde_json::{Map, Value, json};
 
 /// One provider's envelopes and quirks.
@@ -204,6 +204,8 @@ pub struct Leak {
     pub markup: String,
     /// Its call syntax (`hermes`, `glm`, `kimi-k2`, …).
     pub family: &'static str,
+    /// How its argument values were written, when not as JSON.
+    pub written: Written,
 }
 
 impl Call {
@@ -357,6 +359,7 @@ fn leaked_call(l: leak::Leaked) -> Call {
     call.leaked = Some(Leak {
         markup: l.markup,
         family: l.family,
+        written: l.written,
     });
     call
 }

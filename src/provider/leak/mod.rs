@@ -66,6 +66,23 @@ pub struct Leaked {
     pub markup: String,
     /// The call syntax it was written in (`hermes`, `glm`, …).
     pub family: &'static str,
+    /// How its argument values were written, when not as JSON.
+    pub written: Written,
+}
+
+/// How a leaked call's argument values were written, for the judge to read
+/// them by the schema. The default: JSON values (or Python literals), kept as
+/// read.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Written {
+    /// The top-level arguments whose value is untyped text (XML parameter
+    /// families: `<parameter=p>3</parameter>`): each holds a `Value::String` of
+    /// the text, which the schema types when the call is judged.
+    pub untyped: Vec<String>,
+    /// Arguments given by position (`read('/a')`), in order, after the named
+    /// ones in `args`: the schema maps them to names when that is unambiguous,
+    /// or the call is rejected with an instruction to name them.
+    pub positional: Vec<Value>,
 }
 
 /// One family of call syntax.
@@ -326,6 +343,7 @@ fn malformed(markup: &str, name: &str, why: String) -> (Vec<Leaked>, usize) {
             args: Err(why),
             markup: markup.to_owned(),
             family: "",
+            written: Written::default(),
         }],
         markup.len(),
     )
@@ -362,12 +380,22 @@ fn found(name: String, args: Map<String, Value>, markup: &str) -> (Vec<Leaked>, 
     (vec![leaked(name, Ok(args), markup)], markup.len())
 }
 
+/// A call read from `markup` whose argument values are all untyped text.
+fn found_untyped(name: String, args: Map<String, Value>, markup: &str) -> (Vec<Leaked>, usize) {
+    let mut call = leaked(name, Ok(args), markup);
+    if let Ok(args) = &call.args {
+        call.written.untyped = args.keys().cloned().collect();
+    }
+    (vec![call], markup.len())
+}
+
 fn leaked(name: String, args: Result<Map<String, Value>, String>, markup: &str) -> Leaked {
     Leaked {
         name,
         args,
         markup: markup.to_owned(),
         family: "",
+        written: Written::default(),
     }
 }
 

@@ -10,7 +10,7 @@
 use serde_json::{Map, Value};
 
 use super::cursor::Cursor;
-use super::{Family, Leaked, enclosed, found, malformed, no_name, object_call, unclosed};
+use super::{Family, Leaked, enclosed, found_untyped, malformed, no_name, object_call, unclosed};
 
 pub(super) struct QwenCoder;
 
@@ -96,7 +96,7 @@ pub(super) fn function(text: &str) -> (Vec<Leaked>, usize) {
         };
         args.insert(pname, Value::String(layout_trimmed(value)));
     }
-    found(name, args, markup)
+    found_untyped(name, args, markup)
 }
 
 /// A character of the word a broken head starts with (named in the report).

@@ -115,5 +115,5 @@ fn glm(body: &str, markup: &str) -> Vec<Leaked> {
         };
         args.insert(key.trim().to_owned(), Value::String(layout_trimmed(value)));
     }
-    super::found(name, args, markup).0
+    super::found_untyped(name, args, markup).0
 }
