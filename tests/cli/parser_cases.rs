@@ -10,6 +10,9 @@
 //! `tool` and `repairs` are checked when given (a row may leave them out). The tools are the
 //! shipped `schemas/` and `list_todos` (no arguments, in `tools.json`).
 //!
+//! A stream ends with `finish_reason` `stop` (`end_turn`), or the row's
+//! `finish` (`length`: `max_tokens`).
+//!
 //! A row with `"pending": "why"` states the right outcome for something not
 //! read yet (a bug or a family being added): it is run and listed, never
 //! failed; delete the key to enable it. `"design": "KEY"` marks an outcome
@@ -195,6 +198,7 @@ impl Row {
             return vec![json!({"role": "assistant", "content": self.content()}).to_string()];
         };
         let chunks = chunks.iter().map(|c| c.as_str().unwrap());
+        let finish = self.value["finish"].as_str().unwrap_or("stop");
         match self.value["stream"].as_str() {
             Some("anthropic") => {
                 let mut records = vec![
@@ -204,7 +208,7 @@ impl Row {
                 records.extend(chunks.map(|c| json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": c}})));
                 records.extend([
                     json!({"type": "content_block_stop", "index": 0}),
-                    json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}}),
+                    json!({"type": "message_delta", "delta": {"stop_reason": if finish == "length" { "max_tokens" } else { "end_turn" }}}),
                     json!({"type": "message_stop"}),
                 ]);
                 records
@@ -222,7 +226,7 @@ impl Row {
                     Value::Null,
                 )];
                 records.extend(chunks.map(|c| chunk(json!({"content": c}), Value::Null)));
-                records.push(chunk(json!({}), json!("stop")));
+                records.push(chunk(json!({}), json!(finish)));
                 records
             }
         }
