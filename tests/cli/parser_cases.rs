@@ -434,7 +434,7 @@ fn pending_rows_are_listed() {
     let (outcomes, _) = run(&pending);
     for (row, outcome) in pending.iter().zip(&outcomes) {
         let state = if differences(row, outcome).is_empty() {
-            "HOLDS NOW: enable it"
+            "HOLDS NOW (calls and text; its --stats syntax is checked once enabled)"
         } else {
             "pending"
         };
