@@ -3,22 +3,25 @@
 //! with fixtures of our own in `tests/fixtures/parser-cases/BUCKET.jsonl`.
 //!
 //! A row is one assistant message (`content`, or `chunks` streamed as OpenAI
-//! `delta.content` or Anthropic `text_delta` events), the family it is
-//! written in, the calls callfix must give (tool, status, arguments and the
-//! repairs besides `extract-from-text`, or the error a rejection quotes) and
-//! the text left in the message (`text`, `null` for none). A call's
-//! `tool` and `repairs` are checked when given (a row may leave them out). The tools are the
-//! shipped `schemas/` and `list_todos` (no arguments, in `tools.json`).
+//! `delta.content` or Anthropic `text_delta` events, ending with `stop`
+//! (`end_turn`) or the row's `finish`, `length` (`max_tokens`)), the family
+//! it is written in, the calls callfix must give (`tool`, `status`, `args`,
+//! the `repairs` besides `extract-from-text`, or the `error` a rejection
+//! quotes; `tool` and `repairs` are checked when given) and the `text` left
+//! in the message (`null` for none). The tools are the shipped `schemas/`
+//! and `list_todos` (no arguments, in `tools.json`).
 //!
-//! A stream ends with `finish_reason` `stop` (`end_turn`), or the row's
-//! `finish` (`length`: `max_tokens`).
+//! - `"pending": "why"` states the right outcome of something not read yet
+//!   (a bug, or a family being added): the row is run and listed, never
+//!   failed. Deleting the key enables it.
+//! - `"design": "KEY"` marks an outcome that is a rejection (or text) by
+//!   design, footnoted in the matrix (`DESIGNS`).
+//! - `"syntax"` is the family `--stats` counts, where it differs from
+//!   `family`; every bucket checks those counts.
+//! - `"na": "why"` (no content) marks a bucket that cannot apply.
 //!
-//! A row with `"pending": "why"` states the right outcome for something not
-//! read yet (a bug or a family being added): it is run and listed, never
-//! failed; delete the key to enable it. `"design": "KEY"` marks an outcome
-//! that is a rejection (or text) by design, footnoted in the matrix;
-//! `"syntax"` names the family `--stats` counts when it differs from
-//! `family`; `"na": "why"` (no content) marks a bucket that cannot apply.
+//! A family is added by a name in `FAMILIES` and its rows in every bucket
+//! file (`every_family_has_a_row_in_every_bucket` says which are missing).
 //!
 //! Each bucket file runs as one `callfix -f json --stats` and one
 //! `callfix -f call --to openai` over all its rows, a real call between rows
