@@ -537,6 +537,21 @@ fn matrix() -> String {
             b.id, b.dynamo, b.callfix, b.engines
         );
     }
+    let mut reasons: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for r in &rows {
+        if let Some(why) = r.pending() {
+            let families = reasons.entry(why).or_default();
+            if !families.contains(&r.family()) {
+                families.push(r.family());
+            }
+        }
+    }
+    if !reasons.is_empty() {
+        out.push_str("\nPending (◌):\n\n");
+        for (why, families) in &reasons {
+            let _ = writeln!(out, "- {why}: `{}`", families.join("`, `"));
+        }
+    }
     let pending = rows.iter().filter(|r| r.pending().is_some()).count();
     let live = rows
         .iter()
