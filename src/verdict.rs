@@ -400,3 +400,6 @@ fn empty_repair() -> Repair {
         to: Value::Object(serde_json::Map::new()),
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -126,3 +126,153 @@ pub fn type_untyped(tool: &Tool, args: &mut Value, keys: &[String]) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    /// A tool whose parameter `p` has the schema `p`.
+    fn tool(p: Value) -> Tool {
+        Tool::from_schema(json!({
+            "type": "object",
+            "properties": {"p": p},
+            "$defs": {"s": {"type": "string"}, "i": {"type": "integer"}},
+        }))
+    }
+
+    /// `text` at `p`, typed as untyped markup text.
+    fn typed(p: Value, text: &str) -> Value {
+        let mut args = json!({ "p": text });
+        type_untyped(&tool(p), &mut args, &["p".to_owned()]);
+        args["p"].take()
+    }
+
+    /// Schemas that admit a string, however they say it.
+    fn admitting_a_string() -> Vec<Value> {
+        vec![
+            json!({"type": "string"}),
+            json!({"type": ["string", "integer"]}),
+            json!({"type": ["integer", "boolean", "null", "string"]}),
+            json!({"anyOf": [{"type": "integer"}, {"type": "string"}]}),
+            json!({"oneOf": [{"type": "boolean"}, {"$ref": "#/$defs/s"}]}),
+            json!({"allOf": [{"$ref": "#/$defs/s"}]}),
+            json!({"$ref": "#/$defs/s"}),
+            json!({"type": "string", "pattern": "^[0-9]+$"}),
+            json!({"type": ["object", "array", "string"]}),
+        ]
+    }
+
+    #[test]
+    fn a_string_keeps_its_text() {
+        for schema in admitting_a_string() {
+            for text in [
+                "02134", "3", "-1.5", "true", "True", "None", "null", "[1]", "{}",
+            ] {
+                assert_eq!(typed(schema.clone(), text), json!(text), "{schema} {text}");
+            }
+        }
+    }
+
+    #[test]
+    fn other_types_get_their_one_reading() {
+        let int = json!({"type": "integer"});
+        let num = json!({"type": "number"});
+        let boolean = json!({"type": "boolean"});
+        let nullable = json!({"type": ["integer", "null"]});
+        for (schema, text, want) in [
+            (&int, "3", json!(3)),
+            (&int, "-3", json!(-3)),
+            (&json!({"$ref": "#/$defs/i"}), "3", json!(3)),
+            (
+                &json!({"anyOf": [{"type": "integer"}, {"type": "boolean"}]}),
+                "True",
+                json!(true),
+            ),
+            (&boolean, "true", json!(true)),
+            (&boolean, "False", json!(false)),
+            (&nullable, "None", json!(null)),
+            (&nullable, "null", json!(null)),
+            (&nullable, "12", json!(12)),
+            (&json!({"type": "array"}), "[1, \"a\"]", json!([1, "a"])),
+            (&json!({"type": "array"}), "['a', True]", json!(["a", true])),
+            (&json!({"type": "object"}), "{\"a\": 1}", json!({"a": 1})),
+            // No reading of a type it wants: the text stays, to be rejected.
+            (&int, "007", json!("007")),
+            (&int, "1e3", json!("1e3")),
+            (&int, "3.5", json!("3.5")),
+            (&int, " 3", json!(" 3")),
+            (&int, "None", json!("None")),
+            (&boolean, "TRUE", json!("TRUE")),
+            (&boolean, "1", json!("1")),
+            (&json!({"type": "array"}), "{\"a\": 1}", json!("{\"a\": 1}")),
+            // A schema that says nothing of a type: no reading is wanted.
+            (&json!({}), "3", json!("3")),
+            (&json!({"description": "anything"}), "true", json!("true")),
+        ] {
+            assert_eq!(typed(schema.clone(), text), want, "{schema} {text}");
+        }
+        // The digits as written.
+        assert_eq!(typed(num.clone(), "2.50").to_string(), "2.50");
+        let long = "0.1000000000000000055511151231257827";
+        assert_eq!(typed(num, long).to_string(), long);
+    }
+
+    #[test]
+    fn only_the_keys_listed_are_typed() {
+        let t = Tool::from_schema(json!({"type": "object", "properties": {
+            "a": {"type": "integer"}, "b": {"type": "integer"}}}));
+        let mut args = json!({"a": "1", "b": "2", "c": "3"});
+        type_untyped(
+            &t,
+            &mut args,
+            &["b".to_owned(), "c".to_owned(), "gone".to_owned()],
+        );
+        assert_eq!(args, json!({"a": "1", "b": 2, "c": "3"}));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(500))]
+
+        /// Any text at a parameter that admits a string comes out byte for
+        /// byte as it went in.
+        #[test]
+        fn any_text_at_a_string_parameter_is_kept(
+            text in prop_oneof![
+                any::<String>(),
+                "-?[0-9]{1,6}(\\.[0-9]{1,4})?",
+                "(true|false|True|False|None|null)",
+                "\\[[0-9, ]{0,8}\\]",
+            ],
+            which in 0usize..9,
+        ) {
+            let schema = admitting_a_string().swap_remove(which);
+            prop_assert_eq!(typed(schema, &text), Value::String(text));
+        }
+
+        /// The rules and the markup never read one text two ways: where both
+        /// read it, they agree, and markup reads all the rules read.
+        #[test]
+        fn the_rules_and_markup_read_alike(
+            text in prop_oneof![
+                any::<String>(),
+                "-?[0-9]{1,6}(\\.[0-9]{1,4})?",
+                "(true|false|True|False|None|null|007|-0|0\\.0)",
+            ],
+            types in proptest::sample::subsequence(
+                vec!["integer", "number", "boolean", "null", "array", "object"], 1..4),
+        ) {
+            let t = tool(json!({ "type": types }));
+            let s = Schemas::new(&t);
+            let doc = json!({ "p": text });
+            let w = s.wanted(&doc, &["p".to_owned()]);
+            let json = reading(&text, &w, Source::Json);
+            let markup = reading(&text, &w, Source::Markup);
+            if let Some(j) = json {
+                prop_assert_eq!(Some(j), markup);
+            }
+        }
+    }
+}
