@@ -111,8 +111,15 @@ pub(super) fn decimal(text: &str, integer: bool) -> Option<serde_json::Number> {
 /// schema, in place: each value that is a string becomes its [`reading`] in
 /// markup, where it has one. Other values, and keys not listed, are left as
 /// they are.
+///
+/// The schemas are read as the repair rules read them (`$ref`, `allOf`,
+/// `anyOf`, `oneOf`, `properties`, `additionalProperties`); where the
+/// validator rejects a typed value and accepts its text (a string wanted by a
+/// keyword those do not follow, such as `patternProperties`), the text is
+/// kept: text stays text wherever the schema admits it.
 pub fn type_untyped(tool: &Tool, args: &mut Value, keys: &[String]) {
     let s = Schemas::new(tool);
+    let mut texts = HashMap::new();
     for key in keys {
         let path = std::slice::from_ref(key);
         let Some(Value::String(text)) = get(args, path) else {
@@ -122,8 +129,49 @@ pub fn type_untyped(tool: &Tool, args: &mut Value, keys: &[String]) {
             continue;
         };
         if let Some(slot) = get_mut(args, path) {
-            *slot = typed;
+            texts.insert(key.as_str(), std::mem::replace(slot, typed));
         }
+    }
+    if texts.is_empty() || tool.validator.is_valid(args) {
+        return;
+    }
+    // The typed keys the validator faults, tried as text: those it then
+    // accepts keep their text. Two passes of the validator, whatever the
+    // number of keys.
+    let typed_faulted = faulted(tool, args, |k| texts.get_key_value(k).map(|(k, _)| *k));
+    if typed_faulted.is_empty() {
+        return;
+    }
+    let mut as_text = args.clone();
+    for key in &typed_faulted {
+        set_key(&mut as_text, key, texts.get(key));
+    }
+    let text_faulted = faulted(tool, &as_text, |k| typed_faulted.get(k).copied());
+    for key in typed_faulted.difference(&text_faulted) {
+        set_key(args, key, texts.get(key));
+    }
+}
+
+/// The top-level keys of `doc` that the validator faults, at the key or under
+/// it, among those `key` knows (looking at no more errors than repair does).
+fn faulted<'k>(
+    tool: &Tool,
+    doc: &Value,
+    key: impl Fn(&str) -> Option<&'k str>,
+) -> HashSet<&'k str> {
+    let mut found = HashSet::new();
+    for e in tool.validator.iter_errors(doc).take(MAX_SITES) {
+        let path = pointer_segments(e.instance_path().as_str());
+        if let Some(k) = path.first().and_then(|k| key(k)) {
+            found.insert(k);
+        }
+    }
+    found
+}
+
+fn set_key(doc: &mut Value, key: &str, value: Option<&Value>) {
+    if let (Some(slot), Some(value)) = (doc.get_mut(key), value) {
+        *slot = value.clone();
     }
 }
 
@@ -231,6 +279,28 @@ mod tests {
             &["b".to_owned(), "c".to_owned(), "gone".to_owned()],
         );
         assert_eq!(args, json!({"a": "1", "b": 2, "c": "3"}));
+    }
+
+    #[test]
+    fn text_the_validator_accepts_stays_text() {
+        // `patternProperties` takes `x1` before `additionalProperties`, which
+        // the schema reading follows: the validator has the last word.
+        let t = Tool::from_schema(json!({"type": "object",
+            "patternProperties": {"^x": {"type": "string"}},
+            "additionalProperties": {"type": "integer"}}));
+        let mut args = json!({"x1": "3", "n": "4"});
+        let keys = ["x1".to_owned(), "n".to_owned()];
+        type_untyped(&t, &mut args, &keys);
+        // Typed, `x1` breaks the call and as text it passes; `n` wants its
+        // number.
+        assert_eq!(args, json!({"x1": "3", "n": 4}));
+        // A typed value the schema rejects, which it rejects as text too,
+        // stays typed (its error says what is wrong with the value).
+        let t = Tool::from_schema(json!({"type": "object",
+            "properties": {"n": {"type": "integer", "minimum": 1}}}));
+        let mut args = json!({"n": "0"});
+        type_untyped(&t, &mut args, &keys);
+        assert_eq!(args, json!({"n": 0}));
     }
 
     proptest! {
