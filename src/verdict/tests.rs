@@ -182,3 +182,27 @@ fn untyped_text_is_typed_and_json_values_are_not() {
     assert_eq!(kinds(&v), ["extract-from-text", "coerce-number"]);
     assert_eq!(v.repairs[1].path, "offset");
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+    /// Whatever the text of a string parameter, the judged call holds it byte
+    /// for byte.
+    #[test]
+    fn any_text_of_a_string_parameter_comes_out_as_it_went_in(
+        text in proptest::prop_oneof![
+            proptest::prelude::any::<String>(),
+            "-?[0-9]{1,8}(\\.[0-9]{1,3})?",
+            "(true|True|false|False|None|null|\\[\\]|\\{\\})",
+        ],
+    ) {
+        let mut call = leaked("read", json!({"file_path": text, "limit": "3"}), Vec::new());
+        if let Some(leak) = &mut call.leaked {
+            leak.written.untyped = vec!["file_path".into(), "limit".into()];
+        }
+        let v = judged(&mut call, Policy::default());
+        proptest::prop_assert_eq!(v.status, Status::Repaired);
+        proptest::prop_assert_eq!(&v.args, &Some(json!({"file_path": text, "limit": 3})));
+        proptest::prop_assert_eq!(kinds(&v), ["extract-from-text"]);
+    }
+}
