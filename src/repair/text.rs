@@ -108,7 +108,7 @@ pub(super) fn decimal(text: &str, integer: bool) -> Option<serde_json::Number> {
 }
 
 /// Types the untyped text at the top-level `keys` of `args` by `tool`'s
-/// schema, in place: each value that is a string becomes its [`reading`] in
+/// schema, in place: each value that is a string becomes its reading (`reading`) in
 /// markup, where it has one. Other values, and keys not listed, are left as
 /// they are.
 ///
