@@ -429,6 +429,33 @@ NEGATIVES = [
 ]
 
 
+def xml_text(rng, tool, args):
+    """The call written in Qwen3-Coder's markup, every value as untyped text
+    (as its chat template writes it: Python's `True`/`None` or JSON's), with
+    string values that look like other types: the schema must type each back
+    to exactly the original, and leave the strings as they are."""
+    original = dict(args)
+    for key, texts in (("file_path", ["02134", "3", "1.50", "True", "null", "-0"]),
+                       ("description", ["007", "false", "None", "{}"])):
+        if key in original:
+            original[key] = rng.choice(texts)
+
+    def text(v):
+        if isinstance(v, bool):
+            return rng.choice(["true", "True"] if v else ["false", "False"])
+        if v is None:
+            return rng.choice(["null", "None"])
+        if isinstance(v, Num):
+            return v.text
+        if isinstance(v, str):
+            return v
+        return dumps(v)
+
+    params = "".join("<parameter=%s>\n%s\n</parameter>\n" % (k, text(v)) for k, v in original.items())
+    markup = "<tool_call>\n<function=%s>\n%s</function>\n</tool_call>" % (tool, params)
+    return {"role": "assistant", "content": markup}, original
+
+
 def call(tool, arguments, i, case):
     """A generic call; `arguments` is an object, or a string for text mistakes."""
     return {"id": "%s:%d" % (case, i), "name": tool, "arguments": arguments}
@@ -454,7 +481,9 @@ def run(a, rng, work):
     schema_dir = os.path.join(work, "schemas")
     os.makedirs(schema_dir)
 
-    calls, expect = [], {}
+    calls, expect, by_record = [], {}, {}
+    # Its own generator, so that the other cases draw what they drew before.
+    xml_rng = random.Random(a.seed + 1)
     for i in range(a.schemas):
         tool = "tool_%04d" % i
         schema = make_schema(rng, i)
@@ -476,6 +505,12 @@ def run(a, rng, work):
         # rename-tool: the same call under a differently spelled name
         calls.append({"id": "rename-tool:%d" % i, "name": rng.choice([tool.upper(), tool.replace("_", "-"), "Tool_" + tool[5:]]), "arguments": args})
         expect["rename-tool:%d" % i] = ("repaired", args)
+        # xml-text: the call leaked as markup whose values are text, typed by the
+        # schema as the call is read (results of leaked calls carry no id: by record)
+        message, original = xml_text(xml_rng, tool, args)
+        by_record[Num(len(calls))] = "xml-text:%d" % i
+        calls.append(message)
+        expect["xml-text:%d" % i] = ("repaired", original)
         for name, negative in NEGATIVES:
             made = negative(rng, schema, args)
             if made is None:
@@ -506,6 +541,8 @@ def run(a, rng, work):
     rows = defaultdict(lambda: {"cases": 0, "success": 0, "wrong": 0, "missed": 0})
     examples = {}
     for r in results:
+        if r["id"] is None:
+            r["id"] = by_record[r["index"]]
         case = r["id"].rsplit(":", 1)[0]
         want_status, want_args = expect[r["id"]]
         row = rows[case]
@@ -526,13 +563,15 @@ def run(a, rng, work):
             if r["status"] == "rejected":
                 row["missed"] += 1
                 examples.setdefault(case + " (missed)", r)
-            elif r["args"] == want_args and r["status"] == "repaired":
+            elif r["args"] == want_args and r["status"] == "repaired" and (
+                    # Typing untyped text is reading the call, not a repair.
+                    not case.startswith("xml-text") or [x["kind"] for x in r["repairs"]] == ["extract-from-text"]):
                 row["success"] += 1
             else:
                 row["wrong"] += 1
                 examples.setdefault(case, r)
 
-    order = ["valid"] + [n for n, _ in MISTAKES] + ["rename-tool"] + [n for n, _ in NEGATIVES]
+    order = ["valid"] + [n for n, _ in MISTAKES] + ["rename-tool", "xml-text"] + [n for n, _ in NEGATIVES]
     if a.markdown:
         print("| case | calls | exact | missed | wrong |")
         print("|---|---:|---:|---:|---:|")
@@ -546,7 +585,7 @@ def run(a, rng, work):
         wrong_total += row["wrong"]
         missed_total += row["missed"]
         rate = 100.0 * row["success"] / row["cases"]
-        label = case if case == "valid" or case in dict(MISTAKES) or case == "rename-tool" else "must reject: " + case
+        label = case if case == "valid" or case in dict(MISTAKES) or case in ("rename-tool", "xml-text") else "must reject: " + case
         if a.markdown:
             print("| %s | %d | %d | %d | %d |" % (label, row["cases"], row["success"], row["missed"], row["wrong"]))
         else:

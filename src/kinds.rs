@@ -46,11 +46,13 @@ pub enum Kind {
     RenameTool,
     /// A call written into assistant text (leaked markup).
     ExtractFromText,
+    /// A value given by position (`read('/a')`), named by the schema.
+    NameArguments,
 }
 
 impl Kind {
     /// Every kind, salvage first, then the schema-guided rules in their order.
-    pub const ALL: [Kind; 18] = [
+    pub const ALL: [Kind; 19] = [
         Kind::StripFence,
         Kind::StripLeakedTag,
         Kind::TolerantParse,
@@ -69,6 +71,7 @@ impl Kind {
         Kind::UnwrapAutolink,
         Kind::RenameTool,
         Kind::ExtractFromText,
+        Kind::NameArguments,
     ];
 
     /// The kind's name, as `--repair` takes it and `--format json` writes it.
@@ -92,6 +95,7 @@ impl Kind {
             Kind::UnwrapAutolink => "unwrap-autolink",
             Kind::RenameTool => "rename-tool",
             Kind::ExtractFromText => "extract-from-text",
+            Kind::NameArguments => "name-arguments",
         }
     }
 
@@ -118,6 +122,7 @@ impl Kind {
             Kind::UnwrapAutolink => "an autolinked path ([a.md](http://a.md))",
             Kind::RenameTool => "a tool name in another case or with other separators",
             Kind::ExtractFromText => "a call written into assistant text",
+            Kind::NameArguments => "a value given by position, where the schema names it",
         }
     }
 

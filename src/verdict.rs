@@ -203,7 +203,7 @@ pub fn judge(registry: &Registry, call: &mut Call, policy: Policy) -> Verdict {
         });
     }
     let mut sent_text = None;
-    let args = match std::mem::replace(&mut call.args, Args::Missing) {
+    let mut args = match std::mem::replace(&mut call.args, Args::Missing) {
         Args::Value(v) => v,
         Args::Text(text) => match salvage::salvage(&text, policy.enabled) {
             Ok(Salvaged::Value(v, r)) => {
@@ -236,6 +236,26 @@ pub fn judge(registry: &Registry, call: &mut Call, policy: Policy) -> Verdict {
             Err(e) => return Verdict::invalid(None, vec![e]),
         },
     };
+    // A call written in the text, whose values were not all written as JSON,
+    // is read by the schema: values given by position are named, and untyped
+    // text (XML parameters) is typed, as part of reading it.
+    if let Some(leak) = &call.leaked {
+        let written = &leak.written;
+        if !written.positional.is_empty() {
+            match name_positional(tool, &call.name, args, &written.positional, policy) {
+                Ok((named, repair)) => {
+                    args = named;
+                    repairs.push(repair);
+                }
+                Err(error) => {
+                    let mut verdict = Verdict::invalid(None, vec![error]);
+                    verdict.raw = Some(leak.markup.clone());
+                    return verdict;
+                }
+            }
+        }
+        repair::type_untyped(tool, &mut args, &written.untyped);
+    }
     if tool.validator.is_valid(&args) {
         return Verdict::accepted(args, repairs);
     }
@@ -259,6 +279,43 @@ pub fn judge(registry: &Registry, call: &mut Call, policy: Policy) -> Verdict {
         }
     }
     Verdict::accepted(work, repairs)
+}
+
+/// The arguments of a call that gave `positional` values by position, with
+/// the one value named where the schema says which parameter it means
+/// (`name-arguments`, placed first, as it was written); otherwise the
+/// instruction to name them.
+fn name_positional(
+    tool: &Tool,
+    name: &str,
+    args: Value,
+    positional: &[Value],
+    policy: Policy,
+) -> Result<(Value, Repair), ArgError> {
+    let parameters = repair::Parameters::of(tool);
+    let refusal = || message::name_the_arguments(name, parameters.example(3));
+    let Value::Object(named) = args else {
+        return Err(refusal());
+    };
+    let (Some(key), [value]) = (
+        parameters.for_positional(&named, positional.len()),
+        positional,
+    ) else {
+        return Err(refusal());
+    };
+    if !policy.enabled.has(Kind::NameArguments) {
+        return Err(refusal());
+    }
+    let mut all = serde_json::Map::with_capacity(named.len() + 1);
+    all.insert(key.to_owned(), value.clone());
+    all.extend(named);
+    let repair = Repair {
+        path: key.to_owned(),
+        kind: Kind::NameArguments,
+        from: value.clone(),
+        to: value.clone(),
+    };
+    Ok((Value::Object(all), repair))
 }
 
 /// The call's tool, renamed to the one tool its name means when that is unique
@@ -343,3 +400,6 @@ fn empty_repair() -> Repair {
         to: Value::Object(serde_json::Map::new()),
     }
 }
+
+#[cfg(test)]
+mod tests;

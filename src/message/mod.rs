@@ -233,6 +233,22 @@ pub fn arguments_as_text(provider: &str) -> ArgError {
     ))
 }
 
+/// A call that gives arguments by position (`read('/a', 3)`) where the schema
+/// does not say which parameter each value means: the tool's name, then how
+/// to call it, with `example` (the parameters to show, and whether there are
+/// more).
+pub fn name_the_arguments(tool: &str, example: (&[&str], bool)) -> ArgError {
+    let (names, more) = example;
+    let mut shown: Vec<String> = names.iter().map(|n| format!("{}: …", quote(n))).collect();
+    if more {
+        shown.push("…".to_owned());
+    }
+    ArgError::root(format!(
+        "{tool}: call the tool with named JSON arguments, e.g. {{{}}}",
+        shown.join(", ")
+    ))
+}
+
 /// A string of the arguments holds a lone surrogate escape (`\ud83d`).
 pub fn lone_surrogate(path: &str) -> ArgError {
     ArgError {

@@ -350,3 +350,31 @@ mod properties {
         }
     }
 }
+
+mod positional {
+    use super::super::*;
+
+    #[test]
+    fn the_instruction_to_name_the_arguments() {
+        assert_eq!(
+            name_the_arguments("read", (&["file_path"], false)).line(),
+            r#"read: call the tool with named JSON arguments, e.g. {"file_path": …}"#
+        );
+        assert_eq!(
+            name_the_arguments("copy", (&["from", "to", "mode"], true)).line(),
+            r#"copy: call the tool with named JSON arguments, e.g. {"from": …, "to": …, "mode": …, …}"#
+        );
+        // A name is written as a JSON string, on one line; no parameter, `{}`.
+        let odd = name_the_arguments("t", (&["a\"b\nc"], false));
+        assert!(
+            odd.message.ends_with(r#"e.g. {"a\"b\nc": …}"#),
+            "{}",
+            odd.message
+        );
+        assert!(
+            name_the_arguments("t", (&[], false))
+                .message
+                .ends_with("e.g. {}")
+        );
+    }
+}

@@ -10,7 +10,10 @@
 //! - `site`: where the validator says something is wrong;
 //! - `schemas`: what the schemas that apply at a path accept;
 //! - `rules`: the rules, in the order they are tried (`RULES`);
-//! - `engine`: applying fixes in batches and keeping the ones that resolve.
+//! - `engine`: applying fixes in batches and keeping the ones that resolve;
+//! - `positional`: which parameter a value given by position means;
+//! - `text`: how text becomes a typed value, for the rules and for the untyped
+//!   values of the XML-parameter families (`type_untyped`).
 
 use std::collections::{HashMap, HashSet};
 
@@ -25,11 +28,13 @@ use crate::salvage;
 use crate::suggest::{self, normalise};
 
 mod engine;
+mod positional;
 mod rules;
 mod schemas;
 mod site;
 #[cfg(test)]
 mod tests;
+mod text;
 
 use self::engine::*;
 use self::rules::*;
@@ -37,4 +42,6 @@ use self::schemas::*;
 use self::site::*;
 
 pub use self::engine::repair;
+pub use self::positional::Parameters;
+pub use self::text::type_untyped;
 pub use crate::kinds::{Enabled, Kind, Policy, Repair};

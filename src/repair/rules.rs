@@ -53,67 +53,27 @@ pub(super) fn set(path: &[String], from: &Value, to: Value) -> Fix {
 
 /// 1. A string holding the object or array the schema wants.
 pub(super) fn parse_json_string(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fix> {
-    let (v, path) = value_site(doc, site)?;
-    let Value::String(text) = v else { return None };
-    let w = s.wanted(doc, path);
-    if w.has("string") || !(w.has("object") || w.has("array")) {
-        return None;
-    }
-    let parsed = salvage::parse_embedded(text)?;
-    let fits = (parsed.is_object() && w.has("object")) || (parsed.is_array() && w.has("array"));
-    fits.then(|| set(path, v, parsed))
+    coerce(s, doc, site, |v| v.is_object() || v.is_array())
 }
 
 /// 2. A decimal string where the schema wants a number.
 pub(super) fn coerce_number(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fix> {
-    let (v, path) = value_site(doc, site)?;
-    let Value::String(text) = v else { return None };
-    let w = s.wanted(doc, path);
-    if w.has("string") || !w.has("number") {
-        return None;
-    }
-    let n = decimal(text, w.wants_exactly_integer())?;
-    Some(set(path, v, Value::Number(n)))
-}
-
-/// `^-?(0|[1-9]\d*)(\.\d+)?$` as an exact JSON number; `integer` keeps only
-/// integral values.
-pub(super) fn decimal(text: &str, integer: bool) -> Option<serde_json::Number> {
-    let digits = text.strip_prefix('-').unwrap_or(text);
-    let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
-    let all_digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    if !all_digits(int) || (digits.contains('.') && !all_digits(frac)) {
-        return None;
-    }
-    // `"007"` is an id, a code or an octal number as often as it is 7: more
-    // than one reading, so no repair (JSON itself has no leading zeros).
-    if int.len() > 1 && int.starts_with('0') {
-        return None;
-    }
-    let integral = frac.bytes().all(|b| b == b'0');
-    if integer && !integral {
-        return None;
-    }
-    // The number as written, digit for digit (`arbitrary_precision`).
-    let sign = if text.starts_with('-') { "-" } else { "" };
-    let exact = if digits.contains('.') {
-        format!("{sign}{int}.{frac}")
-    } else {
-        format!("{sign}{int}")
-    };
-    exact.parse().ok()
+    coerce(s, doc, site, Value::is_number)
 }
 
 /// 3. Exactly `"true"` or `"false"` where the schema wants a boolean.
 pub(super) fn coerce_boolean(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fix> {
+    coerce(s, doc, site, Value::is_boolean)
+}
+
+/// A string at the site read as the schema wants it there (by
+/// [`text::reading`], which also types the text of XML parameters), when the
+/// reading is of the kind a rule makes.
+fn coerce(s: &Schemas<'_>, doc: &Value, site: &Site, kind: fn(&Value) -> bool) -> Option<Fix> {
     let (v, path) = value_site(doc, site)?;
-    let b = match v.as_str()? {
-        "true" => true,
-        "false" => false,
-        _ => return None,
-    };
-    let w = s.wanted(doc, path);
-    (w.has("boolean") && !w.has("string")).then(|| set(path, v, Value::Bool(b)))
+    let text = v.as_str()?;
+    let typed = text::reading(text, &s.wanted(doc, path), text::Source::Json).filter(kind)?;
+    Some(set(path, v, typed))
 }
 
 /// 4. A number or boolean where the schema wants a string whose form it pins,

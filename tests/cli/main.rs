@@ -31,6 +31,7 @@ mod streams;
 mod terminal;
 mod terminal_attacks;
 mod tools;
+mod typing;
 
 use std::path::{Path, PathBuf};
 

@@ -32,8 +32,8 @@ fn deepseek_dsml_leak_becomes_a_validated_call() {
 
 #[test]
 fn qwen_function_leak_is_extracted_then_repaired() {
-    // Qwen-Coder's XML format in an Anthropic text block; values arrive as text
-    // and the schema-guided rules type them.
+    // Qwen-Coder's XML format in an Anthropic text block; values arrive as
+    // text, typed by the schema as part of reading the call.
     let text = "<function=grep>\n<parameter=pattern>\nfn main\n</parameter>\n<parameter=head_limit>\n15\n</parameter>\n<parameter=case_insensitive>\ntrue\n</parameter>\n</function>";
     let msg = json!({"role": "assistant", "content": [{"type": "text", "text": text}]});
     let (code, out) = run_json(&[], &format!("{msg}\n"));
@@ -43,10 +43,7 @@ fn qwen_function_leak_is_extracted_then_repaired() {
         out[0]["args"],
         json!({"pattern": "fn main", "head_limit": 15, "case_insensitive": true})
     );
-    assert_eq!(
-        kinds(&out[0]),
-        ["extract-from-text", "coerce-number", "coerce-boolean"]
-    );
+    assert_eq!(kinds(&out[0]), ["extract-from-text"]);
 }
 
 #[test]
