@@ -22,6 +22,9 @@ pub enum Kind {
     EmptyArguments,
     /// The same object twice in a row.
     DuplicateObject,
+    /// The arguments one level down, under a key the schema does not declare
+    /// (`arguments`, `parameters`, `input`, `args`, `tool_call`).
+    UnwrapArguments,
     /// A string holding the object or array the schema wants.
     ParseJsonString,
     /// A decimal string where the schema wants a number.
@@ -50,13 +53,14 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, salvage first, then the schema-guided rules in their order.
-    pub const ALL: [Kind; 18] = [
+    pub const ALL: [Kind; 19] = [
         Kind::StripFence,
         Kind::StripLeakedTag,
         Kind::TolerantParse,
         Kind::DoubleEncoded,
         Kind::EmptyArguments,
         Kind::DuplicateObject,
+        Kind::UnwrapArguments,
         Kind::ParseJsonString,
         Kind::CoerceNumber,
         Kind::CoerceBoolean,
@@ -80,6 +84,7 @@ impl Kind {
             Kind::DoubleEncoded => "double-encoded",
             Kind::EmptyArguments => "empty-arguments",
             Kind::DuplicateObject => "duplicate-object",
+            Kind::UnwrapArguments => "unwrap-arguments",
             Kind::ParseJsonString => "parse-json-string",
             Kind::CoerceNumber => "coerce-number",
             Kind::CoerceBoolean => "coerce-boolean",
@@ -104,6 +109,7 @@ impl Kind {
             Kind::DoubleEncoded => "an object encoded as a JSON string",
             Kind::EmptyArguments => "blank arguments, where the schema accepts {}",
             Kind::DuplicateObject => "the same object twice in a row",
+            Kind::UnwrapArguments => "the arguments one level down, under an undeclared key",
             Kind::ParseJsonString => "a string holding the object or array the schema wants",
             Kind::CoerceNumber => "a decimal string where a number is wanted",
             Kind::CoerceBoolean => "\"true\"/\"false\" where a boolean is wanted",

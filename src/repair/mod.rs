@@ -10,6 +10,7 @@
 //! - `site`: where the validator says something is wrong;
 //! - `schemas`: what the schemas that apply at a path accept;
 //! - `rules`: the rules, in the order they are tried (`RULES`);
+//! - `unwrap`: the arguments one level down (`unwrap-arguments`), first of them;
 //! - `engine`: applying fixes in batches and keeping the ones that resolve.
 
 use std::collections::{HashMap, HashSet};
@@ -30,11 +31,13 @@ mod schemas;
 mod site;
 #[cfg(test)]
 mod tests;
+mod unwrap;
 
 use self::engine::*;
 use self::rules::*;
 use self::schemas::*;
 use self::site::*;
+use self::unwrap::*;
 
 pub use self::engine::repair;
 pub use crate::kinds::{Enabled, Kind, Policy, Repair};

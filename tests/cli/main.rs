@@ -17,6 +17,7 @@ mod leaks;
 mod live;
 mod mcp_attacks;
 mod misc_attacks;
+mod names;
 mod providers;
 mod readme;
 mod refs;
