@@ -282,6 +282,19 @@ def m_autolink_values(rng, schema, args):
     return (dict(original, file_path="[notes.md](http://notes.md)"), "value"), original
 
 
+def m_unwrap_arguments(rng, schema, args):
+    # The arguments one level down, as models repeat the call's envelope inside
+    # it. An open schema with nothing required accepts the wrapper as it is.
+    if schema.get("additionalProperties") is not False and not schema["required"]:
+        return None
+    form = rng.choice(["arguments", "parameters", "input", "args", "tool_call", "named", "text"])
+    if form == "named":
+        return {"name": schema["_tool"], "arguments": args}, "value"
+    if form == "text":
+        return {"arguments": dumps(args)}, "value"
+    return {form: args}, "value"
+
+
 def m_strip_fence(rng, schema, args):
     return "```json\n%s\n```" % dumps(args, indent=2), "text"
 
@@ -333,6 +346,38 @@ MISTAKES = [
     ("drop-unknown", m_drop_unknown),
     ("enum-case", m_enum_case),
     ("unwrap-autolink", m_autolink_values),
+    ("unwrap-arguments", m_unwrap_arguments),
+]
+
+
+# Tool names: each returns the name to call the tool by, or None.
+def t_namespace(rng, tool):
+    return rng.choice(["functions.", "default_api.", "srv__", "mcp__srv__", "ns:", "ns/"]) + tool
+
+
+def t_special_token(rng, tool):
+    return rng.choice(["", "functions."]) + tool + rng.choice(["<|channel|>commentary", "<|constrain|>json", "<|call|>"])
+
+
+def t_unseparated_prefix(rng, tool):
+    # `unread` is not `read`: only a separated namespace is dropped.
+    return rng.choice(["un", "x", "re", "my"]) + tool
+
+
+def t_one_word(rng, tool):
+    # One word of a tool's name is no name of it (`0007` for `tool_0007`).
+    return tool.split("_")[-1]
+
+
+def t_broken_token(rng, tool):
+    return tool + rng.choice(["<|channel", "<||>", "<|a b|>x"])
+
+
+NAMES = [("rename-tool: namespace", t_namespace), ("rename-tool: special token", t_special_token)]
+NAME_NEGATIVES = [
+    ("unseparated-name-prefix", t_unseparated_prefix),
+    ("one-word-of-a-name", t_one_word),
+    ("broken-name-token", t_broken_token),
 ]
 
 
@@ -404,6 +449,20 @@ def n_real_markdown(rng, schema, args):
     return dict(args, file_path="[click](https://example.com)"), "value"
 
 
+def n_wrapper_with_another_name(rng, schema, args):
+    # Another tool's name beside the wrapper: not this tool's arguments.
+    if not schema["required"]:
+        return None
+    return {"name": "other_tool", "arguments": args}, "value"
+
+
+def n_wrapper_that_does_not_fit(rng, schema, args):
+    if "file_path" not in schema["required"]:
+        return None
+    inner = {("path_to_file" if k == "file_path" else k): v for k, v in args.items()}
+    return {"arguments": inner}, "value"
+
+
 def n_near_miss_key(rng, schema, args):
     # `forced` for `force`: may carry the declared key's meaning, never dropped.
     if schema.get("additionalProperties") is not False:
@@ -426,6 +485,8 @@ NEGATIVES = [
     ("alias-for-required", n_alias_for_required),
     ("real-markdown-link", n_real_markdown),
     ("near-miss-key", n_near_miss_key),
+    ("wrapper-with-another-name", n_wrapper_with_another_name),
+    ("wrapper-that-does-not-fit", n_wrapper_that_does_not_fit),
 ]
 
 
@@ -460,6 +521,7 @@ def run(a, rng, work):
         schema = make_schema(rng, i)
         with open(os.path.join(schema_dir, tool + ".json"), "w") as f:
             json.dump(schema, f)
+        schema = dict(schema, _tool=tool)  # the tool's name, for the mistakes (not in the file)
         args = make_args(rng, schema)
         calls.append(call(tool, args, i, "valid"))
         expect["valid:%d" % i] = ("valid", args)
@@ -476,6 +538,9 @@ def run(a, rng, work):
         # rename-tool: the same call under a differently spelled name
         calls.append({"id": "rename-tool:%d" % i, "name": rng.choice([tool.upper(), tool.replace("_", "-"), "Tool_" + tool[5:]]), "arguments": args})
         expect["rename-tool:%d" % i] = ("repaired", args)
+        for name, spelled in NAMES + NAME_NEGATIVES:
+            calls.append({"id": "%s:%d" % (name, i), "name": spelled(rng, tool), "arguments": args})
+            expect["%s:%d" % (name, i)] = ("repaired", args) if (name, spelled) in NAMES else ("rejected", None)
         for name, negative in NEGATIVES:
             made = negative(rng, schema, args)
             if made is None:
@@ -532,12 +597,13 @@ def run(a, rng, work):
                 row["wrong"] += 1
                 examples.setdefault(case, r)
 
-    order = ["valid"] + [n for n, _ in MISTAKES] + ["rename-tool"] + [n for n, _ in NEGATIVES]
+    order = (["valid"] + [n for n, _ in MISTAKES] + ["rename-tool"] + [n for n, _ in NAMES]
+             + [n for n, _ in NEGATIVES] + [n for n, _ in NAME_NEGATIVES])
     if a.markdown:
         print("| case | calls | exact | missed | wrong |")
         print("|---|---:|---:|---:|---:|")
     else:
-        print("%-36s %7s %7s %7s %7s %8s" % ("case", "calls", "exact", "missed", "wrong", "success"))
+        print("%-42s %7s %7s %7s %7s %8s" % ("case", "calls", "exact", "missed", "wrong", "success"))
     wrong_total = missed_total = 0
     for case in order:
         row = rows.get(case)
@@ -546,11 +612,12 @@ def run(a, rng, work):
         wrong_total += row["wrong"]
         missed_total += row["missed"]
         rate = 100.0 * row["success"] / row["cases"]
-        label = case if case == "valid" or case in dict(MISTAKES) or case == "rename-tool" else "must reject: " + case
+        repairs = case == "valid" or case in dict(MISTAKES) or case.startswith("rename-tool")
+        label = case if repairs else "must reject: " + case
         if a.markdown:
             print("| %s | %d | %d | %d | %d |" % (label, row["cases"], row["success"], row["missed"], row["wrong"]))
         else:
-            print("%-36s %7d %7d %7d %7d %7.1f%%" % (label, row["cases"], row["success"], row["missed"], row["wrong"], rate))
+            print("%-42s %7d %7d %7d %7d %7.1f%%" % (label, row["cases"], row["success"], row["missed"], row["wrong"], rate))
     for case, r in sorted(examples.items()):
         print("example %s: %s" % (case, dumps(r)[:400]), file=sys.stderr)
     print("%d calls over %d schemas; wrong repairs: %d; missed repairs: %d" % (len(calls), a.schemas, wrong_total, missed_total))

@@ -122,7 +122,7 @@ impl Kind {
             Kind::DropUnknown => "an unknown key in a closed object, when no near miss",
             Kind::EnumCase => "an enum value in another case or with other separators",
             Kind::UnwrapAutolink => "an autolinked path ([a.md](http://a.md))",
-            Kind::RenameTool => "a tool name in another case or with other separators",
+            Kind::RenameTool => "a tool name in other case, with namespace/token, or no prefix",
             Kind::ExtractFromText => "a call written into assistant text",
         }
     }

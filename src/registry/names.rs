@@ -43,46 +43,42 @@ const MAX_LEVELS: usize = 4;
 /// The special tokens models write after a name are at most this long.
 const MAX_TOKEN: usize = 32;
 
-/// Whether `c` may stand in a namespace prefix.
-fn name_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':' | '/')
-}
-
 /// What follows each namespace in `name`, outermost first (`mcp__fs__read`:
-/// `fs__read`, `read`). A namespace is a non-empty run of name characters
-/// ended by `.`, `:`, `/` or two or more `_` (a run of these counts once).
+/// `fs__read`, `read`). A name starts with a letter or digit; a namespace is
+/// ended by `.`, `:`, `::`, `/` or two or more `_`. Any other run of these, or
+/// a character no name has, ends the reading: `../schemas/read` is a path,
+/// not a namespace.
 fn namespace_tails(name: &str) -> Vec<&str> {
     let mut tails = Vec::new();
-    let mut chars = name.char_indices().peekable();
-    let mut started = false;
-    while let Some((i, c)) = chars.next() {
-        if !name_char(c) {
-            break;
-        }
-        if !matches!(c, '.' | ':' | '/' | '_') {
-            started = true;
+    let b = name.as_bytes();
+    if !b.first().is_some_and(u8::is_ascii_alphanumeric) {
+        return tails;
+    }
+    let separator = |c: &u8| matches!(c, b'.' | b':' | b'/' | b'_');
+    let mut i = 0;
+    while let Some(c) = b.get(i) {
+        if c.is_ascii_alphanumeric() || *c == b'-' {
+            i += 1;
             continue;
         }
-        // The whole run of separators from here.
-        let mut end = i + c.len_utf8();
-        let (mut strong, mut underscores) = (c != '_', usize::from(c == '_'));
-        while let Some(&(j, d)) = chars.peek() {
-            if !matches!(d, '.' | ':' | '/' | '_') {
-                break;
-            }
-            strong |= d != '_';
-            underscores += usize::from(d == '_');
-            end = j + d.len_utf8();
-            chars.next();
+        if !separator(c) {
+            break;
         }
-        if started && (strong || underscores >= 2) {
-            match name.get(end..) {
-                Some(tail) if !tail.is_empty() => tails.push(tail),
-                _ => break,
-            }
-            if tails.len() == MAX_LEVELS {
-                break;
-            }
+        let start = i;
+        while b.get(i).is_some_and(separator) {
+            i += 1;
+        }
+        let run = name.get(start..i).unwrap_or_default();
+        if run == "_" {
+            continue;
+        }
+        let namespace = matches!(run, "." | ":" | "::" | "/") || run.bytes().all(|c| c == b'_');
+        match name.get(i..) {
+            Some(tail) if namespace && !tail.is_empty() => tails.push(tail),
+            _ => break,
+        }
+        if tails.len() == MAX_LEVELS {
+            break;
         }
     }
     tails
@@ -223,7 +219,16 @@ mod tests {
         assert_eq!(namespace_tails("mcp__fs__read"), ["fs__read", "read"]);
         assert_eq!(namespace_tails("functions.read"), ["read"]);
         assert_eq!(namespace_tails("a.b:c/d"), ["b:c/d", "c/d", "d"]);
-        assert_eq!(namespace_tails("a._.b"), ["b"]);
+        assert_eq!(namespace_tails("ns::read"), ["read"]);
+        assert_eq!(
+            namespace_tails("mcp___fs__read_file"),
+            ["fs__read_file", "read_file"]
+        );
+        // Mixed runs are paths, not namespaces.
+        assert!(namespace_tails("a._.b").is_empty());
+        assert!(namespace_tails("a/../read").is_empty());
+        assert!(namespace_tails("../schemas/read").is_empty());
+        assert!(namespace_tails("/etc/passwd").is_empty());
         // One `_` is a word, not a namespace; nothing before or after is none.
         assert!(namespace_tails("read_file").is_empty());
         assert!(namespace_tails(".read").is_empty());
