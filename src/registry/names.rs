@@ -237,6 +237,9 @@ mod tests {
         // Not a name: no namespace is read past the first odd character.
         assert!(namespace_tails("rm -rf /.read").is_empty());
         assert_eq!(namespace_tails("a.b.c.d.e.f.g").len(), MAX_LEVELS);
+        // However long the name, a few tails: each a slice of it, no copy.
+        let long = "a.".repeat(500_000);
+        assert_eq!(namespace_tails(&long).len(), MAX_LEVELS);
     }
 
     #[test]
@@ -305,5 +308,8 @@ mod tests {
         let reg = Registry::from_schemas(names.iter().map(|n| (n.clone(), json!({}))));
         assert_eq!(reg.meant("ns.do_thing7"), ["box7_do_thing7"]);
         assert_eq!(reg.meant("ns__box7_do_thing7"), ["box7_do_thing7"]);
+        // A name of a megabyte: a few forms, each one lookup.
+        let long = format!("{}<|channel|>x", "ns.".repeat(300_000));
+        assert!(reg.meant(&long).is_empty());
     }
 }
