@@ -9,10 +9,12 @@
 //! reading is a hash lookup in indexes built once per run, so an unknown name
 //! costs a few lookups however many tools there are, never a pass over them.
 //!
-//! Only separated words count: a namespace ends in `.`, `:`, `/` or two or
-//! more `_`; a dropped toolbox prefix is one whole word before `_` or `-`, and
-//! what is left has two words or more. So `unread` never means `read`, nor
-//! `files` `search_files`.
+//! Only separated words count: a namespace ends in `.`, `:`, `::`, `/` or two
+//! or more `_`; a dropped toolbox prefix is one whole word before `_` or `-`,
+//! no verb (`delete_all_files` is not `all_files`), and what is left has two
+//! words or more, written as words (`execute_javascript`, not
+//! `executejavascript`). So `unread` never means `read`, nor `files`
+//! `search_files`.
 
 use std::collections::HashMap;
 
@@ -30,10 +32,36 @@ pub(super) struct Aliases {
     normalised: Vec<String>,
     by_normalised: HashMap<String, Vec<usize>>,
     by_sanitised: HashMap<String, Vec<usize>>,
-    /// Each tool by the normalised names its namespaces or its toolbox prefix
-    /// dropped leave (`mcp__fs__read`: `fsread`, `read`;
-    /// `browser_execute_javascript`: `executejavascript`).
+    /// Each tool by the normalised names its namespaces dropped leave
+    /// (`mcp__fs__read`: `fsread`, `read`).
     by_tail: HashMap<String, Vec<usize>>,
+    /// Each tool by the words its toolbox prefix dropped leaves, in lower case
+    /// and joined by `_` (`browser_execute_javascript`: `execute_javascript`).
+    by_toolbox: HashMap<String, Vec<usize>>,
+}
+
+/// Words that say what a tool does, not which toolbox it is in: never dropped
+/// as a prefix, since the name left would not say it (`delete_all_files` is
+/// not what `all_files` asks for).
+const VERBS: [&str; 48] = [
+    "add", "append", "apply", "call", "cancel", "check", "clear", "close", "copy", "create",
+    "delete", "disable", "do", "download", "drop", "edit", "enable", "execute", "exec", "fetch",
+    "find", "get", "insert", "install", "kill", "list", "load", "make", "move", "open", "patch",
+    "post", "put", "query", "read", "remove", "rename", "reset", "run", "save", "search", "send",
+    "set", "start", "stop", "update", "upload", "write",
+];
+
+/// A name as words: lower case, `-` as `_`.
+fn words(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c == '-' {
+                '_'
+            } else {
+                c.to_ascii_lowercase()
+            }
+        })
+        .collect()
 }
 
 /// At most this many namespace levels are read off a name (declared or
@@ -92,6 +120,9 @@ fn toolbox_tail(name: &str) -> Option<&str> {
     let sep_char = rest.chars().next()?;
     let rest = rest.get(1..)?;
     let alnum = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric());
+    if VERBS.contains(&word.to_ascii_lowercase().as_str()) {
+        return None;
+    }
     // Two words or more, joined by the same separator.
     let mut words = rest.split(sep_char);
     let two = words.clone().count() >= 2;
@@ -127,17 +158,22 @@ impl Registry {
                 if sanitised != e.name {
                     a.by_sanitised.entry(sanitised).or_default().push(i);
                 }
-                let mut tails = namespace_tails(&e.name);
-                let toolboxes: Vec<&str> = std::iter::once(e.name.as_str())
+                let tails = namespace_tails(&e.name);
+                let mut toolboxes: Vec<String> = std::iter::once(e.name.as_str())
                     .chain(tails.iter().copied())
                     .filter_map(toolbox_tail)
+                    .map(words)
                     .collect();
-                tails.extend(toolboxes);
-                let mut keys: Vec<String> = tails.into_iter().map(normalise).collect();
-                keys.sort_unstable();
-                keys.dedup();
-                for key in keys {
-                    a.by_tail.entry(key).or_default().push(i);
+                let mut tails: Vec<String> = tails.into_iter().map(normalise).collect();
+                for (keys, map) in [
+                    (&mut tails, &mut a.by_tail),
+                    (&mut toolboxes, &mut a.by_toolbox),
+                ] {
+                    keys.sort_unstable();
+                    keys.dedup();
+                    for key in keys.drain(..) {
+                        map.entry(key).or_default().push(i);
+                    }
                 }
             }
             a
@@ -163,10 +199,11 @@ impl Registry {
         self.named(self.aliases().by_sanitised.get(name))
     }
 
-    /// Every tool an unknown `name` may mean, each once, by name: the same name but for case and separators, or after a special
-    /// token after it, or namespaces in front of it, are dropped (`functions.read`,
-    /// `read<|channel|>commentary`: `read`), or with a namespace or toolbox
-    /// prefix of the tool's own that it lacks (`execute_javascript`:
+    /// Every tool an unknown `name` may mean, each once, sorted: the same name
+    /// but for case and separators once a special token after it or
+    /// namespaces in front of it are dropped (`functions.read`,
+    /// `read<|channel|>commentary`: `read`), or without namespaces or a
+    /// toolbox prefix of the tool's own (`execute_javascript`:
     /// `browser_execute_javascript`). One tool is one reading; two are none.
     pub fn meant(&self, name: &str) -> Vec<&str> {
         let a = self.aliases();
@@ -181,6 +218,7 @@ impl Registry {
             let norm = normalise(form);
             hits.extend(a.by_normalised.get(&norm).into_iter().flatten());
             hits.extend(a.by_tail.get(&norm).into_iter().flatten());
+            hits.extend(a.by_toolbox.get(&words(form)).into_iter().flatten());
         }
         hits.sort_unstable();
         hits.dedup();
@@ -253,6 +291,9 @@ mod tests {
         assert_eq!(toolbox_tail("read"), None);
         assert_eq!(toolbox_tail("a_b__c"), None);
         assert_eq!(toolbox_tail("a_b_"), None);
+        // A verb is what the tool does, not its toolbox.
+        assert_eq!(toolbox_tail("delete_all_files"), None);
+        assert_eq!(toolbox_tail("Get-User-Name"), None);
     }
 
     #[test]
@@ -275,6 +316,7 @@ mod tests {
             "git_list_files",
             "svn_list_files",
             "mcp__github__create_issue",
+            "delete_all_files",
         ]);
         for (name, meant) in [
             ("Read", vec!["read"]),
@@ -292,6 +334,11 @@ mod tests {
             ("files", vec![]),
             ("javascript", vec![]),
             ("issue", vec![]),
+            // The toolbox's words, written as words.
+            ("Execute-Javascript", vec!["browser_execute_javascript"]),
+            ("executejavascript", vec![]),
+            // No verb is dropped: `all_files` does not ask to delete.
+            ("all_files", vec![]),
         ] {
             assert_eq!(reg.meant(name), meant, "{name}");
         }

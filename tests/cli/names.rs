@@ -5,8 +5,9 @@
 
 use super::*;
 
-/// `read` and `search_files` (closed), `browser_execute_javascript`, and two
-/// tools that end the same way (`git_list_files`, `svn_list_files`).
+/// `read` and `search_files` (closed), `browser_execute_javascript`, two
+/// tools that end the same way (`git_list_files`, `svn_list_files`), and
+/// `delete_all_files`.
 fn schemas() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let closed = r#"{"type":"object","properties":{"file_path":{"type":"string"},"offset":{"type":"integer"}},"required":["file_path"],"additionalProperties":false}"#;
@@ -21,7 +22,7 @@ fn schemas() -> tempfile::TempDir {
         "browser_execute_javascript.json",
         r#"{"type":"object","properties":{"code":{"type":"string"}},"required":["code"]}"#,
     );
-    for tool in ["git_list_files", "svn_list_files"] {
+    for tool in ["git_list_files", "svn_list_files", "delete_all_files"] {
         write(
             dir.path(),
             &format!("{tool}.json"),
@@ -99,6 +100,10 @@ fn a_name_that_two_tools_could_mean_or_none_is_unknown() {
         // A suffix that is no separated word: not `read`.
         "unread",
         "reread",
+        // A verb is no toolbox: `all_files` does not ask to delete them.
+        "all_files",
+        // A path is no namespace.
+        "../schemas/read",
         // One word of a tool's name is no tool.
         "files",
         "javascript",
