@@ -359,6 +359,11 @@ def t_special_token(rng, tool):
     return rng.choice(["", "functions."]) + tool + rng.choice(["<|channel|>commentary", "<|constrain|>json", "<|call|>"])
 
 
+def t_toolbox_dropped(rng, tool):
+    # `kit_open_page_0007` declared beside `tool_0007`, called without its toolbox.
+    return "open_page_" + tool[5:]
+
+
 def t_unseparated_prefix(rng, tool):
     # `unread` is not `read`: only a separated namespace is dropped.
     return rng.choice(["un", "x", "re", "my"]) + tool
@@ -373,11 +378,30 @@ def t_broken_token(rng, tool):
     return tool + rng.choice(["<|channel", "<||>", "<|a b|>x"])
 
 
-NAMES = [("rename-tool: namespace", t_namespace), ("rename-tool: special token", t_special_token)]
+def t_verb_dropped(rng, tool):
+    # `delete_all_rows_0007` declared: `all_rows_0007` does not ask to delete.
+    return "all_rows_" + tool[5:]
+
+
+def t_two_words_dropped(rng, tool):
+    return "page_" + tool[5:]
+
+
+# Tools declared beside each `tool_NNNN`, with its schema, for the name cases.
+TOOLBOXES = ["kit_open_page_", "delete_all_rows_"]
+
+
+NAMES = [
+    ("rename-tool: namespace", t_namespace),
+    ("rename-tool: special token", t_special_token),
+    ("rename-tool: toolbox dropped", t_toolbox_dropped),
+]
 NAME_NEGATIVES = [
     ("unseparated-name-prefix", t_unseparated_prefix),
     ("one-word-of-a-name", t_one_word),
     ("broken-name-token", t_broken_token),
+    ("verb-prefix-dropped", t_verb_dropped),
+    ("two-name-words-dropped", t_two_words_dropped),
 ]
 
 
@@ -521,6 +545,9 @@ def run(a, rng, work):
         schema = make_schema(rng, i)
         with open(os.path.join(schema_dir, tool + ".json"), "w") as f:
             json.dump(schema, f)
+        for toolbox in TOOLBOXES:
+            with open(os.path.join(schema_dir, toolbox + tool[5:] + ".json"), "w") as f:
+                json.dump(schema, f)
         schema = dict(schema, _tool=tool)  # the tool's name, for the mistakes (not in the file)
         args = make_args(rng, schema)
         calls.append(call(tool, args, i, "valid"))
