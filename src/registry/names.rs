@@ -220,6 +220,13 @@ impl Registry {
             hits.extend(a.by_tail.get(&norm).into_iter().flatten());
             hits.extend(a.by_toolbox.get(&words(form)).into_iter().flatten());
         }
+        // The namespace separators read as word separators too: `file.read`
+        // may be `file_read` as well as `read`.
+        let flat: String = base
+            .chars()
+            .filter(|c| !matches!(c, '.' | ':' | '/'))
+            .collect();
+        hits.extend(a.by_normalised.get(&normalise(&flat)).into_iter().flatten());
         hits.sort_unstable();
         hits.dedup();
         let mut names = self.named(Some(&hits));
@@ -345,6 +352,10 @@ mod tests {
         // A declared name and another that ends in it: two readings.
         let reg = registry(&["search_files", "files"]);
         assert_eq!(reg.meant("search__files"), ["files", "search_files"]);
+        let reg = registry(&["read", "file_read"]);
+        assert_eq!(reg.meant("file.read"), ["file_read", "read"]);
+        let reg = registry(&["mcp__fs__read"]);
+        assert_eq!(reg.meant("mcp.fs.read"), ["mcp__fs__read"]);
     }
 
     #[test]
