@@ -282,6 +282,19 @@ def m_autolink_values(rng, schema, args):
     return (dict(original, file_path="[notes.md](http://notes.md)"), "value"), original
 
 
+def m_unwrap_arguments(rng, schema, args):
+    # The arguments one level down, as models repeat the call's envelope inside
+    # it. An open schema with nothing required accepts the wrapper as it is.
+    if schema.get("additionalProperties") is not False and not schema["required"]:
+        return None
+    form = rng.choice(["arguments", "parameters", "input", "args", "tool_call", "named", "text"])
+    if form == "named":
+        return {"name": schema["_tool"], "arguments": args}, "value"
+    if form == "text":
+        return {"arguments": dumps(args)}, "value"
+    return {form: args}, "value"
+
+
 def m_strip_fence(rng, schema, args):
     return "```json\n%s\n```" % dumps(args, indent=2), "text"
 
@@ -333,6 +346,62 @@ MISTAKES = [
     ("drop-unknown", m_drop_unknown),
     ("enum-case", m_enum_case),
     ("unwrap-autolink", m_autolink_values),
+    ("unwrap-arguments", m_unwrap_arguments),
+]
+
+
+# Tool names: each returns the name to call the tool by, or None.
+def t_namespace(rng, tool):
+    return rng.choice(["functions.", "default_api.", "srv__", "mcp__srv__", "ns:", "ns/"]) + tool
+
+
+def t_special_token(rng, tool):
+    return rng.choice(["", "functions."]) + tool + rng.choice(["<|channel|>commentary", "<|constrain|>json", "<|call|>"])
+
+
+def t_toolbox_dropped(rng, tool):
+    # `kit_open_page_0007` declared beside `tool_0007`, called without its toolbox.
+    return "open_page_" + tool[5:]
+
+
+def t_unseparated_prefix(rng, tool):
+    # `unread` is not `read`: only a separated namespace is dropped.
+    return rng.choice(["un", "x", "re", "my"]) + tool
+
+
+def t_one_word(rng, tool):
+    # One word of a tool's name is no name of it (`0007` for `tool_0007`).
+    return tool.split("_")[-1]
+
+
+def t_broken_token(rng, tool):
+    return tool + rng.choice(["<|channel", "<||>", "<|a b|>x"])
+
+
+def t_verb_dropped(rng, tool):
+    # `delete_all_rows_0007` declared: `all_rows_0007` does not ask to delete.
+    return "all_rows_" + tool[5:]
+
+
+def t_two_words_dropped(rng, tool):
+    return "page_" + tool[5:]
+
+
+# Tools declared beside each `tool_NNNN`, with its schema, for the name cases.
+TOOLBOXES = ["kit_open_page_", "delete_all_rows_"]
+
+
+NAMES = [
+    ("rename-tool: namespace", t_namespace),
+    ("rename-tool: special token", t_special_token),
+    ("rename-tool: toolbox dropped", t_toolbox_dropped),
+]
+NAME_NEGATIVES = [
+    ("unseparated-name-prefix", t_unseparated_prefix),
+    ("one-word-of-a-name", t_one_word),
+    ("broken-name-token", t_broken_token),
+    ("verb-prefix-dropped", t_verb_dropped),
+    ("two-name-words-dropped", t_two_words_dropped),
 ]
 
 
@@ -404,6 +473,20 @@ def n_real_markdown(rng, schema, args):
     return dict(args, file_path="[click](https://example.com)"), "value"
 
 
+def n_wrapper_with_another_name(rng, schema, args):
+    # Another tool's name beside the wrapper: not this tool's arguments.
+    if not schema["required"]:
+        return None
+    return {"name": "other_tool", "arguments": args}, "value"
+
+
+def n_wrapper_that_does_not_fit(rng, schema, args):
+    if "file_path" not in schema["required"]:
+        return None
+    inner = {("path_to_file" if k == "file_path" else k): v for k, v in args.items()}
+    return {"arguments": inner}, "value"
+
+
 def n_near_miss_key(rng, schema, args):
     # `forced` for `force`: may carry the declared key's meaning, never dropped.
     if schema.get("additionalProperties") is not False:
@@ -426,6 +509,8 @@ NEGATIVES = [
     ("alias-for-required", n_alias_for_required),
     ("real-markdown-link", n_real_markdown),
     ("near-miss-key", n_near_miss_key),
+    ("wrapper-with-another-name", n_wrapper_with_another_name),
+    ("wrapper-that-does-not-fit", n_wrapper_that_does_not_fit),
 ]
 
 
@@ -489,6 +574,10 @@ def run(a, rng, work):
         schema = make_schema(rng, i)
         with open(os.path.join(schema_dir, tool + ".json"), "w") as f:
             json.dump(schema, f)
+        for toolbox in TOOLBOXES:
+            with open(os.path.join(schema_dir, toolbox + tool[5:] + ".json"), "w") as f:
+                json.dump(schema, f)
+        schema = dict(schema, _tool=tool)  # the tool's name, for the mistakes (not in the file)
         args = make_args(rng, schema)
         calls.append(call(tool, args, i, "valid"))
         expect["valid:%d" % i] = ("valid", args)
@@ -511,6 +600,9 @@ def run(a, rng, work):
         by_record[Num(len(calls))] = "xml-text:%d" % i
         calls.append(message)
         expect["xml-text:%d" % i] = ("repaired", original)
+        for name, spelled in NAMES + NAME_NEGATIVES:
+            calls.append({"id": "%s:%d" % (name, i), "name": spelled(rng, tool), "arguments": args})
+            expect["%s:%d" % (name, i)] = ("repaired", args) if (name, spelled) in NAMES else ("rejected", None)
         for name, negative in NEGATIVES:
             made = negative(rng, schema, args)
             if made is None:
@@ -571,12 +663,13 @@ def run(a, rng, work):
                 row["wrong"] += 1
                 examples.setdefault(case, r)
 
-    order = ["valid"] + [n for n, _ in MISTAKES] + ["rename-tool", "xml-text"] + [n for n, _ in NEGATIVES]
+    order = (["valid"] + [n for n, _ in MISTAKES] + ["rename-tool"] + [n for n, _ in NAMES] + ["xml-text"]
+             + [n for n, _ in NEGATIVES] + [n for n, _ in NAME_NEGATIVES])
     if a.markdown:
         print("| case | calls | exact | missed | wrong |")
         print("|---|---:|---:|---:|---:|")
     else:
-        print("%-36s %7s %7s %7s %7s %8s" % ("case", "calls", "exact", "missed", "wrong", "success"))
+        print("%-42s %7s %7s %7s %7s %8s" % ("case", "calls", "exact", "missed", "wrong", "success"))
     wrong_total = missed_total = 0
     for case in order:
         row = rows.get(case)
@@ -585,11 +678,12 @@ def run(a, rng, work):
         wrong_total += row["wrong"]
         missed_total += row["missed"]
         rate = 100.0 * row["success"] / row["cases"]
-        label = case if case == "valid" or case in dict(MISTAKES) or case in ("rename-tool", "xml-text") else "must reject: " + case
+        repairs = case in ("valid", "xml-text") or case in dict(MISTAKES) or case.startswith("rename-tool")
+        label = case if repairs else "must reject: " + case
         if a.markdown:
             print("| %s | %d | %d | %d | %d |" % (label, row["cases"], row["success"], row["missed"], row["wrong"]))
         else:
-            print("%-36s %7d %7d %7d %7d %7.1f%%" % (label, row["cases"], row["success"], row["missed"], row["wrong"], rate))
+            print("%-42s %7d %7d %7d %7d %7.1f%%" % (label, row["cases"], row["success"], row["missed"], row["wrong"], rate))
     for case, r in sorted(examples.items()):
         print("example %s: %s" % (case, dumps(r)[:400]), file=sys.stderr)
     print("%d calls over %d schemas; wrong repairs: %d; missed repairs: %d" % (len(calls), a.schemas, wrong_total, missed_total))

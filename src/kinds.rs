@@ -22,6 +22,9 @@ pub enum Kind {
     EmptyArguments,
     /// The same object twice in a row.
     DuplicateObject,
+    /// The arguments one level down, under a key the schema does not declare
+    /// (`arguments`, `parameters`, `input`, `args`, `tool_call`).
+    UnwrapArguments,
     /// A string holding the object or array the schema wants.
     ParseJsonString,
     /// A decimal string where the schema wants a number.
@@ -52,13 +55,14 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, salvage first, then the schema-guided rules in their order.
-    pub const ALL: [Kind; 19] = [
+    pub const ALL: [Kind; 20] = [
         Kind::StripFence,
         Kind::StripLeakedTag,
         Kind::TolerantParse,
         Kind::DoubleEncoded,
         Kind::EmptyArguments,
         Kind::DuplicateObject,
+        Kind::UnwrapArguments,
         Kind::ParseJsonString,
         Kind::CoerceNumber,
         Kind::CoerceBoolean,
@@ -83,6 +87,7 @@ impl Kind {
             Kind::DoubleEncoded => "double-encoded",
             Kind::EmptyArguments => "empty-arguments",
             Kind::DuplicateObject => "duplicate-object",
+            Kind::UnwrapArguments => "unwrap-arguments",
             Kind::ParseJsonString => "parse-json-string",
             Kind::CoerceNumber => "coerce-number",
             Kind::CoerceBoolean => "coerce-boolean",
@@ -108,6 +113,7 @@ impl Kind {
             Kind::DoubleEncoded => "an object encoded as a JSON string",
             Kind::EmptyArguments => "blank arguments, where the schema accepts {}",
             Kind::DuplicateObject => "the same object twice in a row",
+            Kind::UnwrapArguments => "the arguments one level down, under an undeclared key",
             Kind::ParseJsonString => "a string holding the object or array the schema wants",
             Kind::CoerceNumber => "a decimal string where a number is wanted",
             Kind::CoerceBoolean => "\"true\"/\"false\" where a boolean is wanted",
@@ -120,7 +126,7 @@ impl Kind {
             Kind::DropUnknown => "an unknown key in a closed object, when no near miss",
             Kind::EnumCase => "an enum value in another case or with other separators",
             Kind::UnwrapAutolink => "an autolinked path ([a.md](http://a.md))",
-            Kind::RenameTool => "a tool name in another case or with other separators",
+            Kind::RenameTool => "a tool name in other case, with namespace/token, or no prefix",
             Kind::ExtractFromText => "a call written into assistant text",
             Kind::NameArguments => "a value given by position, where the schema names it",
         }

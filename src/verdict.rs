@@ -318,8 +318,10 @@ fn name_positional(
     Ok((Value::Object(all), repair))
 }
 
-/// The call's tool, renamed to the one tool its name means when that is unique
-/// ignoring case and `_`/`-` (`rename-tool`). Otherwise, why there is none.
+/// The call's tool, renamed to the one tool its name means when only one
+/// reading exists (`rename-tool`: case and `_`/`-`, a namespace or a special
+/// token added, a toolbox prefix dropped; see [`Registry::meant`]). Otherwise,
+/// why there is none.
 fn find_tool<'r>(
     registry: &'r Registry,
     call: &mut Call,
@@ -341,7 +343,10 @@ fn find_tool<'r>(
                     Lookup::Unknown => unreachable!("the name came from the registry"),
                 };
             }
-            match registry.same_normalised(&call.name)[..] {
+            // The one tool the name means, with another case or separators,
+            // a namespace or a special token added, or a toolbox prefix
+            // dropped; two readings are none.
+            match registry.meant(&call.name)[..] {
                 [only] if policy.enabled.has(Kind::RenameTool) => Some(only.to_owned()),
                 _ => None,
             }

@@ -498,10 +498,11 @@ fn describe_unrecognised(map: &Map<String, Value>) -> String {
 }
 
 /// A tool name as OpenAI, Anthropic and Gemini accept it: only
-/// `[a-zA-Z0-9_-]`, at most 64 characters. Other characters become `_`.
+/// `[a-zA-Z0-9_-]`, at most 64 characters. Other characters become `_`. An
+/// empty name stays empty: a call written without a name (cut off before it)
+/// is not given one.
 pub fn provider_name(name: &str) -> String {
-    let mut out: String = name
-        .chars()
+    name.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
                 c
@@ -510,11 +511,7 @@ pub fn provider_name(name: &str) -> String {
             }
         })
         .take(64)
-        .collect();
-    if out.is_empty() {
-        out.push('_');
-    }
-    out
+        .collect()
 }
 
 /// The JSON type of a value, as messages name it.

@@ -149,7 +149,8 @@ fn provider_names() {
     assert_eq!(provider_name("uber.ride"), "uber_ride");
     assert_eq!(provider_name("mcp/server:tool"), "mcp_server_tool");
     assert_eq!(provider_name(&"x".repeat(70)).len(), 64);
-    assert_eq!(provider_name(""), "_");
+    // Never invented: a call with no name keeps none (issue 26, item 16).
+    assert_eq!(provider_name(""), "");
 }
 
 #[test]

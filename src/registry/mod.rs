@@ -32,6 +32,10 @@ use crate::provider::tool_list::{self, ListedTool};
 use crate::resolve::{At, RefMap, Sandbox, file_uri, read_json};
 use serde_json::Value;
 
+use self::names::Aliases;
+
+mod names;
+
 /// A schema that could not be loaded or compiled.
 pub use crate::error::{SchemaError, SchemaProblem, SourceError, SourceProblem};
 
@@ -138,18 +142,6 @@ impl Entry {
 /// Up to this many tools, a misspelt tool name gets a suggestion within a small
 /// edit distance; above it, only case and separators are forgiven.
 pub const FUZZY_TOOLS: usize = 2_000;
-
-/// The other names a tool is called by: lower case without separators (for
-/// `rename-tool` and suggestions) and sanitised for a provider's API (mapped
-/// back). Built on first need, once per run, so an unknown name costs a lookup,
-/// not a pass over every tool.
-#[derive(Debug, Default)]
-struct Aliases {
-    /// Each tool's normalised name, in index order.
-    normalised: Vec<String>,
-    by_normalised: HashMap<String, Vec<usize>>,
-    by_sanitised: HashMap<String, Vec<usize>>,
-}
 
 /// All tools from all `--schemas` sources, in source order.
 #[derive(Debug, Default)]
@@ -296,60 +288,6 @@ impl Registry {
     /// The file a tool's schema comes from.
     pub fn source(&self, name: &str) -> Option<PathBuf> {
         Some(self.entries.get(self.find(name)?)?.file())
-    }
-
-    fn aliases(&self) -> &Aliases {
-        self.aliases.get_or_init(|| {
-            let mut a = Aliases::default();
-            for &i in self.order() {
-                let e = self.entry(i);
-                let norm = crate::suggest::normalise(&e.name);
-                a.by_normalised.entry(norm.clone()).or_default().push(i);
-                a.normalised.push(norm);
-                let sanitised = crate::provider::provider_name(&e.name);
-                if sanitised != e.name {
-                    a.by_sanitised.entry(sanitised).or_default().push(i);
-                }
-            }
-            a
-        })
-    }
-
-    /// The tools whose name normalises (case and separators dropped) to the
-    /// same as `name`.
-    pub fn same_normalised(&self, name: &str) -> Vec<&str> {
-        let a = self.aliases();
-        let hits = a.by_normalised.get(&crate::suggest::normalise(name));
-        hits.into_iter()
-            .flatten()
-            .filter_map(|&i| self.entries.get(i))
-            .map(|e| e.name.as_str())
-            .collect()
-    }
-
-    /// The tools whose provider-sanitised name is `name` (but not their own).
-    pub fn sanitised_to(&self, name: &str) -> Vec<&str> {
-        let hits = self.aliases().by_sanitised.get(name);
-        hits.into_iter()
-            .flatten()
-            .filter_map(|&i| self.entries.get(i))
-            .map(|e| e.name.as_str())
-            .collect()
-    }
-
-    /// The tool `name` most likely meant ([`crate::suggest::closest`]). Past
-    /// [`FUZZY_TOOLS`] tools only a unique normalised match is suggested, so an
-    /// unknown name costs a lookup, not a pass over every tool.
-    pub fn closest(&self, name: &str) -> Option<&str> {
-        if self.entries.len() > FUZZY_TOOLS {
-            return match self.same_normalised(name)[..] {
-                [only] => Some(only),
-                _ => None,
-            };
-        }
-        let a = self.aliases();
-        let names = self.names().zip(&a.normalised);
-        crate::suggest::closest_normalised(name, names.map(|(e, n)| (e, n.as_str())))
     }
 
     /// Looks a tool up, compiling its schema on first use.

@@ -72,6 +72,8 @@ pub(super) fn resolved(errors: &Errors<'_>, site: &Site, fix: &Fix, kind: Kind) 
             if unexpected.contains(key))
     };
     match (site, kind) {
+        // The whole document replaced: nothing left wrong at its root.
+        (_, Kind::UnwrapArguments) => errors.at(&[]).next().is_none(),
         (Site::Value(p), Kind::WrapArray) => !errors.under(p),
         (Site::Value(p), _) => errors.at(p).next().is_none(),
         (Site::UnknownKey(p, key), Kind::DropUnknown) => !errors.at(p).any(|e| unexpected(e, key)),
@@ -188,6 +190,22 @@ pub fn repair(tool: &Tool, args: &Value, policy: Policy) -> Option<(Value, Vec<R
             if batch.is_empty() {
                 break;
             }
+            // An unwrap replaces the whole document, so it is made alone: the
+            // other sites that proposed it share its fate, and the rest wait
+            // (from the rule they proposed) until it is settled.
+            let mut waiting: Vec<(&Site, usize)> = Vec::new();
+            if let Some(at) = batch.iter().position(|b| b.2 == Kind::UnwrapArguments) {
+                let unwrap = batch.remove(at);
+                for (site, i, kind, _) in batch.drain(..) {
+                    let next = if kind == Kind::UnwrapArguments {
+                        i + 1
+                    } else {
+                        i
+                    };
+                    waiting.push((site, next));
+                }
+                batch.push(unwrap);
+            }
             let mut candidate = doc.clone();
             apply_all(
                 &mut candidate,
@@ -215,6 +233,8 @@ pub fn repair(tool: &Tool, args: &Value, policy: Policy) -> Option<(Value, Vec<R
                 );
                 schemas.forget();
             }
+            // A kept unwrap changed the whole document: what waited is stale.
+            let unwrapped = !waiting.is_empty() && !good.is_empty();
             kept += good.len();
             for (_, _, kind, fix) in good {
                 repairs.push(Repair {
@@ -228,6 +248,9 @@ pub fn repair(tool: &Tool, args: &Value, policy: Policy) -> Option<(Value, Vec<R
                 .into_iter()
                 .map(|(site, i, _, _)| (site, i + 1))
                 .collect();
+            if !unwrapped {
+                pending.extend(waiting);
+            }
         }
         if kept == 0 {
             return None;

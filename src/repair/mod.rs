@@ -10,6 +10,7 @@
 //! - `site`: where the validator says something is wrong;
 //! - `schemas`: what the schemas that apply at a path accept;
 //! - `rules`: the rules, in the order they are tried (`RULES`);
+//! - `unwrap`: the arguments one level down (`unwrap-arguments`), first of them;
 //! - `engine`: applying fixes in batches and keeping the ones that resolve;
 //! - `positional`: which parameter a value given by position means;
 //! - `text`: how text becomes a typed value, for the rules and for the untyped
@@ -35,11 +36,13 @@ mod site;
 #[cfg(test)]
 mod tests;
 mod text;
+mod unwrap;
 
 use self::engine::*;
 use self::rules::*;
 use self::schemas::*;
 use self::site::*;
+use self::unwrap::*;
 
 pub use self::engine::repair;
 pub use self::positional::Parameters;

@@ -22,7 +22,8 @@ pub(super) type Rule = fn(&Schemas<'_>, &Value, &Site) -> Option<Fix>;
 
 /// The schema-guided rules, in the order they are tried. The order is
 /// load-bearing: a stringified array is parsed before anything could wrap it.
-pub(super) const RULES: [(Kind, Rule); 10] = [
+pub(super) const RULES: [(Kind, Rule); 11] = [
+    (Kind::UnwrapArguments, unwrap_arguments),
     (Kind::ParseJsonString, parse_json_string),
     (Kind::CoerceNumber, coerce_number),
     (Kind::CoerceBoolean, coerce_boolean),

@@ -18,6 +18,7 @@ mod live;
 mod mcp_attacks;
 mod misc_attacks;
 mod parser_cases;
+mod names;
 mod providers;
 mod readme;
 mod refs;

@@ -488,7 +488,17 @@ fn anthropic_event() -> impl Strategy<Value = Value> {
 fn chat_chunk() -> impl Strategy<Value = Value> {
     let call = (
         prop::option::of(index()),
-        prop::option::of(prop::sample::select(vec!["glob", "read", "", "gl"])),
+        prop::option::of(prop::sample::select(vec![
+            "glob",
+            "read",
+            "",
+            "gl",
+            // Names with a namespace, a token or a path (`rename-tool`).
+            "functions.glob",
+            "srv__glob",
+            "glob<|channel|>commentary",
+            "../x/glob",
+        ])),
         prop::option::of(fragment()),
         prop::option::of(prop::sample::select(vec![
             json!("call_g"),

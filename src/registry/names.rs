@@ -1,0 +1,373 @@
+//! The other names a tool is called by, and which declared tools a name that
+//! is none of them may mean.
+//!
+//! Models write a declared tool's name with another case or separators
+//! (`ReadFile`, `read-file`), a namespace in front (`functions.read`,
+//! `default_api.read`, `server__read`), a special token after it
+//! (`read<|channel|>commentary`), or without the toolbox prefix it was
+//! declared with (`execute_javascript` for `browser_execute_javascript`). Each
+//! reading is a hash lookup in indexes built once per run, so an unknown name
+//! costs a few lookups however many tools there are, never a pass over them.
+//!
+//! Only separated words count: a namespace ends in `.`, `:`, `::`, `/` or two
+//! or more `_`; a dropped toolbox prefix is one whole word before `_` or `-`,
+//! no verb (`delete_all_files` is not `all_files`), and what is left has two
+//! words or more, written as words (`execute_javascript`, not
+//! `executejavascript`). So `unread` never means `read`, nor `files`
+//! `search_files`.
+
+use std::collections::HashMap;
+
+use super::{FUZZY_TOOLS, Registry};
+use crate::suggest::normalise;
+
+/// The other names a tool is called by: lower case without separators (for
+/// `rename-tool` and suggestions), sanitised for a provider's API (mapped
+/// back), and with namespaces or a toolbox prefix dropped. Built on first
+/// need, once per run, so an unknown name costs a lookup, not a pass over
+/// every tool.
+#[derive(Debug, Default)]
+pub(super) struct Aliases {
+    /// Each tool's normalised name, in index order.
+    normalised: Vec<String>,
+    by_normalised: HashMap<String, Vec<usize>>,
+    by_sanitised: HashMap<String, Vec<usize>>,
+    /// Each tool by the normalised names its namespaces dropped leave
+    /// (`mcp__fs__read`: `fsread`, `read`).
+    by_tail: HashMap<String, Vec<usize>>,
+    /// Each tool by the words its toolbox prefix dropped leaves, in lower case
+    /// and joined by `_` (`browser_execute_javascript`: `execute_javascript`).
+    by_toolbox: HashMap<String, Vec<usize>>,
+}
+
+/// Words that say what a tool does, not which toolbox it is in: never dropped
+/// as a prefix, since the name left would not say it (`delete_all_files` is
+/// not what `all_files` asks for).
+const VERBS: [&str; 48] = [
+    "add", "append", "apply", "call", "cancel", "check", "clear", "close", "copy", "create",
+    "delete", "disable", "do", "download", "drop", "edit", "enable", "execute", "exec", "fetch",
+    "find", "get", "insert", "install", "kill", "list", "load", "make", "move", "open", "patch",
+    "post", "put", "query", "read", "remove", "rename", "reset", "run", "save", "search", "send",
+    "set", "start", "stop", "update", "upload", "write",
+];
+
+/// A name as words: lower case, `-` as `_`.
+fn words(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c == '-' {
+                '_'
+            } else {
+                c.to_ascii_lowercase()
+            }
+        })
+        .collect()
+}
+
+/// At most this many namespace levels are read off a name (declared or
+/// called): `a.b.c.d.e.read` is a namespace too deep to be one.
+const MAX_LEVELS: usize = 4;
+
+/// The special tokens models write after a name are at most this long.
+const MAX_TOKEN: usize = 32;
+
+/// What follows each namespace in `name`, outermost first (`mcp__fs__read`:
+/// `fs__read`, `read`). A name starts with a letter or digit; a namespace is
+/// ended by `.`, `:`, `::`, `/` or two or more `_`. Any other run of these, or
+/// a character no name has, ends the reading: `../schemas/read` is a path,
+/// not a namespace.
+fn namespace_tails(name: &str) -> Vec<&str> {
+    let mut tails = Vec::new();
+    let b = name.as_bytes();
+    if !b.first().is_some_and(u8::is_ascii_alphanumeric) {
+        return tails;
+    }
+    let separator = |c: &u8| matches!(c, b'.' | b':' | b'/' | b'_');
+    let mut i = 0;
+    while let Some(c) = b.get(i) {
+        if c.is_ascii_alphanumeric() || *c == b'-' {
+            i += 1;
+            continue;
+        }
+        if !separator(c) {
+            break;
+        }
+        let start = i;
+        while b.get(i).is_some_and(separator) {
+            i += 1;
+        }
+        let run = name.get(start..i).unwrap_or_default();
+        if run == "_" {
+            continue;
+        }
+        let namespace = matches!(run, "." | ":" | "::" | "/") || run.bytes().all(|c| c == b'_');
+        match name.get(i..) {
+            Some(tail) if namespace && !tail.is_empty() => tails.push(tail),
+            _ => break,
+        }
+        if tails.len() == MAX_LEVELS {
+            break;
+        }
+    }
+    tails
+}
+
+/// `name` without one leading toolbox word (`browser_execute_javascript`:
+/// `execute_javascript`), when what is left has two words or more.
+fn toolbox_tail(name: &str) -> Option<&str> {
+    let sep = name.find(['_', '-'])?;
+    let (word, rest) = name.split_at(sep);
+    let sep_char = rest.chars().next()?;
+    let rest = rest.get(1..)?;
+    let alnum = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric());
+    if VERBS.contains(&word.to_ascii_lowercase().as_str()) {
+        return None;
+    }
+    // Two words or more, joined by the same separator.
+    let mut words = rest.split(sep_char);
+    let two = words.clone().count() >= 2;
+    (alnum(word) && two && words.all(|w| !w.is_empty() && !w.contains(['.', ':', '/'])))
+        .then_some(rest)
+}
+
+/// `name` without a special token after it (`read<|channel|>commentary`:
+/// `read`): the token is `<|`, letters, digits or `_`, then `|>`; what
+/// follows it goes with it.
+fn without_token(name: &str) -> Option<&str> {
+    let at = name.find("<|")?;
+    let (base, token) = name.split_at(at);
+    let inner = token.get(2..)?;
+    let end = inner.find("|>")?;
+    let word = inner.get(..end)?;
+    let word_ok = !word.is_empty()
+        && word.len() <= MAX_TOKEN
+        && word.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    (!base.is_empty() && word_ok).then_some(base)
+}
+
+impl Registry {
+    pub(super) fn aliases(&self) -> &Aliases {
+        self.aliases.get_or_init(|| {
+            let mut a = Aliases::default();
+            for &i in self.order() {
+                let e = self.entry(i);
+                let norm = normalise(&e.name);
+                a.by_normalised.entry(norm.clone()).or_default().push(i);
+                a.normalised.push(norm);
+                let sanitised = crate::provider::provider_name(&e.name);
+                if sanitised != e.name {
+                    a.by_sanitised.entry(sanitised).or_default().push(i);
+                }
+                let tails = namespace_tails(&e.name);
+                let mut toolboxes: Vec<String> = std::iter::once(e.name.as_str())
+                    .chain(tails.iter().copied())
+                    .filter_map(toolbox_tail)
+                    .map(words)
+                    .collect();
+                let mut tails: Vec<String> = tails.into_iter().map(normalise).collect();
+                for (keys, map) in [
+                    (&mut tails, &mut a.by_tail),
+                    (&mut toolboxes, &mut a.by_toolbox),
+                ] {
+                    keys.sort_unstable();
+                    keys.dedup();
+                    for key in keys.drain(..) {
+                        map.entry(key).or_default().push(i);
+                    }
+                }
+            }
+            a
+        })
+    }
+
+    fn named(&self, hits: Option<&Vec<usize>>) -> Vec<&str> {
+        hits.into_iter()
+            .flatten()
+            .filter_map(|&i| self.entries.get(i))
+            .map(|e| e.name.as_str())
+            .collect()
+    }
+
+    /// The tools whose name normalises (case and separators dropped) to the
+    /// same as `name`.
+    pub fn same_normalised(&self, name: &str) -> Vec<&str> {
+        self.named(self.aliases().by_normalised.get(&normalise(name)))
+    }
+
+    /// The tools whose provider-sanitised name is `name` (but not their own).
+    pub fn sanitised_to(&self, name: &str) -> Vec<&str> {
+        self.named(self.aliases().by_sanitised.get(name))
+    }
+
+    /// Every tool an unknown `name` may mean, each once, sorted: the same name
+    /// but for case and separators once a special token after it or
+    /// namespaces in front of it are dropped (`functions.read`,
+    /// `read<|channel|>commentary`: `read`), or without namespaces or a
+    /// toolbox prefix of the tool's own (`execute_javascript`:
+    /// `browser_execute_javascript`). One tool is one reading; two are none.
+    pub fn meant(&self, name: &str) -> Vec<&str> {
+        let a = self.aliases();
+        let base = without_token(name).unwrap_or(name);
+        let mut hits: Vec<usize> = Vec::new();
+        for form in std::iter::once(base).chain(namespace_tails(base)) {
+            if form != name
+                && let Some(i) = self.find(form)
+            {
+                hits.push(i);
+            }
+            let norm = normalise(form);
+            hits.extend(a.by_normalised.get(&norm).into_iter().flatten());
+            hits.extend(a.by_tail.get(&norm).into_iter().flatten());
+            hits.extend(a.by_toolbox.get(&words(form)).into_iter().flatten());
+        }
+        // The namespace separators read as word separators too: `file.read`
+        // may be `file_read` as well as `read`.
+        let flat: String = base
+            .chars()
+            .filter(|c| !matches!(c, '.' | ':' | '/'))
+            .collect();
+        hits.extend(a.by_normalised.get(&normalise(&flat)).into_iter().flatten());
+        hits.sort_unstable();
+        hits.dedup();
+        let mut names = self.named(Some(&hits));
+        names.sort_unstable();
+        names
+    }
+
+    /// The tool `name` most likely meant ([`crate::suggest::closest`]). Past
+    /// [`FUZZY_TOOLS`] tools only a unique normalised match is suggested, so an
+    /// unknown name costs a lookup, not a pass over every tool.
+    pub fn closest(&self, name: &str) -> Option<&str> {
+        if self.entries.len() > FUZZY_TOOLS {
+            return match self.same_normalised(name)[..] {
+                [only] => Some(only),
+                _ => None,
+            };
+        }
+        let a = self.aliases();
+        let names = self.names().zip(&a.normalised);
+        crate::suggest::closest_normalised(name, names.map(|(e, n)| (e, n.as_str())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn registry(names: &[&str]) -> Registry {
+        Registry::from_schemas(names.iter().map(|n| ((*n).to_owned(), json!({}))))
+    }
+
+    #[test]
+    fn namespaces_are_separated_runs() {
+        assert_eq!(namespace_tails("mcp__fs__read"), ["fs__read", "read"]);
+        assert_eq!(namespace_tails("functions.read"), ["read"]);
+        assert_eq!(namespace_tails("a.b:c/d"), ["b:c/d", "c/d", "d"]);
+        assert_eq!(namespace_tails("ns::read"), ["read"]);
+        assert_eq!(
+            namespace_tails("mcp___fs__read_file"),
+            ["fs__read_file", "read_file"]
+        );
+        // Mixed runs are paths, not namespaces.
+        assert!(namespace_tails("a._.b").is_empty());
+        assert!(namespace_tails("a/../read").is_empty());
+        assert!(namespace_tails("../schemas/read").is_empty());
+        assert!(namespace_tails("/etc/passwd").is_empty());
+        // One `_` is a word, not a namespace; nothing before or after is none.
+        assert!(namespace_tails("read_file").is_empty());
+        assert!(namespace_tails(".read").is_empty());
+        assert!(namespace_tails("__read").is_empty());
+        assert!(namespace_tails("functions.").is_empty());
+        // Not a name: no namespace is read past the first odd character.
+        assert!(namespace_tails("rm -rf /.read").is_empty());
+        assert_eq!(namespace_tails("a.b.c.d.e.f.g").len(), MAX_LEVELS);
+        // However long the name, a few tails: each a slice of it, no copy.
+        let long = "a.".repeat(500_000);
+        assert_eq!(namespace_tails(&long).len(), MAX_LEVELS);
+    }
+
+    #[test]
+    fn a_toolbox_is_one_word_and_leaves_two() {
+        assert_eq!(
+            toolbox_tail("browser_execute_javascript"),
+            Some("execute_javascript")
+        );
+        assert_eq!(toolbox_tail("git-list-files"), Some("list-files"));
+        assert_eq!(toolbox_tail("search_files"), None);
+        assert_eq!(toolbox_tail("read"), None);
+        assert_eq!(toolbox_tail("a_b__c"), None);
+        assert_eq!(toolbox_tail("a_b_"), None);
+        // A verb is what the tool does, not its toolbox.
+        assert_eq!(toolbox_tail("delete_all_files"), None);
+        assert_eq!(toolbox_tail("Get-User-Name"), None);
+    }
+
+    #[test]
+    fn a_token_is_a_word_between_bars() {
+        assert_eq!(without_token("read<|channel|>commentary"), Some("read"));
+        assert_eq!(without_token("read<|constrain|>json"), Some("read"));
+        assert_eq!(without_token("read<|call|>"), Some("read"));
+        assert_eq!(without_token("<|channel|>read"), None);
+        assert_eq!(without_token("read<|channel"), None);
+        assert_eq!(without_token("read<||>"), None);
+        assert_eq!(without_token("read<|a b|>"), None);
+    }
+
+    #[test]
+    fn a_name_means_the_tools_it_may_be() {
+        let reg = registry(&[
+            "read",
+            "search_files",
+            "browser_execute_javascript",
+            "git_list_files",
+            "svn_list_files",
+            "mcp__github__create_issue",
+            "delete_all_files",
+        ]);
+        for (name, meant) in [
+            ("Read", vec!["read"]),
+            ("functions.read", vec!["read"]),
+            ("default_api.read", vec!["read"]),
+            ("server__read", vec!["read"]),
+            ("read<|channel|>commentary", vec!["read"]),
+            ("functions.Read<|constrain|>json", vec!["read"]),
+            ("search__files", vec!["search_files"]),
+            ("execute_javascript", vec!["browser_execute_javascript"]),
+            ("create_issue", vec!["mcp__github__create_issue"]),
+            ("github.create_issue", vec!["mcp__github__create_issue"]),
+            ("list_files", vec!["git_list_files", "svn_list_files"]),
+            ("unread", vec![]),
+            ("files", vec![]),
+            ("javascript", vec![]),
+            ("issue", vec![]),
+            // The toolbox's words, written as words.
+            ("Execute-Javascript", vec!["browser_execute_javascript"]),
+            ("executejavascript", vec![]),
+            // No verb is dropped: `all_files` does not ask to delete.
+            ("all_files", vec![]),
+        ] {
+            assert_eq!(reg.meant(name), meant, "{name}");
+        }
+        // A declared name and another that ends in it: two readings.
+        let reg = registry(&["search_files", "files"]);
+        assert_eq!(reg.meant("search__files"), ["files", "search_files"]);
+        let reg = registry(&["read", "file_read"]);
+        assert_eq!(reg.meant("file.read"), ["file_read", "read"]);
+        let reg = registry(&["mcp__fs__read"]);
+        assert_eq!(reg.meant("mcp.fs.read"), ["mcp__fs__read"]);
+    }
+
+    #[test]
+    fn a_big_registry_answers_by_lookups() {
+        let names: Vec<String> = (0..FUZZY_TOOLS + 10)
+            .map(|i| format!("box{i}_do_thing{i}"))
+            .collect();
+        let reg = Registry::from_schemas(names.iter().map(|n| (n.clone(), json!({}))));
+        assert_eq!(reg.meant("ns.do_thing7"), ["box7_do_thing7"]);
+        assert_eq!(reg.meant("ns__box7_do_thing7"), ["box7_do_thing7"]);
+        // A name of a megabyte: a few forms, each one lookup.
+        let long = format!("{}<|channel|>x", "ns.".repeat(300_000));
+        assert!(reg.meant(&long).is_empty());
+    }
+}

@@ -1,0 +1,223 @@
+//! Tool names and arguments as models really write them (issue 26, items 6, 7
+//! and 16): a namespace added or a toolbox prefix dropped, a special token
+//! after the name, the arguments one level down, and a call with no name
+//! converted for another provider.
+
+use super::*;
+
+/// `read` and `search_files` (closed), `browser_execute_javascript`, two
+/// tools that end the same way (`git_list_files`, `svn_list_files`), and
+/// `delete_all_files`.
+fn schemas() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let closed = r#"{"type":"object","properties":{"file_path":{"type":"string"},"offset":{"type":"integer"}},"required":["file_path"],"additionalProperties":false}"#;
+    write(dir.path(), "read.json", closed);
+    write(
+        dir.path(),
+        "search_files.json",
+        r#"{"type":"object","properties":{"pattern":{"type":"string"}},"required":["pattern"]}"#,
+    );
+    write(
+        dir.path(),
+        "browser_execute_javascript.json",
+        r#"{"type":"object","properties":{"code":{"type":"string"}},"required":["code"]}"#,
+    );
+    for tool in ["git_list_files", "svn_list_files", "delete_all_files"] {
+        write(
+            dir.path(),
+            &format!("{tool}.json"),
+            r#"{"type":"object","properties":{"path":{"type":"string"}}}"#,
+        );
+    }
+    // Declares `input` itself: its `input` is never unwrapped.
+    write(
+        dir.path(),
+        "translate.json",
+        r#"{"type":"object","properties":{"input":{"type":"object"},"to":{"type":"string"}},"required":["to"]}"#,
+    );
+    dir
+}
+
+fn one(dir: &tempfile::TempDir, call: &str) -> Value {
+    let out = callfix()
+        .arg("-s")
+        .arg(dir.path())
+        .args(["-f", "json"])
+        .write_stdin(format!("{call}\n"))
+        .output()
+        .unwrap();
+    let mut lines = json_lines(&out.stdout);
+    assert_eq!(lines.len(), 1, "{call}");
+    lines.remove(0)
+}
+
+fn call(name: &str, args: &str) -> String {
+    serde_json::json!({"name": name, "arguments": args}).to_string()
+}
+
+#[test]
+fn a_name_with_a_namespace_or_a_token_is_the_one_tool_it_ends_in() {
+    let dir = schemas();
+    for (name, tool) in [
+        ("functions.read", "read"),
+        ("default_api.read", "read"),
+        ("server__read", "read"),
+        ("mcp__fs__read", "read"),
+        ("fs:read", "read"),
+        ("fs/read", "read"),
+        ("read<|channel|>commentary", "read"),
+        ("read<|constrain|>json", "read"),
+        ("functions.read<|channel|>commentary", "read"),
+        ("search__files", "search_files"),
+        ("execute_javascript", "browser_execute_javascript"),
+        ("functions.execute_javascript", "browser_execute_javascript"),
+    ] {
+        let args = if tool == "read" {
+            r#"{"file_path": "/a"}"#
+        } else if tool == "search_files" {
+            r#"{"pattern": "*"}"#
+        } else {
+            r#"{"code": "1"}"#
+        };
+        let v = one(&dir, &call(name, args));
+        assert_eq!(v["status"], "repaired", "{name}: {v}");
+        assert_eq!(v["tool"], tool, "{name}");
+        let repairs = v["repairs"].as_array().unwrap();
+        assert_eq!(repairs.len(), 1, "{name}: {v}");
+        assert_eq!(repairs[0]["kind"], "rename-tool");
+        assert_eq!(repairs[0]["from"], name);
+        assert_eq!(repairs[0]["to"], tool);
+    }
+}
+
+#[test]
+fn a_name_that_two_tools_could_mean_or_none_is_unknown() {
+    let dir = schemas();
+    for name in [
+        // Both `git_list_files` and `svn_list_files` end so.
+        "list_files",
+        "functions.list_files",
+        // A suffix that is no separated word: not `read`.
+        "unread",
+        "reread",
+        // A verb is no toolbox: `all_files` does not ask to delete them.
+        "all_files",
+        // A path is no namespace.
+        "../schemas/read",
+        // One word of a tool's name is no tool.
+        "files",
+        "javascript",
+        // A namespace with nothing after it, and a token with nothing before.
+        "functions.",
+        "<|channel|>read",
+        // Not a token: `<|` without `|>`.
+        "read<|channel",
+    ] {
+        let v = one(&dir, &call(name, r#"{"file_path": "/a"}"#));
+        assert_eq!(v["status"], "rejected", "{name}: {v}");
+        assert_eq!(v["tool"], name, "{name}");
+        assert!(
+            v["message"].as_str().unwrap().starts_with("Unknown tool"),
+            "{name}: {v}"
+        );
+    }
+}
+
+#[test]
+fn arguments_one_level_down_are_unwrapped() {
+    let dir = schemas();
+    for (args, from) in [
+        (r#"{"arguments": {"file_path": "/a"}}"#, "arguments"),
+        (r#"{"parameters": {"file_path": "/a"}}"#, "parameters"),
+        (r#"{"input": {"file_path": "/a"}}"#, "input"),
+        (r#"{"args": {"file_path": "/a"}}"#, "args"),
+        (r#"{"tool_call": {"file_path": "/a"}}"#, "tool_call"),
+        // Double-encoded inside.
+        (r#"{"arguments": "{\"file_path\": \"/a\"}"}"#, "arguments"),
+        // The call repeated inside, with the tool's own name.
+        (
+            r#"{"name": "read", "arguments": {"file_path": "/a"}}"#,
+            "arguments",
+        ),
+    ] {
+        let v = one(&dir, &call("read", args));
+        assert_eq!(v["status"], "repaired", "{args}: {v}");
+        assert_eq!(v["args"], serde_json::json!({"file_path": "/a"}), "{args}");
+        let kinds: Vec<&str> = v["repairs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["kind"].as_str().unwrap())
+            .collect();
+        assert_eq!(kinds, ["unwrap-arguments"], "{args}: {v}");
+        assert_eq!(v["repairs"][0]["from"], from, "{args}");
+    }
+    // What is inside is repaired as usual after it.
+    let v = one(
+        &dir,
+        &call(
+            "read",
+            r#"{"arguments": {"file_path": "/a", "offset": "3"}}"#,
+        ),
+    );
+    assert_eq!(v["status"], "repaired", "{v}");
+    assert_eq!(
+        v["args"],
+        serde_json::json!({"file_path": "/a", "offset": 3})
+    );
+}
+
+#[test]
+fn arguments_are_not_unwrapped_where_another_reading_exists() {
+    let dir = schemas();
+    for (tool, args) in [
+        // Another key beside the wrapper.
+        ("read", r#"{"arguments": {"file_path": "/a"}, "offset": 3}"#),
+        // Another tool's name beside it.
+        (
+            "read",
+            r#"{"name": "write", "arguments": {"file_path": "/a"}}"#,
+        ),
+        // Not an object inside.
+        ("read", r#"{"arguments": "/a"}"#),
+        ("read", r#"{"arguments": ["/a"]}"#),
+        // What is inside does not fit either.
+        ("read", r#"{"arguments": {"path": "/a"}}"#),
+        // The schema declares the key.
+        ("translate", r#"{"input": {"to": "fr"}}"#),
+    ] {
+        let v = one(&dir, &call(tool, args));
+        assert_eq!(v["status"], "rejected", "{args}: {v}");
+        assert!(
+            !v["repairs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| r["kind"] == "unwrap-arguments"),
+            "{args}: {v}"
+        );
+    }
+}
+
+#[test]
+fn a_call_without_a_name_is_converted_without_inventing_one() {
+    let out = callfix()
+        .args(["-s", "schemas", "-f", "call", "--to", "openai"])
+        .write_stdin("{\"role\":\"assistant\",\"content\":\"<tool_call>{\\\"na\"}\n")
+        .output()
+        .unwrap();
+    let lines = json_lines(&out.stdout);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    let calls = lines[0]["tool_calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0]["function"]["name"], "", "{}", lines[0]);
+    assert_eq!(lines[1]["tool_call_id"], calls[0]["id"]);
+    let out = callfix()
+        .args(["-s", "schemas", "-f", "json", "--to", "anthropic"])
+        .write_stdin("{\"role\":\"assistant\",\"content\":\"<tool_call>{\\\"na\"}\n")
+        .output()
+        .unwrap();
+    let lines = json_lines(&out.stdout);
+    assert_eq!(lines[0]["tool"], "");
+    assert_eq!(lines[0]["provider_name"], "");
+}
