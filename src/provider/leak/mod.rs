@@ -1,7 +1,20 @@
 //! Tool calls written into assistant text instead of emitted as calls.
 //!
-//! One file per family of call syntax, each behind `Family`: the sentinels
-//! that open its markup, and how to read the markup that starts there.
+//! The families are data: one row each in `table::ROWS` (`table.rs`), read by
+//! one scanner. A row gives the sentinels that open the markup, the closing
+//! sentinel that ends one call (or none, when the call ends where its JSON or
+//! call list does), what is removed from the text around calls (wrapper
+//! closings, stop tokens), and the syntax between: JSON call objects, a name
+//! and a separator before JSON arguments, a function tag with XML parameters
+//! (`tags.rs`: tag and parameter syntaxes are data too), call notation, or a
+//! body reader of its own where the syntax truly differs (DeepSeek V3's
+//! fenced arguments, Harmony's header, the three bodies of `<tool_call>`).
+//!
+//! To add a family: add its row to `ROWS` (a new `Tag`/`Params` constant if
+//! its XML differs), its openings and closings to `LEAK_TOKENS` in
+//! `tests/fuzz/grammar.rs`, fixtures of the whole markup and of the markup cut
+//! off to `tests.rs` and `tests/cli/`, and its line to the table below and to
+//! docs/providers.md.
 //!
 //! | family | markup |
 //! |---|---|
@@ -36,16 +49,13 @@
 //! a list of one call holds the whole markup (sentinels and brackets included).
 //! The search for openings and for code spans is one pass over the text.
 
-mod cohere;
 mod cursor;
 mod deepseek;
-mod dsml;
 mod harmony;
-mod json_list;
-mod kimi;
-mod mistral;
+mod json;
 mod pythonic;
-mod qwen_coder;
+mod table;
+mod tags;
 mod tool_call;
 
 use std::collections::HashMap;
@@ -53,6 +63,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use cursor::Cursor;
+use json::{json_calls, json_first_name};
 
 /// One call found in text.
 #[derive(Debug, Clone, PartialEq)]
@@ -85,37 +96,6 @@ pub struct Written {
     pub positional: Vec<Value>,
 }
 
-/// One family of call syntax.
-trait Family: Sync {
-    /// Its name in reports.
-    fn name(&self) -> &'static str;
-    /// The sentinels that open its markup.
-    fn openings(&self) -> &'static [&'static str];
-    /// Closing sentinels of wrappers, removed from the text around calls.
-    fn closings(&self) -> &'static [&'static str] {
-        &[]
-    }
-    /// Reads the markup at the start of `text` (which starts with one of the
-    /// openings): the calls it holds (none for a wrapper) and its length (on
-    /// a character boundary of `text`).
-    fn read(&self, text: &str) -> (Vec<Leaked>, usize);
-}
-
-/// Every family, in the order their openings are tried at one position.
-static FAMILIES: [&dyn Family; 11] = [
-    &dsml::Dsml,
-    &qwen_coder::QwenCoder,
-    &tool_call::ToolCall,
-    &kimi::Kimi,
-    &deepseek::DeepSeek,
-    &mistral::Mistral,
-    &json_list::Llama3,
-    &json_list::Granite,
-    &cohere::Cohere,
-    &harmony::Harmony,
-    &pythonic::Llama4,
-];
-
 /// Whether a tool of this name is declared: a call list with no sentinel is a
 /// call only when every name in it is.
 pub type Declared<'a> = &'a dyn Fn(&str) -> bool;
@@ -127,12 +107,16 @@ pub fn find(text: &str, declared: Declared) -> (Vec<Leaked>, String) {
     let mut clean = String::with_capacity(text.len());
     let mut at = 0;
     let mut openings = Openings::new(text);
-    while let Some((start, family)) = openings.next(text, at) {
+    while let Some((start, opening)) = openings.next(text, at) {
         clean.push_str(text.get(at..start).unwrap_or_default());
-        let (found, used) = family.read(text.get(start..).unwrap_or_default());
+        let rest = text.get(start..).unwrap_or_default();
+        let Some(row) = table::row_for(opening, rest) else {
+            break;
+        };
+        let (found, used) = table::read(row, opening, rest, declared);
         calls.extend(found.into_iter().map(|mut l| {
             if l.family.is_empty() {
-                l.family = family.name();
+                l.family = row.family;
             }
             l
         }));
@@ -148,7 +132,7 @@ pub fn find(text: &str, declared: Declared) -> (Vec<Leaked>, String) {
         return (bare, String::new());
     }
     if !calls.is_empty() || clean.len() != text.len() {
-        for closing in FAMILIES.iter().flat_map(|f| f.closings()) {
+        for closing in table::ROWS.iter().flat_map(|r| r.strip) {
             clean = clean.replace(closing, "");
         }
     }
@@ -159,7 +143,8 @@ pub fn find(text: &str, declared: Declared) -> (Vec<Leaked>, String) {
 /// the text is searched once per opening, not once per call found (which was
 /// quadratic).
 struct Openings {
-    all: Vec<(&'static str, &'static dyn Family)>,
+    /// Every opening of the table, once.
+    all: Vec<&'static str>,
     /// Per opening: `None` not searched yet; `Some(None)` no more in the text;
     /// `Some(Some(i))` the next one at byte `i`.
     next: Vec<Option<Option<usize>>>,
@@ -176,10 +161,12 @@ struct Openings {
 
 impl Openings {
     fn new(text: &str) -> Self {
-        let all: Vec<_> = FAMILIES
-            .iter()
-            .flat_map(|f| f.openings().iter().map(move |o| (*o, *f)))
-            .collect();
+        let mut all: Vec<&'static str> = Vec::new();
+        for opening in table::ROWS.iter().flat_map(|r| r.openings) {
+            if !all.contains(opening) {
+                all.push(opening);
+            }
+        }
         let mut steps = 0;
         let code = code_ranges(text, &mut steps);
         Openings {
@@ -192,14 +179,12 @@ impl Openings {
     }
 
     /// The first opening at or after byte `from` of `text`, outside code.
-    fn next(&mut self, text: &str, from: usize) -> Option<(usize, &'static dyn Family)> {
+    fn next(&mut self, text: &str, from: usize) -> Option<(usize, &'static str)> {
         let search = |from: usize, pat: &str| text.get(from..)?.find(pat).map(|i| i + from);
-        let mut best: Option<(usize, &'static dyn Family)> = None;
+        let mut best: Option<(usize, &'static str)> = None;
         let code = &self.code;
         let mut steps = 0;
-        for ((slot, code_at), (pat, family)) in
-            self.next.iter_mut().zip(&mut self.code_at).zip(&self.all)
-        {
+        for ((slot, code_at), pat) in self.next.iter_mut().zip(&mut self.code_at).zip(&self.all) {
             let mut at = match *slot {
                 Some(Some(i)) if i >= from => Some(i),
                 Some(None) => None,
@@ -220,7 +205,7 @@ impl Openings {
             if let Some(i) = at
                 && best.is_none_or(|(b, _)| i < b)
             {
-                best = Some((i, *family));
+                best = Some((i, *pat));
             }
         }
         self.steps += steps;
@@ -326,17 +311,7 @@ fn bare(text: &str, declared: Declared) -> Option<Vec<Leaked>> {
     }
 }
 
-/// The name in `[{"name": "x"` or `{"name": "x"` at the start of `text`.
-fn json_first_name(text: &str) -> Option<&str> {
-    let t = text.strip_prefix('[').unwrap_or(text).trim_start();
-    let t = t.strip_prefix('{')?.trim_start();
-    let t = t.strip_prefix("\"name\"")?.trim_start();
-    let t = t.strip_prefix(':')?.trim_start();
-    let (name, _) = t.strip_prefix('"')?.split_once('"')?;
-    (!name.contains('\\')).then_some(name)
-}
-
-fn malformed(markup: &str, name: &str, why: String) -> (Vec<Leaked>, usize) {
+fn malformed(markup: &str, name: &str, why: String) -> table::Read {
     (
         vec![Leaked {
             name: name.to_owned(),
@@ -361,13 +336,13 @@ fn enclosed<'t>(text: &'t str, open: &str, close: &str) -> Option<(&'t str, &'t 
 }
 
 /// A call whose markup is never closed: the rest of the text is its markup.
-fn unclosed(text: &str) -> (Vec<Leaked>, usize) {
+fn unclosed(text: &str) -> table::Read {
     unclosed_call(text, "")
 }
 
 /// The same, for a call whose name could be read before the markup was cut off
 /// (the call is rejected all the same; its result names the tool).
-fn unclosed_call(text: &str, name: &str) -> (Vec<Leaked>, usize) {
+fn unclosed_call(text: &str, name: &str) -> table::Read {
     malformed(
         text,
         name,
@@ -376,17 +351,8 @@ fn unclosed_call(text: &str, name: &str) -> (Vec<Leaked>, usize) {
 }
 
 /// A call read from `markup`.
-fn found(name: String, args: Map<String, Value>, markup: &str) -> (Vec<Leaked>, usize) {
+fn found(name: String, args: Map<String, Value>, markup: &str) -> table::Read {
     (vec![leaked(name, Ok(args), markup)], markup.len())
-}
-
-/// A call read from `markup` whose argument values are all untyped text.
-fn found_untyped(name: String, args: Map<String, Value>, markup: &str) -> (Vec<Leaked>, usize) {
-    let mut call = leaked(name, Ok(args), markup);
-    if let Ok(args) = &call.args {
-        call.written.untyped = args.keys().cloned().collect();
-    }
-    (vec![call], markup.len())
 }
 
 fn leaked(name: String, args: Result<Map<String, Value>, String>, markup: &str) -> Leaked {
@@ -399,16 +365,7 @@ fn leaked(name: String, args: Result<Map<String, Value>, String>, markup: &str) 
     }
 }
 
-/// A call to `name` whose arguments are the JSON object `json`.
-fn object_call(name: &str, json: &str, markup: &str) -> (Vec<Leaked>, usize) {
-    match serde_json::from_str::<Value>(json.trim()) {
-        Ok(Value::Object(args)) => found(name.to_owned(), args, markup),
-        Ok(_) => malformed(markup, name, not_an_object()),
-        Err(e) => malformed(markup, name, not_json(&e)),
-    }
-}
-
-fn no_name(markup: &str) -> (Vec<Leaked>, usize) {
+fn no_name(markup: &str) -> table::Read {
     malformed(
         markup,
         "",
@@ -420,121 +377,8 @@ fn not_json(e: &serde_json::Error) -> String {
     format!("the tool call written in the text is not valid JSON: {e}")
 }
 
-/// Arguments given as an object, or as JSON text holding one.
-fn object_args(value: Option<&Value>) -> Result<Map<String, Value>, String> {
-    match value {
-        Some(Value::Object(m)) => Ok(m.clone()),
-        Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
-            Ok(Value::Object(m)) => Ok(m),
-            _ => Err(not_an_object()),
-        },
-        None => Ok(Map::new()),
-        Some(_) => Err(not_an_object()),
-    }
-}
-
 fn not_an_object() -> String {
     "the arguments of the tool call written in the text are not a JSON object".to_owned()
-}
-
-/// The one JSON value the cursor stands before (after whitespace), moving past
-/// it; a value cut off by the end of the text is "not closed". Returns the
-/// value and its text.
-fn json_value<'t>(c: &mut Cursor<'t>) -> Result<(Value, &'t str), String> {
-    let rest = c.rest();
-    let mut values = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
-    match values.next() {
-        Some(Ok(v)) => match c.take(values.byte_offset()) {
-            Some(json) => Ok((v, json)),
-            None => Err("the tool call written in the text is not valid JSON".into()),
-        },
-        Some(Err(e)) if e.is_eof() => Err("the tool call written in the text is not closed".into()),
-        Some(Err(e)) => Err(not_json(&e)),
-        None => Err("the tool call written in the text is empty".into()),
-    }
-}
-
-/// `{"name"|"tool_name", "arguments"|"parameters"}` objects, one or a list,
-/// parsed from `json` into `value`. A call in a list of several holds its
-/// own element as its markup; a lone call holds `markup`.
-fn json_calls(value: &Value, json: &str, markup: &str) -> Vec<Leaked> {
-    let (items, spans) = match value {
-        Value::Array(items) if items.len() > 1 => (items.iter().collect(), element_spans(json)),
-        Value::Array(items) => (items.iter().collect(), Vec::new()),
-        other => (vec![other], Vec::new()),
-    };
-    items
-        .into_iter()
-        .enumerate()
-        .map(|(k, item)| {
-            let markup = if spans.is_empty() {
-                markup
-            } else {
-                spans.get(k).copied().unwrap_or_default()
-            };
-            let name = ["name", "tool_name"]
-                .iter()
-                .find_map(|key| item.get(*key).and_then(Value::as_str))
-                .unwrap_or_default()
-                .to_owned();
-            if name.is_empty() {
-                return leaked(
-                    name,
-                    Err("the tool call written in the text has no name".into()),
-                    markup,
-                );
-            }
-            let args = item.get("arguments").or_else(|| item.get("parameters"));
-            leaked(name, object_args(args), markup)
-        })
-        .collect()
-}
-
-/// The text of each element of the JSON array `json` (valid JSON, perhaps
-/// with whitespace around), in one pass.
-fn element_spans(json: &str) -> Vec<&str> {
-    let mut spans = Vec::new();
-    let mut depth = 0usize;
-    let (mut in_string, mut escaped) = (false, false);
-    let mut start = 0;
-    let mut push = |from: usize, to: usize| {
-        let span = json.get(from..to).unwrap_or_default().trim();
-        if !span.is_empty() {
-            spans.push(span);
-        }
-    };
-    for (i, b) in json.bytes().enumerate() {
-        if in_string {
-            match b {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match b {
-            b'"' => in_string = true,
-            b'[' | b'{' => {
-                depth += 1;
-                if depth == 1 {
-                    start = i + 1;
-                }
-            }
-            b']' | b'}' => {
-                depth = depth.saturating_sub(1);
-                if depth == 0 {
-                    push(start, i);
-                }
-            }
-            b',' if depth == 1 => {
-                push(start, i);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    spans
 }
 
 /// `name="value"` in a tag head.

@@ -14,9 +14,8 @@
 use serde_json::{Map, Number, Value};
 
 use super::cursor::Cursor;
-use super::{Family, Leaked, enclosed, leaked, malformed};
-
-pub(super) struct Llama4;
+use super::table::Read;
+use super::{Leaked, enclosed, leaked, malformed};
 
 const OPEN: &str = "<|python_start|>";
 const CLOSE: &str = "<|python_end|>";
@@ -25,39 +24,27 @@ const CLOSE: &str = "<|python_end|>";
 /// limit for JSON text).
 pub(super) const MAX_DEPTH: usize = 128;
 
-impl Family for Llama4 {
-    fn name(&self) -> &'static str {
-        "pythonic"
-    }
-
-    fn openings(&self) -> &'static [&'static str] {
-        &[OPEN]
-    }
-
-    fn closings(&self) -> &'static [&'static str] {
-        &[CLOSE]
-    }
-
-    fn read(&self, text: &str) -> (Vec<Leaked>, usize) {
-        let mut p = Parser::new(text);
-        p.c.eat(OPEN);
-        match p.calls() {
-            Ok(calls) => {
-                let markup = p.c.done();
-                (leaked_calls(calls, markup), markup.len())
-            }
-            Err(Stop::Cut) => malformed(
-                text,
-                "",
-                "the tool call written in the text is not closed".into(),
-            ),
-            Err(Stop::Deep) => malformed(to_close(text), "", too_deep()),
-            Err(Stop::Bad(why)) => malformed(
-                to_close(text),
-                "",
-                format!("the tool call written in the text is not a Python call list: {why}"),
-            ),
+/// `<|python_start|>[…]` at the start of `text`: the call list after the
+/// sentinel.
+pub(super) fn read(text: &str) -> Read {
+    let mut p = Parser::new(text);
+    p.c.eat(OPEN);
+    match p.calls() {
+        Ok(calls) => {
+            let markup = p.c.done();
+            (leaked_calls(calls, markup), markup.len())
         }
+        Err(Stop::Cut) => malformed(
+            text,
+            "",
+            "the tool call written in the text is not closed".into(),
+        ),
+        Err(Stop::Deep) => malformed(to_close(text), "", too_deep()),
+        Err(Stop::Bad(why)) => malformed(
+            to_close(text),
+            "",
+            format!("the tool call written in the text is not a Python call list: {why}"),
+        ),
     }
 }
 

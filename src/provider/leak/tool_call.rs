@@ -8,52 +8,44 @@
 use serde_json::{Map, Value};
 
 use super::cursor::Cursor;
-use super::qwen_coder::{function, layout_trimmed};
-use super::{
-    Family, Leaked, enclosed, json_calls, json_first_name, malformed, no_name, not_json,
-    unclosed_call,
-};
-
-pub(super) struct ToolCall;
+use super::json::{json_calls, json_first_name};
+use super::table::{QWEN, Read};
+use super::tags::{self, layout_trimmed};
+use super::{Declared, Leaked, enclosed, malformed, no_name, not_json, unclosed_call};
 
 const OPEN: &str = "<tool_call>";
 const CLOSE: &str = "</tool_call>";
+const FUNCTION: &str = "<function=";
 
-impl Family for ToolCall {
-    fn name(&self) -> &'static str {
-        "hermes"
-    }
+/// GLM's key/value tokens: a key, then its value.
+const PAIR: [(&str, &str); 2] = [("<arg_key>", "</arg_key>"), ("<arg_value>", "</arg_value>")];
 
-    fn openings(&self) -> &'static [&'static str] {
-        &[OPEN]
+/// `<tool_call>…</tool_call>` at the start of `text`.
+pub(super) fn read(text: &str, _declared: Declared) -> Read {
+    let Some((markup, body)) = enclosed(text, OPEN, CLOSE) else {
+        // Cut off: named when its JSON or `<function=` head got that far.
+        let rest = text.get(OPEN.len()..).unwrap_or("").trim_start();
+        let name = json_first_name(rest)
+            .or_else(|| {
+                rest.strip_prefix("<function=")?
+                    .split_once('>')
+                    .map(|(n, _)| n)
+            })
+            .filter(|n| !n.is_empty() && !n.contains(['<', '\n']));
+        return unclosed_call(text, name.unwrap_or(""));
+    };
+    let body = body.trim();
+    let (mut calls, family) = if body.starts_with('{') || body.starts_with('[') {
+        (hermes(body, markup), "hermes")
+    } else if body.starts_with(FUNCTION) {
+        (qwen3_coder(body, markup), "qwen3-coder")
+    } else {
+        (glm(body, markup), "glm")
+    };
+    for c in &mut calls {
+        c.family = family;
     }
-
-    fn read(&self, text: &str) -> (Vec<Leaked>, usize) {
-        let Some((markup, body)) = enclosed(text, OPEN, CLOSE) else {
-            // Cut off: named when its JSON or `<function=` head got that far.
-            let rest = text.get(OPEN.len()..).unwrap_or("").trim_start();
-            let name = json_first_name(rest)
-                .or_else(|| {
-                    rest.strip_prefix("<function=")?
-                        .split_once('>')
-                        .map(|(n, _)| n)
-                })
-                .filter(|n| !n.is_empty() && !n.contains(['<', '\n']));
-            return unclosed_call(text, name.unwrap_or(""));
-        };
-        let body = body.trim();
-        let (mut calls, family) = if body.starts_with('{') || body.starts_with('[') {
-            (hermes(body, markup), "hermes")
-        } else if body.starts_with("<function=") {
-            (qwen3_coder(body, markup), "qwen3-coder")
-        } else {
-            (glm(body, markup), "glm")
-        };
-        for c in &mut calls {
-            c.family = family;
-        }
-        (calls, markup.len())
-    }
+    (calls, markup.len())
 }
 
 fn hermes(body: &str, markup: &str) -> Vec<Leaked> {
@@ -64,7 +56,10 @@ fn hermes(body: &str, markup: &str) -> Vec<Leaked> {
 }
 
 fn qwen3_coder(body: &str, markup: &str) -> Vec<Leaked> {
-    let (mut calls, used) = function(body);
+    let (mut calls, used) = match enclosed(body, FUNCTION, "</function>") {
+        Some((own, inner)) => tags::body(&QWEN, inner, own),
+        None => super::unclosed(body),
+    };
     if body
         .get(used..)
         .is_some_and(|after| after.trim().is_empty())
@@ -94,16 +89,17 @@ fn glm(body: &str, markup: &str) -> Vec<Leaked> {
         if c.is_at_end() {
             break;
         }
+        let [(key_open, key_close), (value_open, value_close)] = PAIR;
         let pair = (|| {
-            if !c.eat("<arg_key>") {
+            if !c.eat(key_open) {
                 return None;
             }
-            let key = c.take_until("</arg_key>")?;
+            let key = c.take_until(key_close)?;
             c.skip_space();
-            if !c.eat("<arg_value>") {
+            if !c.eat(value_open) {
                 return None;
             }
-            Some((key, c.take_until("</arg_value>")?))
+            Some((key, c.take_until(value_close)?))
         })();
         let Some((key, value)) = pair else {
             return malformed(
@@ -115,5 +111,9 @@ fn glm(body: &str, markup: &str) -> Vec<Leaked> {
         };
         args.insert(key.trim().to_owned(), Value::String(layout_trimmed(value)));
     }
-    super::found_untyped(name, args, markup).0
+    let mut call = super::leaked(name, Ok(args), markup);
+    if let Ok(args) = &call.args {
+        call.written.untyped = args.keys().cloned().collect();
+    }
+    vec![call]
 }

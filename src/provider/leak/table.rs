@@ -1,0 +1,385 @@
+//! The families as data: one row per family of call syntax, and the one
+//! scanner that reads a row's markup.
+//!
+//! A row says which sentinels open the markup, whether a closing sentinel
+//! ends it (markup not closed by it is a call cut off: rejected, never
+//! completed) or its body does (a JSON value, a call list), what is removed
+//! from the text around calls (wrapper closings, stop tokens), and the
+//! syntax between: JSON call objects, a name and a separator before JSON
+//! arguments, a function tag with XML parameters, call notation, or a body
+//! reader of its own for the syntaxes that truly differ (DeepSeek's two
+//! layouts, Harmony's channel header, `<tool_call>`'s three bodies).
+//!
+//! Several rows may share an opening: the first whose syntax claims the text
+//! after it reads it (Mistral's JSON list and its `name[ARGS]{…}`).
+
+use serde_json::Value;
+
+use super::cursor::Cursor;
+use super::json::{json_calls, json_value, object_call};
+use super::tags::{self, Head, Params, Tag};
+use super::{
+    Declared, Leaked, enclosed, found, malformed, no_name, not_an_object, not_json, unclosed,
+};
+use super::{deepseek, harmony, pythonic, tool_call};
+
+/// What reading a row's markup gives: the calls it holds (none for a
+/// wrapper) and its length, on a character boundary of the text read.
+pub(super) type Read = (Vec<Leaked>, usize);
+
+/// One family of call syntax.
+pub(super) struct Row {
+    /// Its name in reports (a body may name a sub-family of its own).
+    pub(super) family: &'static str,
+    /// The sentinels that open its markup.
+    pub(super) openings: &'static [&'static str],
+    /// The closing sentinel that ends one call's markup; `None` when the
+    /// markup ends where its body does.
+    pub(super) close: Option<&'static str>,
+    /// Removed from the text around calls: wrapper closings, stop tokens.
+    pub(super) strip: &'static [&'static str],
+    /// What stands between the opening and the end.
+    pub(super) syntax: Syntax,
+}
+
+/// The syntax of a row's body.
+pub(super) enum Syntax {
+    /// A wrapper around calls: its opening tag (to its `>`) is removed, and
+    /// nothing is read from it.
+    Wrapper,
+    /// `{"name"|"tool_name", "arguments"|"parameters"}` JSON objects, one or a
+    /// list, several joined by `join` when a separator is given. Claims a
+    /// body that starts with `[` or `{`.
+    Calls { join: Option<&'static str> },
+    /// A call id, `sep`, then the arguments as one JSON object.
+    Named { id: Id, sep: &'static str },
+    /// A function tag (the opening is its start) and its parameters.
+    Tag(&'static Tag),
+    /// Call notation: a Python call list `[name(p="v"), …]`.
+    Notation,
+    /// A reader of its own: given the text from the opening on.
+    Reader(fn(&str, Declared) -> Read),
+}
+
+/// How a call's name is written before its separator.
+#[derive(Clone, Copy)]
+pub(super) enum Id {
+    /// The name itself, one word.
+    Plain,
+    /// Kimi's `functions.NAME:INDEX`.
+    Kimi,
+}
+
+const QWEN_PARAMS: Params = Params {
+    open: "<parameter=",
+    head: Head::Eq,
+    close: "</parameter>",
+    layout: true,
+    string_attr: false,
+    untyped: true,
+};
+
+/// `<function=x><parameter=p>…</parameter></function>` (Qwen-Coder), and
+/// `<function=x>{…}</function>` (Llama 3.1's custom tools).
+pub(super) static QWEN: Tag = Tag {
+    head: Head::Eq,
+    params: QWEN_PARAMS,
+    json_body: Some("llama3"),
+};
+
+const DSML_PARAMS: Params = Params {
+    open: "<｜DSML｜parameter ",
+    head: Head::Attr,
+    close: "</｜DSML｜parameter>",
+    layout: false,
+    string_attr: true,
+    untyped: false,
+};
+
+static DSML: Tag = Tag {
+    head: Head::Attr,
+    params: DSML_PARAMS,
+    json_body: None,
+};
+
+static MINIMAX: Tag = Tag {
+    head: Head::Attr,
+    params: Params {
+        open: "<parameter ",
+        close: "</parameter>",
+        ..DSML_PARAMS
+    },
+    json_body: None,
+};
+
+/// Every family, in the order rows sharing an opening are tried.
+pub(super) static ROWS: &[Row] = &[
+    Row {
+        family: "dsml",
+        openings: &["<｜DSML｜invoke "],
+        close: Some("</｜DSML｜invoke>"),
+        strip: &[],
+        syntax: Syntax::Tag(&DSML),
+    },
+    Row {
+        family: "dsml",
+        openings: &["<invoke "],
+        close: Some("</invoke>"),
+        strip: &[],
+        syntax: Syntax::Tag(&MINIMAX),
+    },
+    Row {
+        family: "dsml",
+        openings: &[
+            "<｜DSML｜function_calls>",
+            "<function_calls>",
+            "<minimax:tool_call>",
+        ],
+        close: None,
+        strip: &[
+            "</｜DSML｜function_calls>",
+            "</function_calls>",
+            "</minimax:tool_call>",
+        ],
+        syntax: Syntax::Wrapper,
+    },
+    Row {
+        family: "qwen-coder",
+        openings: &["<function="],
+        close: Some("</function>"),
+        strip: &[],
+        syntax: Syntax::Tag(&QWEN),
+    },
+    Row {
+        family: "hermes",
+        openings: &["<tool_call>"],
+        close: None,
+        strip: &[],
+        syntax: Syntax::Reader(tool_call::read),
+    },
+    Row {
+        family: "kimi-k2",
+        openings: &["<|tool_calls_section_begin|>"],
+        close: None,
+        strip: &["<|tool_calls_section_end|>"],
+        syntax: Syntax::Wrapper,
+    },
+    Row {
+        family: "kimi-k2",
+        openings: &["<|tool_call_begin|>"],
+        close: Some("<|tool_call_end|>"),
+        strip: &[],
+        syntax: Syntax::Named {
+            id: Id::Kimi,
+            sep: "<|tool_call_argument_begin|>",
+        },
+    },
+    Row {
+        family: "deepseek-v3",
+        openings: &["<｜tool▁calls▁begin｜>"],
+        close: None,
+        strip: &["<｜tool▁calls▁end｜>"],
+        syntax: Syntax::Wrapper,
+    },
+    Row {
+        family: "deepseek-v3",
+        openings: &["<｜tool▁call▁begin｜>"],
+        close: None,
+        strip: &[],
+        syntax: Syntax::Reader(deepseek::read),
+    },
+    Row {
+        family: "mistral",
+        openings: &["[TOOL_CALLS]"],
+        close: None,
+        strip: &[],
+        syntax: Syntax::Calls { join: None },
+    },
+    Row {
+        family: "mistral",
+        openings: &["[TOOL_CALLS]"],
+        close: None,
+        strip: &[],
+        syntax: Syntax::Named {
+            id: Id::Plain,
+            sep: "[ARGS]",
+        },
+    },
+    Row {
+        family: "llama3",
+        openings: &["<|python_tag|>"],
+        close: None,
+        strip: &["<|eom_id|>", "<|eot_id|>"],
+        syntax: Syntax::Calls { join: Some(";") },
+    },
+    Row {
+        family: "granite",
+        openings: &["<|tool_call|>"],
+        close: None,
+        strip: &[],
+        syntax: Syntax::Calls { join: None },
+    },
+    Row {
+        family: "cohere",
+        openings: &["<|START_ACTION|>"],
+        close: Some("<|END_ACTION|>"),
+        strip: &[],
+        syntax: Syntax::Calls { join: None },
+    },
+    Row {
+        family: "harmony",
+        openings: &[
+            "<|start|>assistant<|channel|>commentary to=functions.",
+            "<|start|>assistant to=functions.",
+            "<|channel|>commentary to=functions.",
+        ],
+        close: None,
+        strip: &[],
+        syntax: Syntax::Reader(harmony::read),
+    },
+    Row {
+        family: "pythonic",
+        openings: &["<|python_start|>"],
+        close: None,
+        strip: &["<|python_end|>"],
+        syntax: Syntax::Notation,
+    },
+];
+
+/// The row that reads the markup opened by `opening` at the start of `text`:
+/// the first of those sharing the opening whose syntax claims what follows.
+pub(super) fn row_for(opening: &str, text: &str) -> Option<&'static Row> {
+    let after = text.get(opening.len()..).unwrap_or_default().trim_start();
+    let mut rows = ROWS.iter().filter(|r| r.openings.contains(&opening));
+    let first = rows.clone().next();
+    rows.find(|r| match r.syntax {
+        Syntax::Calls { .. } => after.starts_with(['[', '{']),
+        _ => true,
+    })
+    .or(first)
+}
+
+/// Reads the markup of `row` at the start of `text`, which starts with
+/// `opening`.
+pub(super) fn read(row: &Row, opening: &str, text: &str, declared: Declared) -> Read {
+    match (&row.syntax, row.close) {
+        (Syntax::Wrapper, _) => {
+            let mut c = Cursor::new(text);
+            match c.take_until(">") {
+                Some(_) => (Vec::new(), c.at()),
+                None => (Vec::new(), text.len()),
+            }
+        }
+        (Syntax::Reader(read), _) => read(text, declared),
+        (syntax, Some(close)) => {
+            let Some((markup, inner)) = enclosed(text, opening, close) else {
+                return unclosed(text);
+            };
+            (closed(syntax, inner, markup), markup.len())
+        }
+        (syntax, None) => open_ended(syntax, opening, text),
+    }
+}
+
+/// A body between its opening and its closing sentinel.
+fn closed(syntax: &Syntax, inner: &str, markup: &str) -> Vec<Leaked> {
+    match syntax {
+        Syntax::Calls { .. } => match serde_json::from_str::<Value>(inner.trim()) {
+            Ok(value) => json_calls(&value, inner, markup),
+            Err(e) => malformed(markup, "", not_json(&e)).0,
+        },
+        Syntax::Named { id, sep } => {
+            let Some((head, json)) = inner.split_once(sep) else {
+                return malformed(
+                    markup,
+                    "",
+                    "the tool call written in the text has no arguments".into(),
+                )
+                .0;
+            };
+            let name = id.read(head);
+            if name.is_empty() {
+                return no_name(markup).0;
+            }
+            object_call(name, json, markup).0
+        }
+        Syntax::Tag(tag) => tags::body(tag, inner, markup).0,
+        Syntax::Notation => pythonic::read(markup).0,
+        Syntax::Wrapper | Syntax::Reader(_) => Vec::new(),
+    }
+}
+
+/// A body that ends where its syntax does.
+fn open_ended(syntax: &Syntax, opening: &str, text: &str) -> Read {
+    let mut c = Cursor::new(text);
+    c.eat(opening);
+    match syntax {
+        Syntax::Calls { join } => json_run(c, *join, text),
+        Syntax::Named { id, sep } => {
+            let Some(head) = c.take_until(sep) else {
+                return malformed(
+                    text,
+                    "",
+                    format!("the tool call written in the text has no {sep}"),
+                );
+            };
+            let name = id.read(head);
+            if name.is_empty() || name.contains(char::is_whitespace) {
+                return no_name(c.done());
+            }
+            match json_value(&mut c) {
+                Ok((Value::Object(args), _)) => found(name.to_owned(), args, c.done()),
+                Ok(_) => malformed(c.done(), name, not_an_object()),
+                Err(why) => malformed(text, name, why),
+            }
+        }
+        Syntax::Notation => pythonic::read(text),
+        Syntax::Tag(_) | Syntax::Wrapper | Syntax::Reader(_) => unclosed(text),
+    }
+}
+
+/// JSON call values from the cursor on, several joined by `join`. One call
+/// holds the whole markup; several, each its own JSON.
+fn json_run(mut c: Cursor<'_>, join: Option<&str>, text: &str) -> Read {
+    let mut values = Vec::new();
+    loop {
+        match json_value(&mut c) {
+            Ok(value) => values.push(value),
+            Err(why) => return malformed(text, "", why),
+        }
+        let Some(join) = join else { break };
+        let mut after = c;
+        after.skip_space();
+        if !after.eat(join) || after.rest().trim().is_empty() {
+            break;
+        }
+        c = after;
+    }
+    let count: usize = values
+        .iter()
+        .map(|(v, _)| v.as_array().map_or(1, Vec::len))
+        .sum();
+    let markup = c.done();
+    let calls = values
+        .iter()
+        .flat_map(|(value, json)| {
+            let own = if count == 1 { markup } else { json.trim() };
+            json_calls(value, json, own)
+        })
+        .collect();
+    (calls, markup.len())
+}
+
+impl Id {
+    /// The name in the id `head`.
+    fn read(self, head: &str) -> &str {
+        let head = head.trim();
+        match self {
+            Id::Plain => head,
+            Id::Kimi => {
+                let name = head.strip_prefix("functions.").unwrap_or(head);
+                name.rsplit_once(':').map_or(name, |(n, _)| n).trim()
+            }
+        }
+    }
+}
