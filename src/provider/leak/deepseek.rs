@@ -4,15 +4,15 @@
 //! with `<｜tool▁call▁end｜>`.
 
 use super::json::object_call;
-use super::table::Read;
-use super::{Declared, enclosed, malformed, no_name, unclosed};
+use super::table::{Ctx, Read};
+use super::{enclosed, malformed, no_name, unclosed};
 
 const CALL: &str = "<｜tool▁call▁begin｜>";
 const END: &str = "<｜tool▁call▁end｜>";
 const SEP: &str = "<｜tool▁sep｜>";
 
 /// `<｜tool▁call▁begin｜>…<｜tool▁call▁end｜>` at the start of `text`.
-pub(super) fn read(text: &str, _declared: Declared) -> Read {
+pub(super) fn read(text: &str, _ctx: &mut Ctx) -> Read {
     let Some((markup, inner)) = enclosed(text, CALL, END) else {
         return unclosed(text);
     };

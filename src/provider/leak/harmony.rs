@@ -7,14 +7,14 @@ use serde_json::Value;
 
 use super::cursor::Cursor;
 use super::json::json_value;
-use super::table::Read;
-use super::{Declared, found, malformed, no_name, not_an_object};
+use super::table::{Ctx, Read};
+use super::{found, malformed, no_name, not_an_object};
 
 const TO: &str = "to=functions.";
 const MESSAGE: &str = "<|message|>";
 
 /// A Harmony call at the start of `text` (its opening is the row's).
-pub(super) fn read(text: &str, _declared: Declared) -> Read {
+pub(super) fn read(text: &str, _ctx: &mut Ctx) -> Read {
     let mut c = Cursor::new(text);
     if c.take_until(TO).is_none() {
         return no_name(text);

@@ -56,7 +56,8 @@ pub(super) fn json_value<'t>(c: &mut Cursor<'t>) -> Result<(Value, &'t str), Str
     }
 }
 
-/// `{"name"|"tool_name", "arguments"|"parameters"}` objects, one or a list,
+/// `{"name"|"tool_name", "arguments"|"parameters"}` objects (or the same
+/// under `"function"`, OpenAI's and Llama's `{"type": "function", …}`), one or a list,
 /// parsed from `json` into `value`. A call in a list of several holds its
 /// own element as its markup; a lone call holds `markup`.
 pub(super) fn json_calls(value: &Value, json: &str, markup: &str) -> Vec<Leaked> {
@@ -74,11 +75,19 @@ pub(super) fn json_calls(value: &Value, json: &str, markup: &str) -> Vec<Leaked>
             } else {
                 spans.get(k).copied().unwrap_or_default()
             };
-            let name = ["name", "tool_name"]
-                .iter()
-                .find_map(|key| item.get(*key).and_then(Value::as_str))
-                .unwrap_or_default()
-                .to_owned();
+            let named = |item: &Value| {
+                ["name", "tool_name"]
+                    .iter()
+                    .find_map(|key| item.get(*key).and_then(Value::as_str))
+                    .map(str::to_owned)
+            };
+            // `{"type": "function", "function": {"name", "parameters"}}`:
+            // the call is the inner object.
+            let item = match item.get("function") {
+                Some(inner) if named(item).is_none() && named(inner).is_some() => inner,
+                _ => item,
+            };
+            let name = named(item).unwrap_or_default();
             if name.is_empty() {
                 return leaked(
                     name,

@@ -107,13 +107,28 @@ pub fn find(text: &str, declared: Declared) -> (Vec<Leaked>, String) {
     let mut clean = String::with_capacity(text.len());
     let mut at = 0;
     let mut openings = Openings::new(text);
+    let mut ctx = table::Ctx::new(text, declared);
     while let Some((start, opening)) = openings.next(text, at) {
         clean.push_str(text.get(at..start).unwrap_or_default());
         let rest = text.get(start..).unwrap_or_default();
-        let Some(row) = table::row_for(opening, rest) else {
-            break;
+        // An opening that starts with a letter starts a word (`function=`,
+        // not `myfunction=`).
+        let in_word = opening.starts_with(|c: char| c.is_ascii_alphabetic())
+            && text
+                .get(..start)
+                .and_then(|before| before.chars().next_back())
+                .is_some_and(|c| c.is_alphanumeric() || c == '_');
+        let read = table::row_for(opening, rest)
+            .filter(|_| !in_word)
+            .map(|row| (row, table::read(row, opening, rest, &mut ctx)));
+        let Some((row, (found, used))) =
+            read.filter(|(_, (found, used))| !found.is_empty() || *used > 0)
+        else {
+            // Not markup after all: the opening's first byte (ASCII) is text.
+            clean.push_str(rest.get(..1).unwrap_or_default());
+            at = start + 1;
+            continue;
         };
-        let (found, used) = table::read(row, opening, rest, declared);
         calls.extend(found.into_iter().map(|mut l| {
             if l.family.is_empty() {
                 l.family = row.family;
@@ -127,9 +142,9 @@ pub fn find(text: &str, declared: Declared) -> (Vec<Leaked>, String) {
     clean.push_str(text.get(at..).unwrap_or_default());
     if calls.is_empty()
         && clean.len() == text.len()
-        && let Some(bare) = bare(text.trim(), declared)
+        && let Some((bare, prose)) = bare(text.trim(), declared)
     {
-        return (bare, String::new());
+        return (bare, prose.to_owned());
     }
     if !calls.is_empty() || clean.len() != text.len() {
         for closing in table::ROWS.iter().flat_map(|r| r.strip) {
@@ -256,14 +271,37 @@ fn code_ranges(text: &str, steps: &mut usize) -> Vec<(usize, usize)> {
 
 /// A message that is nothing but a call list with no sentinel: a pythonic
 /// list, or a JSON call object or list, every name in it declared. A list cut
-/// off is a call (not closed) when the name it starts with is declared.
-fn bare(text: &str, declared: Declared) -> Option<Vec<Leaked>> {
+/// off is a call (not closed) when the name it starts with is declared. Or a
+/// message that starts with one call in call notation to a declared tool
+/// (`read(file_path="/a")`), perhaps with prose after it when the call has
+/// arguments. Returns the calls and the text left.
+fn bare<'t>(text: &'t str, declared: Declared) -> Option<(Vec<Leaked>, &'t str)> {
     let tag = |mut calls: Vec<Leaked>, family| {
         for c in &mut calls {
             c.family = family;
         }
-        Some(calls)
+        Some((calls, ""))
     };
+    if let Some(name) = pythonic::call_name(text) {
+        if !declared(name) {
+            return None;
+        }
+        return match pythonic::leading_call(text) {
+            Ok((call, end)) => {
+                let markup = text.get(..end).unwrap_or_default();
+                let prose = text.get(end..).unwrap_or_default().trim();
+                let empty = call.args.is_empty() && call.positional.is_empty();
+                if empty && !prose.is_empty() {
+                    return None;
+                }
+                let (calls, _) = tag(pythonic::leaked_calls(vec![call], markup), "call")?;
+                Some((calls, prose))
+            }
+            Err(pythonic::Stop::Cut) => tag(unclosed_call(text, name).0, "call"),
+            Err(pythonic::Stop::Deep) => tag(malformed(text, name, pythonic::too_deep()).0, "call"),
+            Err(pythonic::Stop::Bad(_)) => None,
+        };
+    }
     if let Some(first) = pythonic::first_name(text) {
         return match pythonic::whole(text) {
             Ok(Some(calls)) if calls.iter().all(|c| declared(&c.name)) => {
@@ -399,3 +437,5 @@ fn attribute(head: &str, name: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_families;

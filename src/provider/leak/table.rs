@@ -27,6 +27,56 @@ use super::{deepseek, harmony, pythonic, tool_call};
 /// wrapper) and its length, on a character boundary of the text read.
 pub(super) type Read = (Vec<Leaked>, usize);
 
+/// What a reader knows besides its text: the declared tools, and where
+/// closing sentinels were last found (so that looking ahead for one is done
+/// once per closing over the text, not once per opening).
+pub(super) struct Ctx<'d> {
+    declared: Declared<'d>,
+    /// The length of the whole text: a reader's text is a suffix of it.
+    len: usize,
+    /// Per closing sentinel: the byte of the last occurrence found
+    /// (`Some(None)`: none after the last search).
+    seen: Vec<(&'static str, Option<Option<usize>>)>,
+}
+
+impl<'d> Ctx<'d> {
+    pub(super) fn new(text: &str, declared: Declared<'d>) -> Self {
+        Ctx {
+            declared,
+            len: text.len(),
+            seen: Vec::new(),
+        }
+    }
+
+    pub(super) fn declared(&self, name: &str) -> bool {
+        (self.declared)(name)
+    }
+
+    /// Whether `pat` occurs in `rest` (a suffix of the whole text). Searches
+    /// only text not searched for `pat` before: linear over all calls.
+    pub(super) fn occurs(&mut self, pat: &'static str, rest: &str) -> bool {
+        let from = self.len.saturating_sub(rest.len());
+        let k = match self.seen.iter().position(|(p, _)| *p == pat) {
+            Some(k) => k,
+            None => {
+                self.seen.push((pat, None));
+                self.seen.len() - 1
+            }
+        };
+        let Some((_, last)) = self.seen.get_mut(k) else {
+            return false;
+        };
+        match *last {
+            Some(None) => false,
+            Some(Some(at)) if at >= from => true,
+            _ => {
+                *last = Some(rest.find(pat).map(|i| i + from));
+                matches!(last, Some(Some(_)))
+            }
+        }
+    }
+}
+
 /// One family of call syntax.
 pub(super) struct Row {
     /// Its name in reports (a body may name a sub-family of its own).
@@ -47,6 +97,17 @@ pub(super) enum Syntax {
     /// A wrapper around calls: its opening tag (to its `>`) is removed, and
     /// nothing is read from it.
     Wrapper,
+    /// A section of calls: its opening (repeated or not) must be followed by
+    /// one of `calls` (a call's opening, or the section's end); anything else
+    /// is a malformed call, its markup up to `end` or the end of the text.
+    Section {
+        calls: &'static [&'static str],
+        end: &'static str,
+    },
+    /// Calls of `row`'s syntax inside one wrapper of this row: the family of
+    /// the calls is this row's (Seed's `<seed:tool_call>` around a
+    /// Qwen-Coder function tag).
+    Around(&'static Row),
     /// `{"name"|"tool_name", "arguments"|"parameters"}` JSON objects, one or a
     /// list, several joined by `join` when a separator is given. Claims a
     /// body that starts with `[` or `{`.
@@ -55,10 +116,11 @@ pub(super) enum Syntax {
     Named { id: Id, sep: &'static str },
     /// A function tag (the opening is its start) and its parameters.
     Tag(&'static Tag),
-    /// Call notation: a Python call list `[name(p="v"), …]`.
+    /// Call notation: a Python call list `[name(p="v"), …]`, or one call
+    /// `name(p: "v")`. Claims a body that starts so.
     Notation,
     /// A reader of its own: given the text from the opening on.
-    Reader(fn(&str, Declared) -> Read),
+    Reader(fn(&str, &mut Ctx) -> Read),
 }
 
 /// How a call's name is written before its separator.
@@ -66,7 +128,9 @@ pub(super) enum Syntax {
 pub(super) enum Id {
     /// The name itself, one word.
     Plain,
-    /// Kimi's `functions.NAME:INDEX`.
+    /// Kimi's `functions.NAME:INDEX`; written without its `.` or `:`
+    /// (`functionsexec5`), the reading that names a declared tool, when only
+    /// one does.
     Kimi,
 }
 
@@ -93,12 +157,25 @@ const DSML_PARAMS: Params = Params {
     close: "</｜DSML｜parameter>",
     layout: false,
     string_attr: true,
-    untyped: false,
+    untyped: true,
 };
 
 static DSML: Tag = Tag {
     head: Head::Attr,
     params: DSML_PARAMS,
+    json_body: None,
+};
+
+/// MiniCPM5: `<function name="x"><param name="p">…</param></function>`,
+/// values as text, perhaps in `<![CDATA[…]]>`.
+static MINICPM: Tag = Tag {
+    head: Head::Quoted,
+    params: Params {
+        open: "<param ",
+        close: "</param>",
+        string_attr: false,
+        ..DSML_PARAMS
+    },
     json_body: None,
 };
 
@@ -110,6 +187,14 @@ static MINIMAX: Tag = Tag {
         ..DSML_PARAMS
     },
     json_body: None,
+};
+
+const QWEN_ROW: Row = Row {
+    family: "qwen-coder",
+    openings: &["<function="],
+    close: Some("</function>"),
+    strip: &[],
+    syntax: Syntax::Tag(&QWEN),
 };
 
 /// Every family, in the order rows sharing an opening are tried.
@@ -143,12 +228,27 @@ pub(super) static ROWS: &[Row] = &[
         ],
         syntax: Syntax::Wrapper,
     },
+    QWEN_ROW,
     Row {
-        family: "qwen-coder",
-        openings: &["<function="],
+        family: "minicpm",
+        openings: &["<function name="],
         close: Some("</function>"),
         strip: &[],
-        syntax: Syntax::Tag(&QWEN),
+        syntax: Syntax::Tag(&MINICPM),
+    },
+    Row {
+        family: "llama3",
+        openings: &["function="],
+        close: None,
+        strip: &[],
+        syntax: Syntax::Reader(tags::bare_function),
+    },
+    Row {
+        family: "seed",
+        openings: &["<seed:tool_call>"],
+        close: Some("</seed:tool_call>"),
+        strip: &[],
+        syntax: Syntax::Around(&QWEN_ROW),
     },
     Row {
         family: "hermes",
@@ -162,7 +262,10 @@ pub(super) static ROWS: &[Row] = &[
         openings: &["<|tool_calls_section_begin|>"],
         close: None,
         strip: &["<|tool_calls_section_end|>"],
-        syntax: Syntax::Wrapper,
+        syntax: Syntax::Section {
+            calls: &["<|tool_call_begin|>", "<|tool_calls_section_end|>"],
+            end: "<|tool_calls_section_end|>",
+        },
     },
     Row {
         family: "kimi-k2",
@@ -179,7 +282,10 @@ pub(super) static ROWS: &[Row] = &[
         openings: &["<｜tool▁calls▁begin｜>"],
         close: None,
         strip: &["<｜tool▁calls▁end｜>"],
-        syntax: Syntax::Wrapper,
+        syntax: Syntax::Section {
+            calls: &["<｜tool▁call▁begin｜>", "<｜tool▁calls▁end｜>"],
+            end: "<｜tool▁calls▁end｜>",
+        },
     },
     Row {
         family: "deepseek-v3",
@@ -213,6 +319,13 @@ pub(super) static ROWS: &[Row] = &[
         syntax: Syntax::Calls { join: Some(";") },
     },
     Row {
+        family: "llama3",
+        openings: &["<|python_tag|>"],
+        close: None,
+        strip: &["<|eom_id|>", "<|eot_id|>"],
+        syntax: Syntax::Notation,
+    },
+    Row {
         family: "granite",
         openings: &["<|tool_call|>"],
         close: None,
@@ -244,6 +357,13 @@ pub(super) static ROWS: &[Row] = &[
         strip: &["<|python_end|>"],
         syntax: Syntax::Notation,
     },
+    Row {
+        family: "llama4",
+        openings: &["<|python_start|>"],
+        close: None,
+        strip: &["<|python_end|>"],
+        syntax: Syntax::Calls { join: Some(";") },
+    },
 ];
 
 /// The row that reads the markup opened by `opening` at the start of `text`:
@@ -254,6 +374,12 @@ pub(super) fn row_for(opening: &str, text: &str) -> Option<&'static Row> {
     let first = rows.clone().next();
     rows.find(|r| match r.syntax {
         Syntax::Calls { .. } => after.starts_with(['[', '{']),
+        Syntax::Notation => {
+            let list = after
+                .strip_prefix('[')
+                .is_some_and(|l| !l.trim_start().starts_with('{'));
+            list || pythonic::call_name(after).is_some()
+        }
         _ => true,
     })
     .or(first)
@@ -261,8 +387,19 @@ pub(super) fn row_for(opening: &str, text: &str) -> Option<&'static Row> {
 
 /// Reads the markup of `row` at the start of `text`, which starts with
 /// `opening`.
-pub(super) fn read(row: &Row, opening: &str, text: &str, declared: Declared) -> Read {
+pub(super) fn read(row: &Row, opening: &str, text: &str, ctx: &mut Ctx) -> Read {
     match (&row.syntax, row.close) {
+        (Syntax::Section { calls, end }, _) => section(opening, calls, end, text),
+        (Syntax::Around(inner), Some(close)) => {
+            let Some((markup, body)) = enclosed(text, opening, close) else {
+                return unclosed(text);
+            };
+            let mut calls = inner_call(inner, body, markup, ctx);
+            for call in &mut calls {
+                call.family = row.family;
+            }
+            (calls, markup.len())
+        }
         (Syntax::Wrapper, _) => {
             let mut c = Cursor::new(text);
             match c.take_until(">") {
@@ -270,19 +407,52 @@ pub(super) fn read(row: &Row, opening: &str, text: &str, declared: Declared) -> 
                 None => (Vec::new(), text.len()),
             }
         }
-        (Syntax::Reader(read), _) => read(text, declared),
+        (Syntax::Reader(read), _) => read(text, ctx),
         (syntax, Some(close)) => {
             let Some((markup, inner)) = enclosed(text, opening, close) else {
                 return unclosed(text);
             };
-            (closed(syntax, inner, markup), markup.len())
+            (closed(syntax, inner, markup, ctx), markup.len())
         }
         (syntax, None) => open_ended(syntax, opening, text),
     }
 }
 
+/// The one call of `row` that is all of `body` (perhaps with space around),
+/// inside a wrapper whose markup is `markup`: the call holds the wrapper's
+/// markup. Anything else in the body makes it malformed.
+pub(super) fn inner_call(row: &Row, body: &str, markup: &str, ctx: &mut Ctx) -> Vec<Leaked> {
+    let body = body.trim();
+    let opening = row.openings.iter().find(|o| body.starts_with(**o));
+    let (mut calls, used) = match opening {
+        Some(opening) => read(row, opening, body, ctx),
+        None => no_name(body),
+    };
+    if body
+        .get(used..)
+        .is_none_or(|after| !after.trim().is_empty())
+    {
+        let name = calls.first().map_or("", |c| c.name.as_str());
+        return malformed(
+            markup,
+            name,
+            "the tool call written in the text has more after its function".into(),
+        )
+        .0;
+    }
+    for call in &mut calls {
+        call.markup = markup.to_owned();
+    }
+    calls
+}
+
+/// The row whose family is `family` (for a wrapper's inner call).
+pub(super) fn row_named(family: &str) -> Option<&'static Row> {
+    ROWS.iter().find(|r| r.family == family)
+}
+
 /// A body between its opening and its closing sentinel.
-fn closed(syntax: &Syntax, inner: &str, markup: &str) -> Vec<Leaked> {
+fn closed(syntax: &Syntax, inner: &str, markup: &str, ctx: &Ctx) -> Vec<Leaked> {
     match syntax {
         Syntax::Calls { .. } => match serde_json::from_str::<Value>(inner.trim()) {
             Ok(value) => json_calls(&value, inner, markup),
@@ -297,15 +467,20 @@ fn closed(syntax: &Syntax, inner: &str, markup: &str) -> Vec<Leaked> {
                 )
                 .0;
             };
-            let name = id.read(head);
+            let name = match id.read_declared(head, ctx) {
+                Ok(name) => name,
+                Err(why) => return malformed(markup, "", why).0,
+            };
             if name.is_empty() {
                 return no_name(markup).0;
             }
             object_call(name, json, markup).0
         }
         Syntax::Tag(tag) => tags::body(tag, inner, markup).0,
-        Syntax::Notation => pythonic::read(markup).0,
-        Syntax::Wrapper | Syntax::Reader(_) => Vec::new(),
+        Syntax::Notation => pythonic::body_call(inner, markup),
+        Syntax::Wrapper | Syntax::Section { .. } | Syntax::Around(_) | Syntax::Reader(_) => {
+            Vec::new()
+        }
     }
 }
 
@@ -333,8 +508,12 @@ fn open_ended(syntax: &Syntax, opening: &str, text: &str) -> Read {
                 Err(why) => malformed(text, name, why),
             }
         }
-        Syntax::Notation => pythonic::read(text),
-        Syntax::Tag(_) | Syntax::Wrapper | Syntax::Reader(_) => unclosed(text),
+        Syntax::Notation => pythonic::read(text, opening),
+        Syntax::Tag(_)
+        | Syntax::Wrapper
+        | Syntax::Section { .. }
+        | Syntax::Around(_)
+        | Syntax::Reader(_) => unclosed(text),
     }
 }
 
@@ -370,7 +549,68 @@ fn json_run(mut c: Cursor<'_>, join: Option<&str>, text: &str) -> Read {
     (calls, markup.len())
 }
 
+/// A section's opening at the start of `text`, perhaps repeated: removed
+/// when a call or the section's end follows, else a malformed call.
+fn section(opening: &str, calls: &[&str], end: &str, text: &str) -> Read {
+    let mut c = Cursor::new(text);
+    while c.eat(opening) {
+        c.skip_space();
+    }
+    if calls.iter().any(|call| c.starts_with(call)) {
+        return (Vec::new(), c.at());
+    }
+    let mut to_end = Cursor::new(text);
+    let markup = match to_end.take_until(end) {
+        Some(_) => to_end.done(),
+        None => text,
+    };
+    let why = if c.is_at_end() {
+        "the tool call written in the text is not closed".to_owned()
+    } else {
+        format!("the tool call section written in the text holds no call after {opening}")
+    };
+    malformed(markup, "", why)
+}
+
 impl Id {
+    /// The name in the id `head`, or why it cannot be told.
+    fn read_declared<'h>(self, head: &'h str, ctx: &Ctx) -> Result<&'h str, String> {
+        let head = head.trim();
+        let Id::Kimi = self else {
+            return Ok(self.read(head));
+        };
+        let well_formed = head
+            .strip_prefix("functions.")
+            .and_then(|rest| rest.rsplit_once(':'))
+            .is_some_and(|(name, index)| {
+                !name.is_empty() && !index.is_empty() && index.bytes().all(|b| b.is_ascii_digit())
+            });
+        if well_formed || !head.starts_with("functions") {
+            return Ok(self.read(head));
+        }
+        // `functions` without its `.`, or an index without its `:`: every
+        // reading, and the declared ones among them.
+        let name = head.strip_prefix("functions").unwrap_or(head);
+        let name = name.strip_prefix('.').unwrap_or(name);
+        let name = name.rsplit_once(':').map_or(name, |(n, _)| n);
+        let bare = name.trim_end_matches(|c: char| c.is_ascii_digit());
+        let mut readings = vec![name];
+        if !bare.is_empty() && bare != name {
+            readings.push(bare);
+        }
+        let declared: Vec<&str> = readings
+            .iter()
+            .copied()
+            .filter(|n| ctx.declared(n))
+            .collect();
+        match (readings.as_slice(), declared.as_slice()) {
+            ([one], _) | (_, [one]) if !one.is_empty() => Ok(one),
+            _ => Err(format!(
+                "the call id {head:?} of the tool call written in the text is not functions.NAME:INDEX, and no one declared tool is named by it"
+            )),
+        }
+    }
+
     /// The name in the id `head`.
     fn read(self, head: &str) -> &str {
         let head = head.trim();

@@ -9,15 +9,28 @@
 //!   text, `string="false"` that it is JSON; without the attribute (MiniMax)
 //!   a value is raw text.
 //!
-//! A head not closed by `>` (Llama 3.3 on Groq writes `<function=read={…}` and
+//! - MiniCPM5: `<function name="read"><param name="path">…</param></function>`,
+//!   values as raw text, perhaps in `<![CDATA[…]]>` (kept exactly);
+//! - Seed-OSS wraps the Qwen-Coder tag in `<seed:tool_call>` (a table row).
+//!
+//! Values written as text (not `string="true"`, not `string="false"` JSON)
+//! are marked untyped, for the schema to type.
+//!
+//! The Llama JSON body with its head broken reads when one reading exists:
+//! `<function=read{…}</function>` and `<function=read{…}></function>` (the
+//! `>` missing, or after the JSON), and `function=read>{…}</function>` (the
+//! `<` missing: only that whole shape, else it is text). A head not closed by
+//! `>` otherwise (Llama 3.3 on Groq writes `<function=read={…}` and
 //! `<function=read {…}`), a name that is not one word, or text outside the
 //! parameters is malformed: never read as a call.
+
+use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
 use super::cursor::Cursor;
-use super::json::object_call;
-use super::table::Read;
+use super::json::{json_value, object_call};
+use super::table::{Ctx, Read};
 use super::{Written, attribute, leaked, malformed, no_name};
 
 /// A function tag: the opening sentinel is its start, up to the name; the
@@ -45,7 +58,8 @@ pub(super) struct Params {
     pub(super) layout: bool,
     /// Whether a `string="false"` attribute marks a JSON value.
     pub(super) string_attr: bool,
-    /// Whether a value is untyped text, for the schema to type.
+    /// Whether a value written as text is untyped, for the schema to type
+    /// (`string="true"` says it is a string).
     pub(super) untyped: bool,
 }
 
@@ -56,11 +70,21 @@ pub(super) enum Head {
     Eq,
     /// A `name="NAME"` attribute: `<invoke name="NAME">`.
     Attr,
+    /// The opening ends with `name=`, the head starts with the quoted name:
+    /// `<function name=` then `"NAME">`.
+    Quoted,
 }
 
 /// `<function=X>` (`inner` is what follows the opening up to the closing
 /// tag): reads the head, then the parameters or the JSON body.
 pub(super) fn body(tag: &Tag, inner: &str, markup: &str) -> Read {
+    if let (Head::Eq, Some(family)) = (tag.head, tag.json_body)
+        && let Some((name, args)) = name_then_json(inner)
+    {
+        let mut call = leaked(name.to_owned(), Ok(args), markup);
+        call.family = family;
+        return (vec![call], markup.len());
+    }
     let mut c = Cursor::new(inner);
     let head = match c.take_until(">") {
         Some(head) if !head.contains('<') => head,
@@ -70,6 +94,7 @@ pub(super) fn body(tag: &Tag, inner: &str, markup: &str) -> Read {
                     .take_while(is_name_char)
                     .to_owned(),
                 Head::Attr => attribute(inner, "name").unwrap_or_default(),
+                Head::Quoted => quoted(inner).unwrap_or_default(),
             };
             return malformed(
                 markup,
@@ -81,6 +106,7 @@ pub(super) fn body(tag: &Tag, inner: &str, markup: &str) -> Read {
     let name = match tag.head {
         Head::Eq => head.trim().to_owned(),
         Head::Attr => attribute(head, "name").unwrap_or_default(),
+        Head::Quoted => quoted(head).unwrap_or_default(),
     };
     if name.is_empty() {
         return no_name(markup);
@@ -120,10 +146,16 @@ pub(super) fn body(tag: &Tag, inner: &str, markup: &str) -> Read {
 /// hold untyped text.
 fn params(c: &mut Cursor<'_>, p: &Params) -> Result<(Map<String, Value>, Vec<String>), String> {
     let mut args = Map::new();
-    let mut untyped = Vec::new();
+    // Per parameter: whether its (last) value is untyped text.
+    let mut text = HashMap::new();
     loop {
         c.skip_space();
         if c.is_at_end() {
+            let untyped = args
+                .keys()
+                .filter(|k| text.get(*k).copied().unwrap_or(false))
+                .cloned()
+                .collect();
             return Ok((args, untyped));
         }
         if !c.eat(p.open) {
@@ -138,23 +170,95 @@ fn params(c: &mut Cursor<'_>, p: &Params) -> Result<(Map<String, Value>, Vec<Str
         let pname = match p.head {
             Head::Eq => head.trim().to_owned(),
             Head::Attr => attribute(head, "name").ok_or("a parameter has no name")?,
+            Head::Quoted => quoted(head).ok_or("a parameter has no name")?,
         };
-        let Some(raw) = c.take_until(p.close) else {
-            return Err(format!("parameter \"{pname}\" is not closed"));
+        let cdata = if c.starts_with(CDATA) {
+            let mut after = *c;
+            after.eat(CDATA);
+            let data = after.take_until("]]>");
+            after.skip_space();
+            match data {
+                Some(data) if after.eat(p.close) => {
+                    *c = after;
+                    Some(data)
+                }
+                _ => None,
+            }
+        } else {
+            None
+        };
+        let raw = match cdata {
+            Some(data) => data,
+            None => c
+                .take_until(p.close)
+                .ok_or_else(|| format!("parameter \"{pname}\" is not closed"))?,
         };
         let string = p.string_attr.then(|| attribute(head, "string")).flatten();
         let value = match string.as_deref() {
             Some("false") => serde_json::from_str::<Value>(raw.trim()).map_err(|e| {
                 format!("parameter \"{pname}\" is marked as JSON but is not valid JSON: {e}")
             })?,
-            _ if p.layout => Value::String(layout_trimmed(raw)),
+            _ if p.layout && cdata.is_none() => Value::String(layout_trimmed(raw)),
             _ => Value::String(raw.to_owned()),
         };
-        if p.untyped && !args.contains_key(&pname) {
-            untyped.push(pname.clone());
-        }
+        text.insert(pname.clone(), p.untyped && string.is_none());
         args.insert(pname, value);
     }
+}
+
+const CDATA: &str = "<![CDATA[";
+
+/// The `"…"` (or `'…'`) the head starts with.
+fn quoted(head: &str) -> Option<String> {
+    let mut c = Cursor::new(head.trim_start());
+    let q = c.eat_any(&['"', '\''])?;
+    let value = c.take_while(|ch| ch != q);
+    c.eat_any(&[q])?;
+    Some(value.to_owned())
+}
+
+/// `NAME{…}` or `NAME{…}>` (all of `inner`): a name, then one JSON object,
+/// its `>` missing or after the JSON.
+fn name_then_json(inner: &str) -> Option<(&str, Map<String, Value>)> {
+    let mut c = Cursor::new(inner.trim());
+    let name = c.take_while(is_ident);
+    if name.is_empty() || !c.starts_with("{") {
+        return None;
+    }
+    let (Value::Object(args), _) = json_value(&mut c).ok()? else {
+        return None;
+    };
+    c.eat(">");
+    c.skip_space();
+    c.is_at_end().then_some((name, args))
+}
+
+/// `function=NAME>{…}</function>` at the start of `text` (the `<` missing):
+/// that whole shape is a call; anything else is text (no call, nothing used).
+pub(super) fn bare_function(text: &str, _ctx: &mut Ctx) -> Read {
+    let mut c = Cursor::new(text);
+    c.eat("function=");
+    let name = c.take_while(is_ident);
+    c.eat(">");
+    c.skip_space();
+    let read = (!name.is_empty() && c.starts_with("{"))
+        .then(|| json_value(&mut c).ok())
+        .flatten();
+    let Some((Value::Object(args), _)) = read else {
+        return (Vec::new(), 0);
+    };
+    c.skip_space();
+    if !c.eat("</function>") {
+        return (Vec::new(), 0);
+    }
+    let mut call = leaked(name.to_owned(), Ok(args), c.done());
+    call.family = "llama3";
+    (vec![call], c.at())
+}
+
+/// A character of a tool name.
+fn is_ident(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '_' | '-' | '.')
 }
 
 /// A character of the word a broken head starts with (named in the report).

@@ -3,15 +3,21 @@
 //! - Qwen3-Coder (its chat template wraps its calls so):
 //!   `<function=x><parameter=p>…</parameter></function>`;
 //! - GLM-4.5 and later: `x<arg_key>p</arg_key><arg_value>…</arg_value>…`, values
-//!   as raw text.
+//!   as raw text;
+//! - MiniCPM5 (`<function name="x"><param name="p">…`) and call notation
+//!   (`read(file_path="/a")`) inside the tag.
+//!
+//! Granite 3.1 writes `<tool_call>[…]` with no closing tag by design: a
+//! complete JSON list after the opening, with no `</tool_call>` anywhere
+//! after it, is its call list; a list or object cut off is not closed.
 
 use serde_json::{Map, Value};
 
 use super::cursor::Cursor;
-use super::json::{json_calls, json_first_name};
-use super::table::{QWEN, Read};
-use super::tags::{self, layout_trimmed};
-use super::{Declared, Leaked, enclosed, malformed, no_name, not_json, unclosed_call};
+use super::json::{json_calls, json_first_name, json_value};
+use super::table::{self, Ctx, Read};
+use super::tags::layout_trimmed;
+use super::{Leaked, enclosed, malformed, no_name, not_json, pythonic, unclosed_call};
 
 const OPEN: &str = "<tool_call>";
 const CLOSE: &str = "</tool_call>";
@@ -21,24 +27,37 @@ const FUNCTION: &str = "<function=";
 const PAIR: [(&str, &str); 2] = [("<arg_key>", "</arg_key>"), ("<arg_value>", "</arg_value>")];
 
 /// `<tool_call>…</tool_call>` at the start of `text`.
-pub(super) fn read(text: &str, _declared: Declared) -> Read {
-    let Some((markup, body)) = enclosed(text, OPEN, CLOSE) else {
+pub(super) fn read(text: &str, ctx: &mut Ctx) -> Read {
+    let after = text.get(OPEN.len()..).unwrap_or_default();
+    let closed = if ctx.occurs(CLOSE, after) {
+        enclosed(text, OPEN, CLOSE)
+    } else {
+        None
+    };
+    let Some((markup, body)) = closed else {
+        if let Some(read) = granite_31(text) {
+            return read;
+        }
         // Cut off: named when its JSON or `<function=` head got that far.
-        let rest = text.get(OPEN.len()..).unwrap_or("").trim_start();
+        let rest = after.trim_start();
         let name = json_first_name(rest)
-            .or_else(|| {
-                rest.strip_prefix("<function=")?
-                    .split_once('>')
-                    .map(|(n, _)| n)
-            })
+            .or_else(|| rest.strip_prefix(FUNCTION)?.split_once('>').map(|(n, _)| n))
             .filter(|n| !n.is_empty() && !n.contains(['<', '\n']));
         return unclosed_call(text, name.unwrap_or(""));
     };
     let body = body.trim();
+    let mut inner = |family| match table::row_named(family) {
+        Some(row) => table::inner_call(row, body, markup, ctx),
+        None => no_name(markup).0,
+    };
     let (mut calls, family) = if body.starts_with('{') || body.starts_with('[') {
         (hermes(body, markup), "hermes")
     } else if body.starts_with(FUNCTION) {
-        (qwen3_coder(body, markup), "qwen3-coder")
+        (inner("qwen-coder"), "qwen3-coder")
+    } else if body.starts_with("<function name=") {
+        (inner("minicpm"), "minicpm")
+    } else if pythonic::call_name(body).is_some() {
+        (pythonic::body_call(body, markup), "call")
     } else {
         (glm(body, markup), "glm")
     };
@@ -48,33 +67,30 @@ pub(super) fn read(text: &str, _declared: Declared) -> Read {
     (calls, markup.len())
 }
 
+/// Granite 3.1: `<tool_call>[{"name", "arguments"}, …]` with no closing tag
+/// by design: a complete JSON list right after the opening, when no
+/// `</tool_call>` follows in the text.
+fn granite_31(text: &str) -> Option<Read> {
+    let mut c = Cursor::new(text);
+    c.eat(OPEN);
+    c.skip_space();
+    if !c.starts_with("[") {
+        return None;
+    }
+    let (value, json) = json_value(&mut c).ok()?;
+    value.is_array().then_some(())?;
+    let mut calls = json_calls(&value, json, c.done());
+    for call in &mut calls {
+        call.family = "granite";
+    }
+    Some((calls, c.at()))
+}
+
 fn hermes(body: &str, markup: &str) -> Vec<Leaked> {
     match serde_json::from_str::<Value>(body) {
         Ok(value) => json_calls(&value, body, markup),
         Err(e) => malformed(markup, "", not_json(&e)).0,
     }
-}
-
-fn qwen3_coder(body: &str, markup: &str) -> Vec<Leaked> {
-    let (mut calls, used) = match enclosed(body, FUNCTION, "</function>") {
-        Some((own, inner)) => tags::body(&QWEN, inner, own),
-        None => super::unclosed(body),
-    };
-    if body
-        .get(used..)
-        .is_some_and(|after| after.trim().is_empty())
-    {
-        for c in &mut calls {
-            c.markup = markup.to_owned();
-        }
-        return calls;
-    }
-    malformed(
-        markup,
-        calls.first().map_or("", |c| c.name.as_str()),
-        "the tool call written in the text has more after its function".into(),
-    )
-    .0
 }
 
 fn glm(body: &str, markup: &str) -> Vec<Leaked> {
