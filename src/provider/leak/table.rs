@@ -70,7 +70,9 @@ impl<'d> Ctx<'d> {
             Some(None) => false,
             Some(Some(at)) if at >= from => true,
             _ => {
-                *last = Some(rest.find(pat).map(|i| i + from));
+                let found = rest.find(pat);
+                super::cursor::looked(found.map_or(rest.len(), |i| i + pat.len()));
+                *last = Some(found.map(|i| i + from));
                 matches!(last, Some(Some(_)))
             }
         }

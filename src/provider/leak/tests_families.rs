@@ -320,3 +320,30 @@ fn call_notation_and_new_rows_read_in_linear_time() {
         assert!(big <= 12 * small.max(1), "{unit}: {small} → {big}");
     }
 }
+
+/// Reading is linear too: the bytes the cursors look at, counted over whole
+/// `find` runs on texts 10 times apart.
+#[test]
+fn reading_new_rows_looks_at_each_byte_a_bounded_number_of_times() {
+    for unit in [
+        "function=read> ",
+        "function=read>{\"a\": 1} ",
+        "<tool_call>[] ",
+        "<tool_call>[{\"name\": \"read\", \"arguments\": {}}] x",
+        "<function name=\"a\">",
+        "<seed:tool_call>",
+        "<｜tool▁calls▁begin｜>",
+        "<|tool_call_begin|>functionsexec5<|tool_call_argument_begin|>{}<|tool_call_end|>",
+        "<|python_start|>read(a: ",
+        "<function=read{\"a\": 1} ",
+    ] {
+        let looked = |n: usize| {
+            let text = unit.repeat(n);
+            let before = cursor::scanned();
+            let _ = find_declared(&text);
+            cursor::scanned() - before
+        };
+        let (small, big) = (looked(500), looked(5_000));
+        assert!(big <= 12 * small.max(1), "{unit}: {small} → {big}");
+    }
+}
