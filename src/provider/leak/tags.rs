@@ -31,7 +31,7 @@ use serde_json::{Map, Value};
 use super::cursor::Cursor;
 use super::json::{json_value, object_call};
 use super::table::{Ctx, Read};
-use super::{Written, attribute, leaked, malformed, no_name};
+use super::{Written, attribute, leaked, malformed, no_name, unclosed_call};
 
 /// A function tag: the opening sentinel is its start, up to the name; the
 /// row's closing sentinel ends it.
@@ -236,20 +236,28 @@ fn name_then_json(inner: &str) -> Option<(&str, Map<String, Value>)> {
 /// `function=NAME>{…}</function>` at the start of `text` (the `<` missing):
 /// that whole shape is a call; anything else is text (no call, nothing used).
 pub(super) fn bare_function(text: &str, _ctx: &mut Ctx) -> Read {
+    const CLOSE: &str = "</function>";
     let mut c = Cursor::new(text);
     c.eat("function=");
     let name = c.take_while(is_ident);
     c.eat(">");
     c.skip_space();
-    let read = (!name.is_empty() && c.starts_with("{"))
-        .then(|| json_value(&mut c).ok())
-        .flatten();
-    let Some((Value::Object(args), _)) = read else {
+    if name.is_empty() || !c.starts_with("{") {
         return (Vec::new(), 0);
+    }
+    let args = match json_value(&mut c) {
+        Ok((Value::Object(args), _)) => args,
+        // Cut off by the end of the text: a call cut off, rejected.
+        Err(why) if why.ends_with("not closed") => return unclosed_call(text, name),
+        _ => return (Vec::new(), 0),
     };
     c.skip_space();
-    if !c.eat("</function>") {
-        return (Vec::new(), 0);
+    if !c.eat(CLOSE) {
+        return if CLOSE.starts_with(c.rest()) {
+            unclosed_call(text, name)
+        } else {
+            (Vec::new(), 0)
+        };
     }
     let mut call = leaked(name.to_owned(), Ok(args), c.done());
     call.family = "llama3";
