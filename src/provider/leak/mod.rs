@@ -21,23 +21,29 @@
 //! | `dsml` | DeepSeek DSML / MiniMax: `<[｜DSML｜]invoke name="x"><[｜DSML｜]parameter name="p" string="true">…` |
 //! | `qwen-coder` | `<function=x><parameter=p>…</parameter></function>` |
 //! | `hermes` | `<tool_call>{"name", "arguments"}</tool_call>` (Hermes, Qwen) |
+//! | `minicpm` | `<function name="x"><param name="p">…</param></function>` (MiniCPM5) |
+//! | `seed` | `<seed:tool_call><function=x><parameter=p>…</parameter></function></seed:tool_call>` |
 //! | `qwen3-coder` | `<tool_call><function=x>…</function></tool_call>` |
 //! | `glm` | `<tool_call>x<arg_key>p</arg_key><arg_value>…</arg_value></tool_call>` |
 //! | `kimi-k2` | `<\|tool_call_begin\|>functions.x:0<\|tool_call_argument_begin\|>{…}<\|tool_call_end\|>` |
 //! | `deepseek-v3` | `<｜tool▁call▁begin｜>[function<｜tool▁sep｜>]x…<｜tool▁call▁end｜>` |
 //! | `mistral` | `[TOOL_CALLS][{"name", "arguments"}]`, `[TOOL_CALLS]x[ARGS]{…}` |
-//! | `llama3` | `<\|python_tag\|>{"name", "parameters"}` |
-//! | `granite` | `<\|tool_call\|>[{"name", "arguments"}]` |
+//! | `llama3` | `<\|python_tag\|>{"name", "parameters"}`, `<function=x>{…}</function>` |
+//! | `llama4` | `<\|python_start\|>{"type": "function", "name", "parameters"}` |
+//! | `granite` | `<\|tool_call\|>[{"name", "arguments"}]`, `<tool_call>[…]` (3.1, no closing tag) |
 //! | `cohere` | `<\|START_ACTION\|>[{"tool_name", "parameters"}]<\|END_ACTION\|>` |
 //! | `harmony` | `<\|channel\|>commentary to=functions.x <\|constrain\|>json<\|message\|>{…}<\|call\|>` |
 //! | `pythonic` | `<\|python_start\|>[x(p="…", n=1)]<\|python_end\|>` (Llama 4), or the bare list |
 //! | `json` | a bare `{"name", "arguments"\|"parameters"}` object or list of them (xLAM, Llama 3 JSON) |
+//! | `call` | call notation starting the message: `x(p: "…")`, `x('…')`, `x({p: "…"})` |
 //!
 //! A family is recognised only by its sentinels, and not inside a code span or
-//! a fenced code block (prose quoting the syntax is no call). The two
+//! a fenced code block (prose quoting the syntax is no call); a sentinel that
+//! starts with a letter (`function=`) only where a word starts. The
 //! sentinel-free syntaxes (a bare pythonic or JSON call list) are recognised
 //! only when they are the whole message and every name in them is a declared
-//! tool. Markup that is
+//! tool; one call in call notation only when it starts the message and names a
+//! declared tool (prose may follow a call with arguments). Markup that is
 //! not closed, or JSON that does not parse, is reported as malformed: it is
 //! never completed or guessed at.
 //!
