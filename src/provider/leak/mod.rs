@@ -43,7 +43,7 @@
 //! sentinel-free syntaxes (a bare pythonic or JSON call list) are recognised
 //! only when they are the whole message and every name in them is a declared
 //! tool; one call in call notation only when it starts the message and names a
-//! declared tool (prose may follow a call with arguments). Markup that is
+//! declared tool (prose may follow, from the next line, a call with arguments). Markup that is
 //! not closed, or JSON that does not parse, is reported as malformed: it is
 //! never completed or guessed at.
 //!
@@ -279,8 +279,9 @@ fn code_ranges(text: &str, steps: &mut usize) -> Vec<(usize, usize)> {
 /// list, or a JSON call object or list, every name in it declared. A list cut
 /// off is a call (not closed) when the name it starts with is declared. Or a
 /// message that starts with one call in call notation to a declared tool
-/// (`read(file_path="/a")`), perhaps with prose after it when the call has
-/// arguments. Returns the calls and the text left.
+/// (`read(file_path="/a")`), alone on its line, perhaps with prose on the
+/// lines after it when the call has arguments. Returns the calls and the text
+/// left.
 fn bare<'t>(text: &'t str, declared: Declared) -> Option<(Vec<Leaked>, &'t str)> {
     let tag = |mut calls: Vec<Leaked>, family| {
         for c in &mut calls {
@@ -296,8 +297,13 @@ fn bare<'t>(text: &'t str, declared: Declared) -> Option<(Vec<Leaked>, &'t str)>
             Ok((call, end)) => {
                 let markup = text.get(..end).unwrap_or_default();
                 let prose = text.get(end..).unwrap_or_default().trim();
+                // Prose may follow on later lines, not on the call's own
+                // (`bash(1) is a manual section` is prose), and not after a
+                // call with no arguments (`read() reads a file`).
+                let rest_of_line = text.get(end..).unwrap_or_default().split('\n').next();
                 let empty = call.args.is_empty() && call.positional.is_empty();
-                if empty && !prose.is_empty() {
+                let alone = rest_of_line.is_none_or(|l| l.trim().is_empty());
+                if !prose.is_empty() && (empty || !alone) {
                     return None;
                 }
                 let (calls, _) = tag(pythonic::leaked_calls(vec![call], markup), "call")?;

@@ -278,7 +278,7 @@ const SHAPES: &[&str] = &[
     "function=read>{\"p\": \"/a\"}</function>",
     "<|python_start|>{\"type\": \"function\", \"function\": {\"name\": \"read\", \"parameters\": {}}}",
     "<|python_start|>read('/a', n: 1, o={k: [1]})<|python_end|>",
-    "read(p: \"/a\", q={k: 'v'}) then prose",
+    "read(p: \"/a\", q={k: 'v'})\nthen prose",
 ];
 
 #[test]

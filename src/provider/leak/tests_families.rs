@@ -275,6 +275,8 @@ fn call_notation_as_the_whole_message() {
         "I will call read('/a') now.",
         "read(the file) and then glob it.",
         "read() is how you read a file.",
+        "read('/a') is what you would write.",
+        "exec(1) is a manual section.",
         "glob",
     ] {
         let (calls, clean) = find_declared(text);
