@@ -4,7 +4,7 @@
 //! with `<｜tool▁call▁end｜>`.
 
 use super::json::object_call;
-use super::table::{Ctx, Read};
+use super::scan::{Ctx, Read};
 use super::{enclosed, malformed, no_name, unclosed};
 
 const CALL: &str = "<｜tool▁call▁begin｜>";

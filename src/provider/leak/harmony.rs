@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::cursor::Cursor;
 use super::json::json_value;
-use super::table::{Ctx, Read};
+use super::scan::{Ctx, Read};
 use super::{found, malformed, no_name, not_an_object};
 
 const TO: &str = "to=functions.";

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::cursor::Cursor;
-use super::table::Read;
+use super::scan::Read;
 use super::{Leaked, found, leaked, malformed, not_an_object, not_json};
 
 /// The name in `[{"name": "x"` or `{"name": "x"` at the start of `text`.

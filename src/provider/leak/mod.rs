@@ -1,7 +1,7 @@
 //! Tool calls written into assistant text instead of emitted as calls.
 //!
 //! The families are data: one row each in `table::ROWS` (`table.rs`), read by
-//! one scanner. A row gives the sentinels that open the markup, the closing
+//! one scanner (`scan.rs`). A row gives the sentinels that open the markup, the closing
 //! sentinel that ends one call (or none, when the call ends where its JSON or
 //! call list does), what is removed from the text around calls (wrapper
 //! closings, stop tokens), and the syntax between: JSON call objects, a name
@@ -60,6 +60,7 @@ mod deepseek;
 mod harmony;
 mod json;
 mod pythonic;
+mod scan;
 mod table;
 mod tags;
 mod tool_call;
@@ -113,7 +114,7 @@ pub fn find(text: &str, declared: Declared) -> (Vec<Leaked>, String) {
     let mut clean = String::with_capacity(text.len());
     let mut at = 0;
     let mut openings = Openings::new(text);
-    let mut ctx = table::Ctx::new(text, declared);
+    let mut ctx = scan::Ctx::new(text, declared);
     while let Some((start, opening)) = openings.next(text, at) {
         clean.push_str(text.get(at..start).unwrap_or_default());
         let rest = text.get(start..).unwrap_or_default();
@@ -126,7 +127,7 @@ pub fn find(text: &str, declared: Declared) -> (Vec<Leaked>, String) {
                 .is_some_and(|c| c.is_alphanumeric() || c == '_');
         let read = table::row_for(opening, rest)
             .filter(|_| !in_word)
-            .map(|row| (row, table::read(row, opening, rest, &mut ctx)));
+            .map(|row| (row, scan::read(row, opening, rest, &mut ctx)));
         let Some((row, (found, used))) =
             read.filter(|(_, (found, used))| !found.is_empty() || *used > 0)
         else {
@@ -361,7 +362,7 @@ fn bare<'t>(text: &'t str, declared: Declared) -> Option<(Vec<Leaked>, &'t str)>
     }
 }
 
-fn malformed(markup: &str, name: &str, why: String) -> table::Read {
+fn malformed(markup: &str, name: &str, why: String) -> scan::Read {
     (
         vec![Leaked {
             name: name.to_owned(),
@@ -386,13 +387,13 @@ fn enclosed<'t>(text: &'t str, open: &str, close: &str) -> Option<(&'t str, &'t 
 }
 
 /// A call whose markup is never closed: the rest of the text is its markup.
-fn unclosed(text: &str) -> table::Read {
+fn unclosed(text: &str) -> scan::Read {
     unclosed_call(text, "")
 }
 
 /// The same, for a call whose name could be read before the markup was cut off
 /// (the call is rejected all the same; its result names the tool).
-fn unclosed_call(text: &str, name: &str) -> table::Read {
+fn unclosed_call(text: &str, name: &str) -> scan::Read {
     malformed(
         text,
         name,
@@ -401,7 +402,7 @@ fn unclosed_call(text: &str, name: &str) -> table::Read {
 }
 
 /// A call read from `markup`.
-fn found(name: String, args: Map<String, Value>, markup: &str) -> table::Read {
+fn found(name: String, args: Map<String, Value>, markup: &str) -> scan::Read {
     (vec![leaked(name, Ok(args), markup)], markup.len())
 }
 
@@ -415,7 +416,7 @@ fn leaked(name: String, args: Result<Map<String, Value>, String>, markup: &str) 
     }
 }
 
-fn no_name(markup: &str) -> table::Read {
+fn no_name(markup: &str) -> scan::Read {
     malformed(
         markup,
         "",

@@ -22,7 +22,7 @@
 use serde_json::{Map, Number, Value};
 
 use super::cursor::Cursor;
-use super::table::Read;
+use super::scan::Read;
 use super::{Leaked, enclosed, leaked, malformed};
 
 const OPEN: &str = "<|python_start|>";

@@ -30,7 +30,7 @@ use serde_json::{Map, Value};
 
 use super::cursor::Cursor;
 use super::json::{json_value, object_call};
-use super::table::{Ctx, Read};
+use super::scan::{Ctx, Read};
 use super::{Written, attribute, leaked, malformed, no_name, unclosed_call};
 
 /// A function tag: the opening sentinel is its start, up to the name; the

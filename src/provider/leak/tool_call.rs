@@ -15,7 +15,8 @@ use serde_json::{Map, Value};
 
 use super::cursor::Cursor;
 use super::json::{json_calls, json_first_name, json_value};
-use super::table::{self, Ctx, Read};
+use super::scan::{self, Ctx, Read};
+use super::table;
 use super::tags::layout_trimmed;
 use super::{Leaked, enclosed, malformed, no_name, not_json, pythonic, unclosed_call};
 
@@ -47,7 +48,7 @@ pub(super) fn read(text: &str, ctx: &mut Ctx) -> Read {
     };
     let body = body.trim();
     let mut inner = |family| match table::row_named(family) {
-        Some(row) => table::inner_call(row, body, markup, ctx),
+        Some(row) => scan::inner_call(row, body, markup, ctx),
         None => no_name(markup).0,
     };
     let (mut calls, family) = if body.starts_with('{') || body.starts_with('[') {
