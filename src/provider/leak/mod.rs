@@ -99,7 +99,11 @@ pub struct Written {
     pub untyped: Vec<String>,
     /// Arguments given by position (`read('/a')`), in order, after the named
     /// ones in `args`: the schema maps them to names when that is unambiguous,
-    /// or the call is rejected with an instruction to name them.
+    /// or the call is rejected with an instruction to name them. In the call
+    /// they stand before any named one (`read('/a', offset=3)`: positional
+    /// `["/a"]`, args `{"offset": 3}`), as Python requires. One object as the
+    /// only argument (`read({file_path: "/a"})`) is the arguments, in `args`,
+    /// not a positional value.
     pub positional: Vec<Value>,
 }
 
