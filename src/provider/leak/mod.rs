@@ -436,9 +436,9 @@ fn not_an_object() -> String {
     "the arguments of the tool call written in the text are not a JSON object".to_owned()
 }
 
-/// `name="value"` in a tag head.
+/// `name="value"` (or `name='value'`) in a tag head.
 fn attribute(head: &str, name: &str) -> Option<String> {
-    let pat = format!("{name}=\"");
+    let pat = format!("{name}=");
     head.match_indices(&pat)
         // Whole attribute names only (`name=` must not match `filename=`).
         .find(|(at, _)| {
@@ -448,7 +448,10 @@ fn attribute(head: &str, name: &str) -> Option<String> {
         })
         .and_then(|(at, _)| {
             let value = head.get(at + pat.len()..)?;
-            value.split_once('"').map(|(v, _)| v.to_owned())
+            // Double quotes, or single (MiniCPM5's template allows both).
+            let q = value.chars().next().filter(|q| matches!(q, '"' | '\''))?;
+            let (v, _) = value.get(1..)?.split_once(q)?;
+            Some(v.to_owned())
         })
 }
 

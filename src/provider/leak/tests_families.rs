@@ -45,6 +45,9 @@ fn minicpm_function_tags_with_param_elements() {
         "<function name=\"write\"><param name=\"content\"><![CDATA[a </param> & b\n]]></param></function>",
     );
     assert_eq!(args(&call), json!({"content": "a </param> & b\n"}));
+    // Single quotes, as the template allows.
+    let (call, _) = one("<function name='read'><param name='file_path'>/a</param></function>");
+    assert_eq!(args(&call), json!({"file_path": "/a"}));
     // Cut off: rejected.
     let (call, _) = one("<function name=\"read\"><param name=\"file_path\">/src/ma");
     assert!(call.args.is_err(), "{call:?}");
