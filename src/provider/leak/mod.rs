@@ -43,17 +43,21 @@
 //! sentinel-free syntaxes (a bare pythonic or JSON call list) are recognised
 //! only when they are the whole message and every name in them is a declared
 //! tool; one call in call notation only when it starts the message and names a
-//! declared tool (prose may follow, from the next line, a call with arguments). Markup that is
-//! not closed, or JSON that does not parse, is reported as malformed: it is
-//! never completed or guessed at.
+//! declared tool (prose may follow, from the next line, a call with
+//! arguments). Markup that is not closed, or JSON that does not parse, is
+//! reported as malformed: it is never completed or guessed at.
 //!
 //! Every reader moves through the text with one checked cursor (`cursor.rs`):
 //! no reader indexes or slices the text by hand, so none can panic on it, and
-//! the one recursive reader (pythonic values) stops at 128 levels
+//! the recursive readers (pythonic values, and the JavaScript object literals
+//! of call notation, read by `crate::tolerant`) stop at 128 levels
 //! (`pythonic::MAX_DEPTH`). A call in a list of several holds its own
 //! element's markup, not the list's, so the markup held is linear in the text;
 //! a list of one call holds the whole markup (sentinels and brackets included).
-//! The search for openings and for code spans is one pass over the text.
+//! The search for openings and for code spans is one pass over the text, and
+//! a reader that looks ahead for a closing (`scan::Ctx::occurs`) remembers
+//! where it found one, so reading is linear too (the tests count the bytes
+//! the cursors look at).
 
 mod cursor;
 mod deepseek;
