@@ -340,7 +340,9 @@ impl<'t> Parser<'t> {
             None => Err(Stop::Cut),
             Some(q @ ('"' | '\'')) => self.string(q).map(Value::String),
             Some('[' | '{') if depth > MAX_DEPTH => Err(Stop::Deep),
-            Some('{') if self.notation => self.object_literal(),
+            // An argument's own value only: nested under lists the depth
+            // limit would count twice.
+            Some('{') if self.notation && depth == 1 => self.object_literal(),
             Some('[') => {
                 self.eat('[');
                 let mut items = Vec::new();
@@ -402,6 +404,9 @@ impl<'t> Parser<'t> {
                 Ok(value)
             }
             Err(crate::tolerant::Failure::Truncated) => Err(Stop::Cut),
+            Err(crate::tolerant::Failure::Invalid { what, .. }) if what.starts_with("nesting") => {
+                Err(Stop::Deep)
+            }
             Err(_) => Err(Stop::Bad(format!(
                 "byte {} is not an object literal",
                 self.c.at()

@@ -352,3 +352,27 @@ fn reading_new_rows_looks_at_each_byte_a_bounded_number_of_times() {
         assert!(big <= 12 * small.max(1), "{unit}: {small} → {big}");
     }
 }
+
+#[test]
+fn deep_object_literals_are_rejected_within_a_small_stack() {
+    let deep = |n: usize| format!("read(a={}1{})", "{k: ".repeat(n), "}".repeat(n));
+    let handle = std::thread::Builder::new()
+        .stack_size(512 * 1024)
+        .spawn(move || {
+            [100, 100_000].map(|n| {
+                (
+                    n,
+                    find_declared(&deep(n)).0,
+                    find_declared(&format!("<|python_start|>{}", deep(n))).0,
+                )
+            })
+        })
+        .unwrap();
+    for (n, bare, tagged) in handle.join().unwrap() {
+        // Too deep without a sentinel: rejected as a call to a declared tool.
+        for calls in [bare, tagged] {
+            assert_eq!(calls.len(), 1, "{n}");
+            assert_eq!(calls[0].args.is_ok(), n == 100, "{n}: {:?}", calls[0].args);
+        }
+    }
+}
