@@ -82,6 +82,24 @@ pub(crate) const LEAK_TOKENS: &[&str] = &[
     // pythonic (Llama 4)
     "<|python_start|>",
     "<|python_end|>",
+    // part 15: new families
+    "<function name=\"",
+    "<param name=\"",
+    "</param>",
+    "<![CDATA[",
+    "]]>",
+    "<seed:tool_call>",
+    "</seed:tool_call>",
+    "function=",
+    "function=glob>",
+    "<function=glob{",
+    "functionsglob0",
+    "functions.glob0",
+    "<tool_call>[",
+    "{\"type\": \"function\", \"function\": {\"name\": \"glob\", \"parameters\": {}}}",
+    "glob(pattern: ",
+    "glob('*')",
+    "glob({pattern: '*'})",
 ];
 
 /// Text around and inside markup: names, punctuation, JSON and Python bits.

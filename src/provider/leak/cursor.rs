@@ -5,6 +5,27 @@
 //! The cursor stands on a character boundary of its text at all times: it
 //! moves only past text it has matched or found.
 
+/// Bytes the cursors of this thread have looked at (tests count them to check
+/// that reading is linear in the text).
+#[cfg(test)]
+pub(super) fn scanned() -> usize {
+    SCANNED.with(std::cell::Cell::get)
+}
+
+#[cfg(test)]
+thread_local! {
+    static SCANNED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts `n` bytes looked at (nothing outside tests).
+#[inline]
+pub(super) fn looked(n: usize) {
+    #[cfg(test)]
+    SCANNED.with(|s| s.set(s.get() + n));
+    #[cfg(not(test))]
+    let _ = n;
+}
+
 /// A position in `text`, and the reads that move it.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Cursor<'t> {
@@ -70,14 +91,18 @@ impl<'t> Cursor<'t> {
     /// The text up to the next `pat`, moving past `pat`; `None` (and the
     /// cursor left where it was) when `pat` does not occur again.
     pub(super) fn take_until(&mut self, pat: &str) -> Option<&'t str> {
-        let (before, _) = self.rest().split_once(pat)?;
+        let found = self.rest().split_once(pat);
+        looked(found.map_or(self.rest().len(), |(b, _)| b.len() + pat.len()));
+        let (before, _) = found?;
         self.at += before.len() + pat.len();
         Some(before)
     }
 
     /// The text up to the next `pat`, stopping before it.
     pub(super) fn take_before(&mut self, pat: &str) -> Option<&'t str> {
-        let (before, _) = self.rest().split_once(pat)?;
+        let found = self.rest().split_once(pat);
+        looked(found.map_or(self.rest().len(), |(b, _)| b.len() + pat.len()));
+        let (before, _) = found?;
         self.at += before.len();
         Some(before)
     }
@@ -86,6 +111,7 @@ impl<'t> Cursor<'t> {
     pub(super) fn take_while(&mut self, keep: impl Fn(char) -> bool) -> &'t str {
         let rest = self.rest();
         let len = rest.find(|c: char| !keep(c)).unwrap_or(rest.len());
+        looked(len + 1);
         self.take(len).unwrap_or_default()
     }
 
@@ -93,6 +119,7 @@ impl<'t> Cursor<'t> {
     /// character boundary.
     pub(super) fn take(&mut self, len: usize) -> Option<&'t str> {
         let taken = self.rest().get(..len)?;
+        looked(len);
         self.at += len;
         Some(taken)
     }

@@ -3,61 +3,45 @@
 //! (V3), or `<｜tool▁call▁begin｜>read<｜tool▁sep｜>{…}` (V3.1), each call ending
 //! with `<｜tool▁call▁end｜>`.
 
-use super::{Family, Leaked, enclosed, malformed, no_name, object_call, unclosed};
+use super::json::object_call;
+use super::scan::{Ctx, Read};
+use super::{enclosed, malformed, no_name, unclosed};
 
-pub(super) struct DeepSeek;
-
-const CALLS: &str = "<｜tool▁calls▁begin｜>";
 const CALL: &str = "<｜tool▁call▁begin｜>";
 const END: &str = "<｜tool▁call▁end｜>";
 const SEP: &str = "<｜tool▁sep｜>";
 
-impl Family for DeepSeek {
-    fn name(&self) -> &'static str {
-        "deepseek-v3"
-    }
-
-    fn openings(&self) -> &'static [&'static str] {
-        &[CALLS, CALL]
-    }
-
-    fn closings(&self) -> &'static [&'static str] {
-        &["<｜tool▁calls▁end｜>"]
-    }
-
-    fn read(&self, text: &str) -> (Vec<Leaked>, usize) {
-        if text.starts_with(CALLS) {
-            return (Vec::new(), CALLS.len());
-        }
-        let Some((markup, inner)) = enclosed(text, CALL, END) else {
-            return unclosed(text);
-        };
-        let Some((kind, rest)) = inner.split_once(SEP) else {
-            return no_name(markup);
-        };
-        let (name, json) = if kind.trim() == "function" {
-            // V3: the name on the first line, then a ```json fence.
-            let (name, rest) = rest.split_once('\n').unwrap_or((rest, ""));
-            let fenced = rest
-                .trim()
-                .strip_prefix("```json")
-                .and_then(|r| r.trim_end().strip_suffix("```"));
-            match fenced {
-                Some(json) => (name.trim(), json),
-                None => {
-                    return malformed(
-                        markup,
-                        name.trim(),
-                        "the arguments of the tool call written in the text are not in a ```json block".into(),
-                    );
-                }
+/// `<｜tool▁call▁begin｜>…<｜tool▁call▁end｜>` at the start of `text`.
+pub(super) fn read(text: &str, _ctx: &mut Ctx) -> Read {
+    let Some((markup, inner)) = enclosed(text, CALL, END) else {
+        return unclosed(text);
+    };
+    let Some((kind, rest)) = inner.split_once(SEP) else {
+        return no_name(markup);
+    };
+    let (name, json) = if kind.trim() == "function" {
+        // V3: the name on the first line, then a ```json fence.
+        let (name, rest) = rest.split_once('\n').unwrap_or((rest, ""));
+        let fenced = rest
+            .trim()
+            .strip_prefix("```json")
+            .and_then(|r| r.trim_end().strip_suffix("```"));
+        match fenced {
+            Some(json) => (name.trim(), json),
+            None => {
+                return malformed(
+                    markup,
+                    name.trim(),
+                    "the arguments of the tool call written in the text are not in a ```json block"
+                        .into(),
+                );
             }
-        } else {
-            (kind.trim(), rest)
-        };
-        if name.is_empty() {
-            return no_name(markup);
         }
-        object_call(name, json, markup)
+    } else {
+        (kind.trim(), rest)
+    };
+    if name.is_empty() {
+        return no_name(markup);
     }
+    object_call(name, json, markup)
 }

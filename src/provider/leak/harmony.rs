@@ -6,50 +6,37 @@
 use serde_json::Value;
 
 use super::cursor::Cursor;
-use super::{Family, Leaked, found, json_value, malformed, no_name, not_an_object};
-
-pub(super) struct Harmony;
+use super::json::json_value;
+use super::scan::{Ctx, Read};
+use super::{found, malformed, no_name, not_an_object};
 
 const TO: &str = "to=functions.";
 const MESSAGE: &str = "<|message|>";
 
-impl Family for Harmony {
-    fn name(&self) -> &'static str {
-        "harmony"
+/// A Harmony call at the start of `text` (its opening is the row's).
+pub(super) fn read(text: &str, _ctx: &mut Ctx) -> Read {
+    let mut c = Cursor::new(text);
+    if c.take_until(TO).is_none() {
+        return no_name(text);
     }
-
-    fn openings(&self) -> &'static [&'static str] {
-        &[
-            "<|start|>assistant<|channel|>commentary to=functions.",
-            "<|start|>assistant to=functions.",
-            "<|channel|>commentary to=functions.",
-        ]
+    let name = c.take_while(|ch| !ch.is_whitespace() && ch != '<');
+    if c.take_before(MESSAGE).is_none() {
+        return malformed(
+            text,
+            name,
+            "the tool call written in the text is not closed".into(),
+        );
     }
-
-    fn read(&self, text: &str) -> (Vec<Leaked>, usize) {
-        let mut c = Cursor::new(text);
-        if c.take_until(TO).is_none() {
-            return no_name(text);
+    if name.is_empty() {
+        return no_name(c.done());
+    }
+    c.eat(MESSAGE);
+    match json_value(&mut c) {
+        Ok((Value::Object(args), _)) => {
+            c.eat("<|call|>");
+            found(name.to_owned(), args, c.done())
         }
-        let name = c.take_while(|ch| !ch.is_whitespace() && ch != '<');
-        if c.take_before(MESSAGE).is_none() {
-            return malformed(
-                text,
-                name,
-                "the tool call written in the text is not closed".into(),
-            );
-        }
-        if name.is_empty() {
-            return no_name(c.done());
-        }
-        c.eat(MESSAGE);
-        match json_value(&mut c) {
-            Ok((Value::Object(args), _)) => {
-                c.eat("<|call|>");
-                found(name.to_owned(), args, c.done())
-            }
-            Ok(_) => malformed(c.done(), name, not_an_object()),
-            Err(why) => malformed(text, name, why),
-        }
+        Ok(_) => malformed(c.done(), name, not_an_object()),
+        Err(why) => malformed(text, name, why),
     }
 }

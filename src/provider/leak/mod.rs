@@ -1,51 +1,72 @@
 //! Tool calls written into assistant text instead of emitted as calls.
 //!
-//! One file per family of call syntax, each behind `Family`: the sentinels
-//! that open its markup, and how to read the markup that starts there.
+//! The families are data: one row each in `table::ROWS` (`table.rs`), read by
+//! one scanner (`scan.rs`). A row gives the sentinels that open the markup, the closing
+//! sentinel that ends one call (or none, when the call ends where its JSON or
+//! call list does), what is removed from the text around calls (wrapper
+//! closings, stop tokens), and the syntax between: JSON call objects, a name
+//! and a separator before JSON arguments, a function tag with XML parameters
+//! (`tags.rs`: tag and parameter syntaxes are data too), call notation, or a
+//! body reader of its own where the syntax truly differs (DeepSeek V3's
+//! fenced arguments, Harmony's header, the three bodies of `<tool_call>`).
+//!
+//! To add a family: add its row to `ROWS` (a new `Tag`/`Params` constant if
+//! its XML differs), its openings and closings to `LEAK_TOKENS` in
+//! `tests/fuzz/grammar.rs`, fixtures of the whole markup and of the markup cut
+//! off to `tests.rs` and `tests/cli/`, and its line to the table below and to
+//! docs/providers.md.
 //!
 //! | family | markup |
 //! |---|---|
 //! | `dsml` | DeepSeek DSML / MiniMax: `<[｜DSML｜]invoke name="x"><[｜DSML｜]parameter name="p" string="true">…` |
 //! | `qwen-coder` | `<function=x><parameter=p>…</parameter></function>` |
 //! | `hermes` | `<tool_call>{"name", "arguments"}</tool_call>` (Hermes, Qwen) |
+//! | `minicpm` | `<function name="x"><param name="p">…</param></function>` (MiniCPM5) |
+//! | `seed` | `<seed:tool_call><function=x><parameter=p>…</parameter></function></seed:tool_call>` |
 //! | `qwen3-coder` | `<tool_call><function=x>…</function></tool_call>` |
 //! | `glm` | `<tool_call>x<arg_key>p</arg_key><arg_value>…</arg_value></tool_call>` |
 //! | `kimi-k2` | `<\|tool_call_begin\|>functions.x:0<\|tool_call_argument_begin\|>{…}<\|tool_call_end\|>` |
 //! | `deepseek-v3` | `<｜tool▁call▁begin｜>[function<｜tool▁sep｜>]x…<｜tool▁call▁end｜>` |
 //! | `mistral` | `[TOOL_CALLS][{"name", "arguments"}]`, `[TOOL_CALLS]x[ARGS]{…}` |
-//! | `llama3` | `<\|python_tag\|>{"name", "parameters"}` |
-//! | `granite` | `<\|tool_call\|>[{"name", "arguments"}]` |
+//! | `llama3` | `<\|python_tag\|>{"name", "parameters"}`, `<function=x>{…}</function>` |
+//! | `llama4` | `<\|python_start\|>{"type": "function", "name", "parameters"}` |
+//! | `granite` | `<\|tool_call\|>[{"name", "arguments"}]`, `<tool_call>[…]` (3.1, no closing tag) |
 //! | `cohere` | `<\|START_ACTION\|>[{"tool_name", "parameters"}]<\|END_ACTION\|>` |
 //! | `harmony` | `<\|channel\|>commentary to=functions.x <\|constrain\|>json<\|message\|>{…}<\|call\|>` |
 //! | `pythonic` | `<\|python_start\|>[x(p="…", n=1)]<\|python_end\|>` (Llama 4), or the bare list |
 //! | `json` | a bare `{"name", "arguments"\|"parameters"}` object or list of them (xLAM, Llama 3 JSON) |
+//! | `call` | call notation starting the message: `x(p: "…")`, `x('…')`, `x({p: "…"})` |
 //!
 //! A family is recognised only by its sentinels, and not inside a code span or
-//! a fenced code block (prose quoting the syntax is no call). The two
+//! a fenced code block (prose quoting the syntax is no call); a sentinel that
+//! starts with a letter (`function=`) only where a word starts. The
 //! sentinel-free syntaxes (a bare pythonic or JSON call list) are recognised
 //! only when they are the whole message and every name in them is a declared
-//! tool. Markup that is
-//! not closed, or JSON that does not parse, is reported as malformed: it is
-//! never completed or guessed at.
+//! tool; one call in call notation only when it starts the message and names a
+//! declared tool (prose may follow, from the next line, a call with
+//! arguments). Markup that is not closed, or JSON that does not parse, is
+//! reported as malformed: it is never completed or guessed at.
 //!
 //! Every reader moves through the text with one checked cursor (`cursor.rs`):
 //! no reader indexes or slices the text by hand, so none can panic on it, and
-//! the one recursive reader (pythonic values) stops at 128 levels
+//! the recursive readers (pythonic values, and the JavaScript object literals
+//! of call notation, read by `crate::tolerant`) stop at 128 levels
 //! (`pythonic::MAX_DEPTH`). A call in a list of several holds its own
 //! element's markup, not the list's, so the markup held is linear in the text;
 //! a list of one call holds the whole markup (sentinels and brackets included).
-//! The search for openings and for code spans is one pass over the text.
+//! The search for openings and for code spans is one pass over the text, and
+//! a reader that looks ahead for a closing (`scan::Ctx::occurs`) remembers
+//! where it found one, so reading is linear too (the tests count the bytes
+//! the cursors look at).
 
-mod cohere;
 mod cursor;
 mod deepseek;
-mod dsml;
 mod harmony;
-mod json_list;
-mod kimi;
-mod mistral;
+mod json;
 mod pythonic;
-mod qwen_coder;
+mod scan;
+mod table;
+mod tags;
 mod tool_call;
 
 use std::collections::HashMap;
@@ -53,6 +74,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use cursor::Cursor;
+use json::{json_calls, json_first_name};
 
 /// One call found in text.
 #[derive(Debug, Clone, PartialEq)]
@@ -81,40 +103,13 @@ pub struct Written {
     pub untyped: Vec<String>,
     /// Arguments given by position (`read('/a')`), in order, after the named
     /// ones in `args`: the schema maps them to names when that is unambiguous,
-    /// or the call is rejected with an instruction to name them.
+    /// or the call is rejected with an instruction to name them. In the call
+    /// they stand before any named one (`read('/a', offset=3)`: positional
+    /// `["/a"]`, args `{"offset": 3}`), as Python requires. One object as the
+    /// only argument (`read({file_path: "/a"})`) is the arguments, in `args`,
+    /// not a positional value.
     pub positional: Vec<Value>,
 }
-
-/// One family of call syntax.
-trait Family: Sync {
-    /// Its name in reports.
-    fn name(&self) -> &'static str;
-    /// The sentinels that open its markup.
-    fn openings(&self) -> &'static [&'static str];
-    /// Closing sentinels of wrappers, removed from the text around calls.
-    fn closings(&self) -> &'static [&'static str] {
-        &[]
-    }
-    /// Reads the markup at the start of `text` (which starts with one of the
-    /// openings): the calls it holds (none for a wrapper) and its length (on
-    /// a character boundary of `text`).
-    fn read(&self, text: &str) -> (Vec<Leaked>, usize);
-}
-
-/// Every family, in the order their openings are tried at one position.
-static FAMILIES: [&dyn Family; 11] = [
-    &dsml::Dsml,
-    &qwen_coder::QwenCoder,
-    &tool_call::ToolCall,
-    &kimi::Kimi,
-    &deepseek::DeepSeek,
-    &mistral::Mistral,
-    &json_list::Llama3,
-    &json_list::Granite,
-    &cohere::Cohere,
-    &harmony::Harmony,
-    &pythonic::Llama4,
-];
 
 /// Whether a tool of this name is declared: a call list with no sentinel is a
 /// call only when every name in it is.
@@ -127,12 +122,31 @@ pub fn find(text: &str, declared: Declared) -> (Vec<Leaked>, String) {
     let mut clean = String::with_capacity(text.len());
     let mut at = 0;
     let mut openings = Openings::new(text);
-    while let Some((start, family)) = openings.next(text, at) {
+    let mut ctx = scan::Ctx::new(text, declared);
+    while let Some((start, opening)) = openings.next(text, at) {
         clean.push_str(text.get(at..start).unwrap_or_default());
-        let (found, used) = family.read(text.get(start..).unwrap_or_default());
+        let rest = text.get(start..).unwrap_or_default();
+        // An opening that starts with a letter starts a word (`function=`,
+        // not `myfunction=`).
+        let in_word = opening.starts_with(|c: char| c.is_ascii_alphabetic())
+            && text
+                .get(..start)
+                .and_then(|before| before.chars().next_back())
+                .is_some_and(|c| c.is_alphanumeric() || c == '_');
+        let read = table::row_for(opening, rest)
+            .filter(|_| !in_word)
+            .map(|row| (row, scan::read(row, opening, rest, &mut ctx)));
+        let Some((row, (found, used))) =
+            read.filter(|(_, (found, used))| !found.is_empty() || *used > 0)
+        else {
+            // Not markup after all: the opening's first byte (ASCII) is text.
+            clean.push_str(rest.get(..1).unwrap_or_default());
+            at = start + 1;
+            continue;
+        };
         calls.extend(found.into_iter().map(|mut l| {
             if l.family.is_empty() {
-                l.family = family.name();
+                l.family = row.family;
             }
             l
         }));
@@ -143,12 +157,12 @@ pub fn find(text: &str, declared: Declared) -> (Vec<Leaked>, String) {
     clean.push_str(text.get(at..).unwrap_or_default());
     if calls.is_empty()
         && clean.len() == text.len()
-        && let Some(bare) = bare(text.trim(), declared)
+        && let Some((bare, prose)) = bare(text.trim(), declared)
     {
-        return (bare, String::new());
+        return (bare, prose.to_owned());
     }
     if !calls.is_empty() || clean.len() != text.len() {
-        for closing in FAMILIES.iter().flat_map(|f| f.closings()) {
+        for closing in table::ROWS.iter().flat_map(|r| r.strip) {
             clean = clean.replace(closing, "");
         }
     }
@@ -159,7 +173,8 @@ pub fn find(text: &str, declared: Declared) -> (Vec<Leaked>, String) {
 /// the text is searched once per opening, not once per call found (which was
 /// quadratic).
 struct Openings {
-    all: Vec<(&'static str, &'static dyn Family)>,
+    /// Every opening of the table, once.
+    all: Vec<&'static str>,
     /// Per opening: `None` not searched yet; `Some(None)` no more in the text;
     /// `Some(Some(i))` the next one at byte `i`.
     next: Vec<Option<Option<usize>>>,
@@ -176,10 +191,12 @@ struct Openings {
 
 impl Openings {
     fn new(text: &str) -> Self {
-        let all: Vec<_> = FAMILIES
-            .iter()
-            .flat_map(|f| f.openings().iter().map(move |o| (*o, *f)))
-            .collect();
+        let mut all: Vec<&'static str> = Vec::new();
+        for opening in table::ROWS.iter().flat_map(|r| r.openings) {
+            if !all.contains(opening) {
+                all.push(opening);
+            }
+        }
         let mut steps = 0;
         let code = code_ranges(text, &mut steps);
         Openings {
@@ -192,14 +209,12 @@ impl Openings {
     }
 
     /// The first opening at or after byte `from` of `text`, outside code.
-    fn next(&mut self, text: &str, from: usize) -> Option<(usize, &'static dyn Family)> {
+    fn next(&mut self, text: &str, from: usize) -> Option<(usize, &'static str)> {
         let search = |from: usize, pat: &str| text.get(from..)?.find(pat).map(|i| i + from);
-        let mut best: Option<(usize, &'static dyn Family)> = None;
+        let mut best: Option<(usize, &'static str)> = None;
         let code = &self.code;
         let mut steps = 0;
-        for ((slot, code_at), (pat, family)) in
-            self.next.iter_mut().zip(&mut self.code_at).zip(&self.all)
-        {
+        for ((slot, code_at), pat) in self.next.iter_mut().zip(&mut self.code_at).zip(&self.all) {
             let mut at = match *slot {
                 Some(Some(i)) if i >= from => Some(i),
                 Some(None) => None,
@@ -220,7 +235,7 @@ impl Openings {
             if let Some(i) = at
                 && best.is_none_or(|(b, _)| i < b)
             {
-                best = Some((i, *family));
+                best = Some((i, *pat));
             }
         }
         self.steps += steps;
@@ -271,14 +286,43 @@ fn code_ranges(text: &str, steps: &mut usize) -> Vec<(usize, usize)> {
 
 /// A message that is nothing but a call list with no sentinel: a pythonic
 /// list, or a JSON call object or list, every name in it declared. A list cut
-/// off is a call (not closed) when the name it starts with is declared.
-fn bare(text: &str, declared: Declared) -> Option<Vec<Leaked>> {
+/// off is a call (not closed) when the name it starts with is declared. Or a
+/// message that starts with one call in call notation to a declared tool
+/// (`read(file_path="/a")`), alone on its line, perhaps with prose on the
+/// lines after it when the call has arguments. Returns the calls and the text
+/// left.
+fn bare<'t>(text: &'t str, declared: Declared) -> Option<(Vec<Leaked>, &'t str)> {
     let tag = |mut calls: Vec<Leaked>, family| {
         for c in &mut calls {
             c.family = family;
         }
-        Some(calls)
+        Some((calls, ""))
     };
+    if let Some(name) = pythonic::call_name(text) {
+        if !declared(name) {
+            return None;
+        }
+        return match pythonic::leading_call(text) {
+            Ok((call, end)) => {
+                let markup = text.get(..end).unwrap_or_default();
+                let prose = text.get(end..).unwrap_or_default().trim();
+                // Prose may follow on later lines, not on the call's own
+                // (`bash(1) is a manual section` is prose), and not after a
+                // call with no arguments (`read() reads a file`).
+                let rest_of_line = text.get(end..).unwrap_or_default().split('\n').next();
+                let empty = call.args.is_empty() && call.positional.is_empty();
+                let alone = rest_of_line.is_none_or(|l| l.trim().is_empty());
+                if !prose.is_empty() && (empty || !alone) {
+                    return None;
+                }
+                let (calls, _) = tag(pythonic::leaked_calls(vec![call], markup), "call")?;
+                Some((calls, prose))
+            }
+            Err(pythonic::Stop::Cut) => tag(unclosed_call(text, name).0, "call"),
+            Err(pythonic::Stop::Deep) => tag(malformed(text, name, pythonic::too_deep()).0, "call"),
+            Err(pythonic::Stop::Bad(_)) => None,
+        };
+    }
     if let Some(first) = pythonic::first_name(text) {
         return match pythonic::whole(text) {
             Ok(Some(calls)) if calls.iter().all(|c| declared(&c.name)) => {
@@ -326,17 +370,7 @@ fn bare(text: &str, declared: Declared) -> Option<Vec<Leaked>> {
     }
 }
 
-/// The name in `[{"name": "x"` or `{"name": "x"` at the start of `text`.
-fn json_first_name(text: &str) -> Option<&str> {
-    let t = text.strip_prefix('[').unwrap_or(text).trim_start();
-    let t = t.strip_prefix('{')?.trim_start();
-    let t = t.strip_prefix("\"name\"")?.trim_start();
-    let t = t.strip_prefix(':')?.trim_start();
-    let (name, _) = t.strip_prefix('"')?.split_once('"')?;
-    (!name.contains('\\')).then_some(name)
-}
-
-fn malformed(markup: &str, name: &str, why: String) -> (Vec<Leaked>, usize) {
+fn malformed(markup: &str, name: &str, why: String) -> scan::Read {
     (
         vec![Leaked {
             name: name.to_owned(),
@@ -361,13 +395,13 @@ fn enclosed<'t>(text: &'t str, open: &str, close: &str) -> Option<(&'t str, &'t 
 }
 
 /// A call whose markup is never closed: the rest of the text is its markup.
-fn unclosed(text: &str) -> (Vec<Leaked>, usize) {
+fn unclosed(text: &str) -> scan::Read {
     unclosed_call(text, "")
 }
 
 /// The same, for a call whose name could be read before the markup was cut off
 /// (the call is rejected all the same; its result names the tool).
-fn unclosed_call(text: &str, name: &str) -> (Vec<Leaked>, usize) {
+fn unclosed_call(text: &str, name: &str) -> scan::Read {
     malformed(
         text,
         name,
@@ -376,17 +410,8 @@ fn unclosed_call(text: &str, name: &str) -> (Vec<Leaked>, usize) {
 }
 
 /// A call read from `markup`.
-fn found(name: String, args: Map<String, Value>, markup: &str) -> (Vec<Leaked>, usize) {
+fn found(name: String, args: Map<String, Value>, markup: &str) -> scan::Read {
     (vec![leaked(name, Ok(args), markup)], markup.len())
-}
-
-/// A call read from `markup` whose argument values are all untyped text.
-fn found_untyped(name: String, args: Map<String, Value>, markup: &str) -> (Vec<Leaked>, usize) {
-    let mut call = leaked(name, Ok(args), markup);
-    if let Ok(args) = &call.args {
-        call.written.untyped = args.keys().cloned().collect();
-    }
-    (vec![call], markup.len())
 }
 
 fn leaked(name: String, args: Result<Map<String, Value>, String>, markup: &str) -> Leaked {
@@ -399,16 +424,7 @@ fn leaked(name: String, args: Result<Map<String, Value>, String>, markup: &str) 
     }
 }
 
-/// A call to `name` whose arguments are the JSON object `json`.
-fn object_call(name: &str, json: &str, markup: &str) -> (Vec<Leaked>, usize) {
-    match serde_json::from_str::<Value>(json.trim()) {
-        Ok(Value::Object(args)) => found(name.to_owned(), args, markup),
-        Ok(_) => malformed(markup, name, not_an_object()),
-        Err(e) => malformed(markup, name, not_json(&e)),
-    }
-}
-
-fn no_name(markup: &str) -> (Vec<Leaked>, usize) {
+fn no_name(markup: &str) -> scan::Read {
     malformed(
         markup,
         "",
@@ -420,126 +436,13 @@ fn not_json(e: &serde_json::Error) -> String {
     format!("the tool call written in the text is not valid JSON: {e}")
 }
 
-/// Arguments given as an object, or as JSON text holding one.
-fn object_args(value: Option<&Value>) -> Result<Map<String, Value>, String> {
-    match value {
-        Some(Value::Object(m)) => Ok(m.clone()),
-        Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
-            Ok(Value::Object(m)) => Ok(m),
-            _ => Err(not_an_object()),
-        },
-        None => Ok(Map::new()),
-        Some(_) => Err(not_an_object()),
-    }
-}
-
 fn not_an_object() -> String {
     "the arguments of the tool call written in the text are not a JSON object".to_owned()
 }
 
-/// The one JSON value the cursor stands before (after whitespace), moving past
-/// it; a value cut off by the end of the text is "not closed". Returns the
-/// value and its text.
-fn json_value<'t>(c: &mut Cursor<'t>) -> Result<(Value, &'t str), String> {
-    let rest = c.rest();
-    let mut values = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
-    match values.next() {
-        Some(Ok(v)) => match c.take(values.byte_offset()) {
-            Some(json) => Ok((v, json)),
-            None => Err("the tool call written in the text is not valid JSON".into()),
-        },
-        Some(Err(e)) if e.is_eof() => Err("the tool call written in the text is not closed".into()),
-        Some(Err(e)) => Err(not_json(&e)),
-        None => Err("the tool call written in the text is empty".into()),
-    }
-}
-
-/// `{"name"|"tool_name", "arguments"|"parameters"}` objects, one or a list,
-/// parsed from `json` into `value`. A call in a list of several holds its
-/// own element as its markup; a lone call holds `markup`.
-fn json_calls(value: &Value, json: &str, markup: &str) -> Vec<Leaked> {
-    let (items, spans) = match value {
-        Value::Array(items) if items.len() > 1 => (items.iter().collect(), element_spans(json)),
-        Value::Array(items) => (items.iter().collect(), Vec::new()),
-        other => (vec![other], Vec::new()),
-    };
-    items
-        .into_iter()
-        .enumerate()
-        .map(|(k, item)| {
-            let markup = if spans.is_empty() {
-                markup
-            } else {
-                spans.get(k).copied().unwrap_or_default()
-            };
-            let name = ["name", "tool_name"]
-                .iter()
-                .find_map(|key| item.get(*key).and_then(Value::as_str))
-                .unwrap_or_default()
-                .to_owned();
-            if name.is_empty() {
-                return leaked(
-                    name,
-                    Err("the tool call written in the text has no name".into()),
-                    markup,
-                );
-            }
-            let args = item.get("arguments").or_else(|| item.get("parameters"));
-            leaked(name, object_args(args), markup)
-        })
-        .collect()
-}
-
-/// The text of each element of the JSON array `json` (valid JSON, perhaps
-/// with whitespace around), in one pass.
-fn element_spans(json: &str) -> Vec<&str> {
-    let mut spans = Vec::new();
-    let mut depth = 0usize;
-    let (mut in_string, mut escaped) = (false, false);
-    let mut start = 0;
-    let mut push = |from: usize, to: usize| {
-        let span = json.get(from..to).unwrap_or_default().trim();
-        if !span.is_empty() {
-            spans.push(span);
-        }
-    };
-    for (i, b) in json.bytes().enumerate() {
-        if in_string {
-            match b {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match b {
-            b'"' => in_string = true,
-            b'[' | b'{' => {
-                depth += 1;
-                if depth == 1 {
-                    start = i + 1;
-                }
-            }
-            b']' | b'}' => {
-                depth = depth.saturating_sub(1);
-                if depth == 0 {
-                    push(start, i);
-                }
-            }
-            b',' if depth == 1 => {
-                push(start, i);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    spans
-}
-
-/// `name="value"` in a tag head.
+/// `name="value"` (or `name='value'`) in a tag head.
 fn attribute(head: &str, name: &str) -> Option<String> {
-    let pat = format!("{name}=\"");
+    let pat = format!("{name}=");
     head.match_indices(&pat)
         // Whole attribute names only (`name=` must not match `filename=`).
         .find(|(at, _)| {
@@ -549,9 +452,14 @@ fn attribute(head: &str, name: &str) -> Option<String> {
         })
         .and_then(|(at, _)| {
             let value = head.get(at + pat.len()..)?;
-            value.split_once('"').map(|(v, _)| v.to_owned())
+            // Double quotes, or single (MiniCPM5's template allows both).
+            let q = value.chars().next().filter(|q| matches!(q, '"' | '\''))?;
+            let (v, _) = value.get(1..)?.split_once(q)?;
+            Some(v.to_owned())
         })
 }
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_families;

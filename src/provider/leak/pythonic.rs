@@ -1,22 +1,29 @@
 //! Pythonic call lists, `[read(file_path="/a", offset=120), glob(pattern="*")]`
-//! (Llama 3.2 and 4, and what vLLM's `pythonic` parser reads):
-//! - after Llama 4's `<|python_start|>` sentinel (ended by `<|python_end|>`);
-//! - with no sentinel, only when the whole message is one such list and every
-//!   name in it is a declared tool (see [`super::bare`]).
+//! (Llama 3.2 and 4, and what vLLM's `pythonic` parser reads), and call
+//! notation, `read(file_path: "/a")`:
+//! - after a sentinel (Llama 4's `<|python_start|>`, ended by
+//!   `<|python_end|>`; `<|python_tag|>`; `<tool_call>`), a list or one call in
+//!   call notation;
+//! - with no sentinel, only a list that is the whole message, every name in it
+//!   a declared tool, or one call in call notation that starts the message
+//!   and names a declared tool (see [`super::bare`]).
 //!
 //! Values are Python literals: strings (`'…'` or `"…"`), numbers, `True`,
-//! `False`, `None`, lists and dicts of them. Anything else — positional
-//! arguments, expressions, raw or triple-quoted strings — is not read: a
-//! sentinel call holding it is malformed, a bare list holding it is no call.
+//! `False`, `None`, lists and dicts of them. Call notation reads more: an
+//! argument named with `:` as well as `=`, positional arguments (kept in
+//! order in [`super::Written::positional`], before the named ones, for the
+//! schema to name), and JavaScript object literals (unquoted keys, read by
+//! [`crate::tolerant`]); one object as the only argument is the arguments.
+//! Anything else — expressions, raw or triple-quoted strings — is not read: a
+//! sentinel call holding it is malformed, a bare call holding it is no call.
 //! Lists and dicts nest at most [`MAX_DEPTH`] levels: deeper is rejected
 //! (malformed), before the stack of any thread could run out.
 
 use serde_json::{Map, Number, Value};
 
 use super::cursor::Cursor;
-use super::{Family, Leaked, enclosed, leaked, malformed};
-
-pub(super) struct Llama4;
+use super::scan::Read;
+use super::{Leaked, enclosed, leaked, malformed};
 
 const OPEN: &str = "<|python_start|>";
 const CLOSE: &str = "<|python_end|>";
@@ -25,39 +32,33 @@ const CLOSE: &str = "<|python_end|>";
 /// limit for JSON text).
 pub(super) const MAX_DEPTH: usize = 128;
 
-impl Family for Llama4 {
-    fn name(&self) -> &'static str {
-        "pythonic"
-    }
-
-    fn openings(&self) -> &'static [&'static str] {
-        &[OPEN]
-    }
-
-    fn closings(&self) -> &'static [&'static str] {
-        &[CLOSE]
-    }
-
-    fn read(&self, text: &str) -> (Vec<Leaked>, usize) {
-        let mut p = Parser::new(text);
-        p.c.eat(OPEN);
-        match p.calls() {
-            Ok(calls) => {
-                let markup = p.c.done();
-                (leaked_calls(calls, markup), markup.len())
-            }
-            Err(Stop::Cut) => malformed(
-                text,
-                "",
-                "the tool call written in the text is not closed".into(),
-            ),
-            Err(Stop::Deep) => malformed(to_close(text), "", too_deep()),
-            Err(Stop::Bad(why)) => malformed(
-                to_close(text),
-                "",
-                format!("the tool call written in the text is not a Python call list: {why}"),
-            ),
+/// `<|python_start|>[…]` (or another `opening`) at the start of `text`: the
+/// call list after the sentinel, or one call in call notation.
+pub(super) fn read(text: &str, opening: &str) -> Read {
+    let mut p = Parser::notation(text);
+    p.c.eat(opening);
+    p.space();
+    let calls = if p.c.starts_with("[") {
+        p.calls()
+    } else {
+        p.call().map(|call| vec![call])
+    };
+    match calls {
+        Ok(calls) => {
+            let markup = p.c.done();
+            (leaked_calls(calls, markup), markup.len())
         }
+        Err(Stop::Cut) => malformed(
+            text,
+            "",
+            "the tool call written in the text is not closed".into(),
+        ),
+        Err(Stop::Deep) => malformed(to_close(text), "", too_deep()),
+        Err(Stop::Bad(why)) => malformed(
+            to_close(text),
+            "",
+            format!("the tool call written in the text is not a Python call list: {why}"),
+        ),
     }
 }
 
@@ -72,6 +73,49 @@ pub(super) fn too_deep() -> String {
     )
 }
 
+/// One call in call notation inside a sentinel's body (all of `body`,
+/// perhaps with space around): the call, or why it is not one.
+pub(super) fn body_call(body: &str, markup: &str) -> Vec<Leaked> {
+    let mut p = Parser::notation(body);
+    let call = p.call().and_then(|call| {
+        p.space();
+        if p.c.is_at_end() {
+            Ok(call)
+        } else {
+            Err(Stop::Bad(format!(
+                "text after the call at byte {}",
+                p.c.at()
+            )))
+        }
+    });
+    match call {
+        Ok(call) => leaked_calls(vec![call], markup),
+        Err(Stop::Deep) => malformed(markup, "", too_deep()).0,
+        Err(Stop::Cut | Stop::Bad(_)) => {
+            malformed(
+                markup,
+                "",
+                "the tool call written in the text is not a call in call notation".into(),
+            )
+            .0
+        }
+    }
+}
+
+/// The name of a call in call notation at the start of `text` (`name(`).
+pub(super) fn call_name(text: &str) -> Option<&str> {
+    let mut p = Parser::notation(text);
+    let name = p.name()?;
+    p.c.starts_with("(").then_some(name)
+}
+
+/// One call in call notation at the start of `text`, and where it ends.
+pub(super) fn leading_call(text: &str) -> Parsed<(Named, usize)> {
+    let mut p = Parser::notation(text);
+    let call = p.call()?;
+    Ok((call, p.c.at()))
+}
+
 /// The calls read from `markup`: one call holds the whole markup; several,
 /// each its own `name(…)`.
 pub(super) fn leaked_calls(calls: Vec<Named>, markup: &str) -> Vec<Leaked> {
@@ -84,7 +128,9 @@ pub(super) fn leaked_calls(calls: Vec<Named>, markup: &str) -> Vec<Leaked> {
             } else {
                 markup.get(c.span.0..c.span.1).unwrap_or_default()
             };
-            leaked(c.name, Ok(c.args), own)
+            let mut call = leaked(c.name, Ok(c.args), own);
+            call.written.positional = c.positional;
+            call
         })
         .collect()
 }
@@ -123,6 +169,8 @@ pub(super) enum Stop {
 
 struct Parser<'t> {
     c: Cursor<'t>,
+    /// Call notation: `:` for `=`, positional arguments, JS object literals.
+    notation: bool,
 }
 
 type Parsed<T> = Result<T, Stop>;
@@ -132,6 +180,8 @@ type Parsed<T> = Result<T, Stop>;
 pub(super) struct Named {
     pub(super) name: String,
     pub(super) args: Map<String, Value>,
+    /// Arguments given by position, in order (call notation only).
+    pub(super) positional: Vec<Value>,
     span: (usize, usize),
 }
 
@@ -139,6 +189,14 @@ impl<'t> Parser<'t> {
     fn new(text: &'t str) -> Self {
         Parser {
             c: Cursor::new(text),
+            notation: false,
+        }
+    }
+
+    fn notation(text: &'t str) -> Self {
+        Parser {
+            c: Cursor::new(text),
+            notation: true,
         }
     }
 
@@ -185,21 +243,28 @@ impl<'t> Parser<'t> {
             if calls.is_empty() && self.eat(']') {
                 return Err(Stop::Bad("the list is empty".into()));
             }
-            let start = self.c.at();
-            let Some(name) = self.name() else {
-                return Err(self.at_end_or("expected a function name"));
-            };
-            self.expect(&['('])?;
-            let args = self.kwargs()?;
-            calls.push(Named {
-                name: name.to_owned(),
-                args,
-                span: (start, self.c.at()),
-            });
+            calls.push(self.call()?);
             if self.expect(&[',', ']'])? == ']' {
                 return Ok(calls);
             }
         }
+    }
+
+    /// `name(…)`.
+    fn call(&mut self) -> Parsed<Named> {
+        self.space();
+        let start = self.c.at();
+        let Some(name) = self.name() else {
+            return Err(self.at_end_or("expected a function name"));
+        };
+        self.expect(&['('])?;
+        let (args, positional) = self.arguments()?;
+        Ok(Named {
+            name: name.to_owned(),
+            args,
+            positional,
+            span: (start, self.c.at()),
+        })
     }
 
     /// `Cut` at the end of the text, else `Bad(what)`.
@@ -211,32 +276,60 @@ impl<'t> Parser<'t> {
         }
     }
 
-    /// `name=value, …)` after the opening parenthesis.
-    fn kwargs(&mut self) -> Parsed<Map<String, Value>> {
+    /// `name=value, …)` after the opening parenthesis; in call notation also
+    /// `name: value` and positional values (before the named ones). One
+    /// object as the only argument is the arguments.
+    fn arguments(&mut self) -> Parsed<(Map<String, Value>, Vec<Value>)> {
         let mut args = Map::new();
+        let mut positional = Vec::new();
         loop {
             self.space();
             if self.eat(')') {
-                return Ok(args);
+                break;
             }
             let start = self.c.at();
-            let Some(key) = self.name() else {
-                return Err(self.at_end_or("expected a keyword argument (name=value)"));
+            let mut probe = Parser {
+                c: self.c,
+                notation: self.notation,
             };
-            if key.contains(['.', '-']) {
-                return Err(Stop::Bad(format!("{key:?} is not an argument name")));
-            }
-            self.expect(&['='])?;
-            let value = self.value(1)?;
-            if args.insert(key.to_owned(), value).is_some() {
+            let keyword = probe.name().filter(|_| {
+                probe.space();
+                probe.c.starts_with("=") || (self.notation && probe.c.starts_with(":"))
+            });
+            if let Some(key) = keyword {
+                if key.contains(['.', '-']) {
+                    return Err(Stop::Bad(format!("{key:?} is not an argument name")));
+                }
+                self.c = probe.c;
+                self.expect(&['=', ':'])?;
+                let value = self.value(1)?;
+                if args.insert(key.to_owned(), value).is_some() {
+                    return Err(Stop::Bad(format!(
+                        "argument {key:?} is given twice (byte {start})"
+                    )));
+                }
+            } else if self.notation && args.is_empty() {
+                positional.push(self.value(1)?);
+            } else if self.notation {
                 return Err(Stop::Bad(format!(
-                    "argument {key:?} is given twice (byte {start})"
+                    "a positional argument after a named one (byte {start})"
                 )));
+            } else if probe.c.is_at_end() {
+                return Err(Stop::Cut);
+            } else {
+                return Err(self.at_end_or("expected a keyword argument (name=value)"));
             }
             if self.expect(&[',', ')'])? == ')' {
-                return Ok(args);
+                break;
             }
         }
+        if args.is_empty()
+            && positional.len() == 1
+            && let Some(Value::Object(object)) = positional.first()
+        {
+            return Ok((object.clone(), Vec::new()));
+        }
+        Ok((args, positional))
     }
 
     /// A literal at nesting `depth` (1 for an argument's value); lists and
@@ -247,6 +340,9 @@ impl<'t> Parser<'t> {
             None => Err(Stop::Cut),
             Some(q @ ('"' | '\'')) => self.string(q).map(Value::String),
             Some('[' | '{') if depth > MAX_DEPTH => Err(Stop::Deep),
+            // An argument's own value only: nested under lists the depth
+            // limit would count twice.
+            Some('{') if self.notation && depth == 1 => self.object_literal(),
             Some('[') => {
                 self.eat('[');
                 let mut items = Vec::new();
@@ -294,6 +390,27 @@ impl<'t> Parser<'t> {
                     ))),
                 }
             }
+        }
+    }
+
+    /// A JavaScript object literal (unquoted keys, single quotes, Python
+    /// literals), read by the crate's tolerant parser (depth-limited too).
+    fn object_literal(&mut self) -> Parsed<Value> {
+        match crate::tolerant::parse_prefix(self.c.rest()) {
+            Ok((value, _, end)) => {
+                self.c
+                    .take(end)
+                    .ok_or_else(|| Stop::Bad("an object literal ends inside a character".into()))?;
+                Ok(value)
+            }
+            Err(crate::tolerant::Failure::Truncated) => Err(Stop::Cut),
+            Err(crate::tolerant::Failure::Invalid { what, .. }) if what.starts_with("nesting") => {
+                Err(Stop::Deep)
+            }
+            Err(_) => Err(Stop::Bad(format!(
+                "byte {} is not an object literal",
+                self.c.at()
+            ))),
         }
     }
 
@@ -398,6 +515,7 @@ mod tests {
         let mut p = Parser::new(text);
         p.calls().map(|c| {
             c.into_iter()
+                .inspect(|c| assert!(c.positional.is_empty()))
                 .map(|c| (c.name, Value::Object(c.args)))
                 .collect()
         })

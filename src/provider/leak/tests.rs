@@ -269,6 +269,16 @@ const SHAPES: &[&str] = &[
     "<|python_start|>[read(p=\"/a\", n=[1, {'k': None}])]<|python_end|>",
     "[read(p=\"/a\")]",
     "[{\"name\": \"read\", \"arguments\": {\"p\": \"/a\"}}]",
+    // Part 15.
+    "<function name=\"read\"><param name=\"p\"><![CDATA[/a]]></param></function>",
+    "<seed:tool_call><function=read><parameter=p>/a</parameter></function></seed:tool_call>",
+    "<tool_call>[{\"name\": \"read\", \"arguments\": {\"p\": \"/a\"}}] ok",
+    "<|tool_calls_section_begin|><|tool_call_begin|>functionsread0<|tool_call_argument_begin|>{}<|tool_call_end|>",
+    "<function=read{\"p\": \"/a\"}></function>",
+    "function=read>{\"p\": \"/a\"}</function>",
+    "<|python_start|>{\"type\": \"function\", \"function\": {\"name\": \"read\", \"parameters\": {}}}",
+    "<|python_start|>read('/a', n: 1, o={k: [1]})<|python_end|>",
+    "read(p: \"/a\", q={k: 'v'})\nthen prose",
 ];
 
 #[test]

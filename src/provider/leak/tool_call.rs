@@ -3,57 +3,88 @@
 //! - Qwen3-Coder (its chat template wraps its calls so):
 //!   `<function=x><parameter=p>…</parameter></function>`;
 //! - GLM-4.5 and later: `x<arg_key>p</arg_key><arg_value>…</arg_value>…`, values
-//!   as raw text.
+//!   as raw text;
+//! - MiniCPM5 (`<function name="x"><param name="p">…`) and call notation
+//!   (`read(file_path="/a")`) inside the tag.
+//!
+//! Granite 3.1 writes `<tool_call>[…]` with no closing tag by design: a
+//! complete JSON list after the opening, with no `</tool_call>` anywhere
+//! after it, is its call list; a list or object cut off is not closed.
 
 use serde_json::{Map, Value};
 
 use super::cursor::Cursor;
-use super::qwen_coder::{function, layout_trimmed};
-use super::{
-    Family, Leaked, enclosed, json_calls, json_first_name, malformed, no_name, not_json,
-    unclosed_call,
-};
-
-pub(super) struct ToolCall;
+use super::json::{json_calls, json_first_name, json_value};
+use super::scan::{self, Ctx, Read};
+use super::table;
+use super::tags::layout_trimmed;
+use super::{Leaked, enclosed, malformed, no_name, not_json, pythonic, unclosed_call};
 
 const OPEN: &str = "<tool_call>";
 const CLOSE: &str = "</tool_call>";
+const FUNCTION: &str = "<function=";
 
-impl Family for ToolCall {
-    fn name(&self) -> &'static str {
-        "hermes"
-    }
+/// GLM's key/value tokens: a key, then its value.
+const PAIR: [(&str, &str); 2] = [("<arg_key>", "</arg_key>"), ("<arg_value>", "</arg_value>")];
 
-    fn openings(&self) -> &'static [&'static str] {
-        &[OPEN]
-    }
-
-    fn read(&self, text: &str) -> (Vec<Leaked>, usize) {
-        let Some((markup, body)) = enclosed(text, OPEN, CLOSE) else {
-            // Cut off: named when its JSON or `<function=` head got that far.
-            let rest = text.get(OPEN.len()..).unwrap_or("").trim_start();
-            let name = json_first_name(rest)
-                .or_else(|| {
-                    rest.strip_prefix("<function=")?
-                        .split_once('>')
-                        .map(|(n, _)| n)
-                })
-                .filter(|n| !n.is_empty() && !n.contains(['<', '\n']));
-            return unclosed_call(text, name.unwrap_or(""));
-        };
-        let body = body.trim();
-        let (mut calls, family) = if body.starts_with('{') || body.starts_with('[') {
-            (hermes(body, markup), "hermes")
-        } else if body.starts_with("<function=") {
-            (qwen3_coder(body, markup), "qwen3-coder")
-        } else {
-            (glm(body, markup), "glm")
-        };
-        for c in &mut calls {
-            c.family = family;
+/// `<tool_call>…</tool_call>` at the start of `text`.
+pub(super) fn read(text: &str, ctx: &mut Ctx) -> Read {
+    let after = text.get(OPEN.len()..).unwrap_or_default();
+    let closed = if ctx.occurs(CLOSE, after) {
+        enclosed(text, OPEN, CLOSE)
+    } else {
+        None
+    };
+    let Some((markup, body)) = closed else {
+        if let Some(read) = granite_31(text) {
+            return read;
         }
-        (calls, markup.len())
+        // Cut off: named when its JSON or `<function=` head got that far.
+        let rest = after.trim_start();
+        let name = json_first_name(rest)
+            .or_else(|| rest.strip_prefix(FUNCTION)?.split_once('>').map(|(n, _)| n))
+            .filter(|n| !n.is_empty() && !n.contains(['<', '\n']));
+        return unclosed_call(text, name.unwrap_or(""));
+    };
+    let body = body.trim();
+    let mut inner = |family| match table::row_named(family) {
+        Some(row) => scan::inner_call(row, body, markup, ctx),
+        None => no_name(markup).0,
+    };
+    let (mut calls, family) = if body.starts_with('{') || body.starts_with('[') {
+        (hermes(body, markup), "hermes")
+    } else if body.starts_with(FUNCTION) {
+        (inner("qwen-coder"), "qwen3-coder")
+    } else if body.starts_with("<function name=") {
+        (inner("minicpm"), "minicpm")
+    } else if pythonic::call_name(body).is_some() {
+        (pythonic::body_call(body, markup), "call")
+    } else {
+        (glm(body, markup), "glm")
+    };
+    for c in &mut calls {
+        c.family = family;
     }
+    (calls, markup.len())
+}
+
+/// Granite 3.1: `<tool_call>[{"name", "arguments"}, …]` with no closing tag
+/// by design: a complete JSON list right after the opening, when no
+/// `</tool_call>` follows in the text.
+fn granite_31(text: &str) -> Option<Read> {
+    let mut c = Cursor::new(text);
+    c.eat(OPEN);
+    c.skip_space();
+    if !c.starts_with("[") {
+        return None;
+    }
+    let (value, json) = json_value(&mut c).ok()?;
+    value.is_array().then_some(())?;
+    let mut calls = json_calls(&value, json, c.done());
+    for call in &mut calls {
+        call.family = "granite";
+    }
+    Some((calls, c.at()))
 }
 
 fn hermes(body: &str, markup: &str) -> Vec<Leaked> {
@@ -61,25 +92,6 @@ fn hermes(body: &str, markup: &str) -> Vec<Leaked> {
         Ok(value) => json_calls(&value, body, markup),
         Err(e) => malformed(markup, "", not_json(&e)).0,
     }
-}
-
-fn qwen3_coder(body: &str, markup: &str) -> Vec<Leaked> {
-    let (mut calls, used) = function(body);
-    if body
-        .get(used..)
-        .is_some_and(|after| after.trim().is_empty())
-    {
-        for c in &mut calls {
-            c.markup = markup.to_owned();
-        }
-        return calls;
-    }
-    malformed(
-        markup,
-        calls.first().map_or("", |c| c.name.as_str()),
-        "the tool call written in the text has more after its function".into(),
-    )
-    .0
 }
 
 fn glm(body: &str, markup: &str) -> Vec<Leaked> {
@@ -94,16 +106,17 @@ fn glm(body: &str, markup: &str) -> Vec<Leaked> {
         if c.is_at_end() {
             break;
         }
+        let [(key_open, key_close), (value_open, value_close)] = PAIR;
         let pair = (|| {
-            if !c.eat("<arg_key>") {
+            if !c.eat(key_open) {
                 return None;
             }
-            let key = c.take_until("</arg_key>")?;
+            let key = c.take_until(key_close)?;
             c.skip_space();
-            if !c.eat("<arg_value>") {
+            if !c.eat(value_open) {
                 return None;
             }
-            Some((key, c.take_until("</arg_value>")?))
+            Some((key, c.take_until(value_close)?))
         })();
         let Some((key, value)) = pair else {
             return malformed(
@@ -115,5 +128,9 @@ fn glm(body: &str, markup: &str) -> Vec<Leaked> {
         };
         args.insert(key.trim().to_owned(), Value::String(layout_trimmed(value)));
     }
-    super::found_untyped(name, args, markup).0
+    let mut call = super::leaked(name, Ok(args), markup);
+    if let Ok(args) = &call.args {
+        call.written.untyped = args.keys().cloned().collect();
+    }
+    vec![call]
 }

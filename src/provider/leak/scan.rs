@@ -1,0 +1,302 @@
+//! The one scanner over the family table: reads the markup of a row
+//! (`table.rs`) at an opening, by the row's closing and syntax.
+
+use serde_json::Value;
+
+use super::cursor::Cursor;
+use super::json::{json_calls, json_value, object_call};
+use super::table::{Id, Row, Syntax};
+use super::{
+    Declared, Leaked, enclosed, found, malformed, no_name, not_an_object, not_json, pythonic, tags,
+    unclosed,
+};
+
+/// What reading a row's markup gives: the calls it holds (none for a
+/// wrapper) and its length, on a character boundary of the text read.
+pub(super) type Read = (Vec<Leaked>, usize);
+
+/// What a reader knows besides its text: the declared tools, and where
+/// closing sentinels were last found (so that looking ahead for one is done
+/// once per closing over the text, not once per opening).
+pub(super) struct Ctx<'d> {
+    declared: Declared<'d>,
+    /// The length of the whole text: a reader's text is a suffix of it.
+    len: usize,
+    /// Per closing sentinel: the byte of the last occurrence found
+    /// (`Some(None)`: none after the last search).
+    seen: Vec<(&'static str, Option<Option<usize>>)>,
+}
+
+impl<'d> Ctx<'d> {
+    pub(super) fn new(text: &str, declared: Declared<'d>) -> Self {
+        Ctx {
+            declared,
+            len: text.len(),
+            seen: Vec::new(),
+        }
+    }
+
+    pub(super) fn declared(&self, name: &str) -> bool {
+        (self.declared)(name)
+    }
+
+    /// Whether `pat` occurs in `rest` (a suffix of the whole text). Searches
+    /// only text not searched for `pat` before: linear over all calls.
+    pub(super) fn occurs(&mut self, pat: &'static str, rest: &str) -> bool {
+        let from = self.len.saturating_sub(rest.len());
+        let k = match self.seen.iter().position(|(p, _)| *p == pat) {
+            Some(k) => k,
+            None => {
+                self.seen.push((pat, None));
+                self.seen.len() - 1
+            }
+        };
+        let Some((_, last)) = self.seen.get_mut(k) else {
+            return false;
+        };
+        match *last {
+            Some(None) => false,
+            Some(Some(at)) if at >= from => true,
+            _ => {
+                let found = rest.find(pat);
+                super::cursor::looked(found.map_or(rest.len(), |i| i + pat.len()));
+                *last = Some(found.map(|i| i + from));
+                matches!(last, Some(Some(_)))
+            }
+        }
+    }
+}
+
+/// Reads the markup of `row` at the start of `text`, which starts with
+/// `opening`.
+pub(super) fn read(row: &Row, opening: &str, text: &str, ctx: &mut Ctx) -> Read {
+    match (&row.syntax, row.close) {
+        (Syntax::Section { calls, end }, _) => section(opening, calls, end, text),
+        (Syntax::Around(inner), Some(close)) => {
+            let Some((markup, body)) = enclosed(text, opening, close) else {
+                return unclosed(text);
+            };
+            let mut calls = inner_call(inner, body, markup, ctx);
+            for call in &mut calls {
+                call.family = row.family;
+            }
+            (calls, markup.len())
+        }
+        (Syntax::Wrapper, _) => {
+            let mut c = Cursor::new(text);
+            match c.take_until(">") {
+                Some(_) => (Vec::new(), c.at()),
+                None => (Vec::new(), text.len()),
+            }
+        }
+        (Syntax::Reader(read), _) => read(text, ctx),
+        (syntax, Some(close)) => {
+            let Some((markup, inner)) = enclosed(text, opening, close) else {
+                return unclosed(text);
+            };
+            (closed(syntax, inner, markup, ctx), markup.len())
+        }
+        (syntax, None) => open_ended(syntax, opening, text),
+    }
+}
+
+/// The one call of `row` that is all of `body` (perhaps with space around),
+/// inside a wrapper whose markup is `markup`: the call holds the wrapper's
+/// markup. Anything else in the body makes it malformed.
+pub(super) fn inner_call(row: &Row, body: &str, markup: &str, ctx: &mut Ctx) -> Vec<Leaked> {
+    let body = body.trim();
+    let opening = row.openings.iter().find(|o| body.starts_with(**o));
+    let (mut calls, used) = match opening {
+        Some(opening) => read(row, opening, body, ctx),
+        None => no_name(body),
+    };
+    if body
+        .get(used..)
+        .is_none_or(|after| !after.trim().is_empty())
+    {
+        let name = calls.first().map_or("", |c| c.name.as_str());
+        return malformed(
+            markup,
+            name,
+            "the tool call written in the text has more after its function".into(),
+        )
+        .0;
+    }
+    for call in &mut calls {
+        call.markup = markup.to_owned();
+    }
+    calls
+}
+
+/// A body between its opening and its closing sentinel.
+fn closed(syntax: &Syntax, inner: &str, markup: &str, ctx: &Ctx) -> Vec<Leaked> {
+    match syntax {
+        Syntax::Calls { .. } => match serde_json::from_str::<Value>(inner.trim()) {
+            Ok(value) => json_calls(&value, inner, markup),
+            Err(e) => malformed(markup, "", not_json(&e)).0,
+        },
+        Syntax::Named { id, sep } => {
+            let Some((head, json)) = inner.split_once(sep) else {
+                return malformed(
+                    markup,
+                    "",
+                    "the tool call written in the text has no arguments".into(),
+                )
+                .0;
+            };
+            let name = match id.read_declared(head, ctx) {
+                Ok(name) => name,
+                Err(why) => return malformed(markup, "", why).0,
+            };
+            if name.is_empty() {
+                return no_name(markup).0;
+            }
+            object_call(name, json, markup).0
+        }
+        Syntax::Tag(tag) => tags::body(tag, inner, markup).0,
+        Syntax::Notation => pythonic::body_call(inner, markup),
+        Syntax::Wrapper | Syntax::Section { .. } | Syntax::Around(_) | Syntax::Reader(_) => {
+            Vec::new()
+        }
+    }
+}
+
+/// A body that ends where its syntax does.
+fn open_ended(syntax: &Syntax, opening: &str, text: &str) -> Read {
+    let mut c = Cursor::new(text);
+    c.eat(opening);
+    match syntax {
+        Syntax::Calls { join } => json_run(c, *join, text),
+        Syntax::Named { id, sep } => {
+            let Some(head) = c.take_until(sep) else {
+                return malformed(
+                    text,
+                    "",
+                    format!("the tool call written in the text has no {sep}"),
+                );
+            };
+            let name = id.read(head);
+            if name.is_empty() || name.contains(char::is_whitespace) {
+                return no_name(c.done());
+            }
+            match json_value(&mut c) {
+                Ok((Value::Object(args), _)) => found(name.to_owned(), args, c.done()),
+                Ok(_) => malformed(c.done(), name, not_an_object()),
+                Err(why) => malformed(text, name, why),
+            }
+        }
+        Syntax::Notation => pythonic::read(text, opening),
+        Syntax::Tag(_)
+        | Syntax::Wrapper
+        | Syntax::Section { .. }
+        | Syntax::Around(_)
+        | Syntax::Reader(_) => unclosed(text),
+    }
+}
+
+/// JSON call values from the cursor on, several joined by `join`. One call
+/// holds the whole markup; several, each its own JSON.
+fn json_run(mut c: Cursor<'_>, join: Option<&str>, text: &str) -> Read {
+    let mut values = Vec::new();
+    loop {
+        match json_value(&mut c) {
+            Ok(value) => values.push(value),
+            Err(why) => return malformed(text, "", why),
+        }
+        let Some(join) = join else { break };
+        let mut after = c;
+        after.skip_space();
+        if !after.eat(join) || after.rest().trim().is_empty() {
+            break;
+        }
+        c = after;
+    }
+    let count: usize = values
+        .iter()
+        .map(|(v, _)| v.as_array().map_or(1, Vec::len))
+        .sum();
+    let markup = c.done();
+    let calls = values
+        .iter()
+        .flat_map(|(value, json)| {
+            let own = if count == 1 { markup } else { json.trim() };
+            json_calls(value, json, own)
+        })
+        .collect();
+    (calls, markup.len())
+}
+
+/// A section's opening at the start of `text`, perhaps repeated: removed
+/// when a call or the section's end follows, else a malformed call.
+fn section(opening: &str, calls: &[&str], end: &str, text: &str) -> Read {
+    let mut c = Cursor::new(text);
+    while c.eat(opening) {
+        c.skip_space();
+    }
+    if calls.iter().any(|call| c.starts_with(call)) {
+        return (Vec::new(), c.at());
+    }
+    let mut to_end = Cursor::new(text);
+    let markup = match to_end.take_until(end) {
+        Some(_) => to_end.done(),
+        None => text,
+    };
+    let why = if c.is_at_end() {
+        "the tool call written in the text is not closed".to_owned()
+    } else {
+        format!("the tool call section written in the text holds no call after {opening}")
+    };
+    malformed(markup, "", why)
+}
+
+impl Id {
+    /// The name in the id `head`, or why it cannot be told.
+    fn read_declared<'h>(self, head: &'h str, ctx: &Ctx) -> Result<&'h str, String> {
+        let head = head.trim();
+        let Id::Kimi = self else {
+            return Ok(self.read(head));
+        };
+        let well_formed = head
+            .strip_prefix("functions.")
+            .and_then(|rest| rest.rsplit_once(':'))
+            .is_some_and(|(name, index)| {
+                !name.is_empty() && !index.is_empty() && index.bytes().all(|b| b.is_ascii_digit())
+            });
+        if well_formed || !head.starts_with("functions") {
+            return Ok(self.read(head));
+        }
+        // `functions` without its `.`, or an index without its `:`: every
+        // reading, and the declared ones among them.
+        let name = head.strip_prefix("functions").unwrap_or(head);
+        let name = name.strip_prefix('.').unwrap_or(name);
+        let name = name.rsplit_once(':').map_or(name, |(n, _)| n);
+        let bare = name.trim_end_matches(|c: char| c.is_ascii_digit());
+        let mut readings = vec![name];
+        if !bare.is_empty() && bare != name {
+            readings.push(bare);
+        }
+        let declared: Vec<&str> = readings
+            .iter()
+            .copied()
+            .filter(|n| ctx.declared(n))
+            .collect();
+        match (readings.as_slice(), declared.as_slice()) {
+            ([one], _) | (_, [one]) if !one.is_empty() => Ok(one),
+            _ => Err(format!(
+                "the call id {head:?} of the tool call written in the text is not functions.NAME:INDEX, and no one declared tool is named by it"
+            )),
+        }
+    }
+
+    /// The name in the id `head`.
+    fn read(self, head: &str) -> &str {
+        let head = head.trim();
+        match self {
+            Id::Plain => head,
+            Id::Kimi => {
+                let name = head.strip_prefix("functions.").unwrap_or(head);
+                name.rsplit_once(':').map_or(name, |(n, _)| n).trim()
+            }
+        }
+    }
+}

@@ -1,0 +1,378 @@
+//! Part 15: the families added as table rows, the lenient readings of
+//! known families, and call notation.
+
+use super::*;
+use serde_json::json;
+
+/// With `read`, `glob` and `exec` declared.
+fn find_declared(text: &str) -> (Vec<Leaked>, String) {
+    super::find(text, &|name| matches!(name, "read" | "glob" | "exec"))
+}
+
+fn one(text: &str) -> (Leaked, String) {
+    let (mut calls, clean) = find_declared(text);
+    assert_eq!(calls.len(), 1, "{text}: {calls:?}");
+    (calls.remove(0), clean)
+}
+
+fn args(call: &Leaked) -> Value {
+    Value::Object(
+        call.args
+            .clone()
+            .unwrap_or_else(|e| panic!("{e}: {call:?}")),
+    )
+}
+
+fn untyped(call: &Leaked) -> Vec<&str> {
+    call.written.untyped.iter().map(String::as_str).collect()
+}
+
+#[test]
+fn minicpm_function_tags_with_param_elements() {
+    // mlx-lm #1899, omlx #3429 (MiniCPM5): no wrapper, values as text.
+    let (call, clean) = one(
+        "I will read it.\n<function name=\"read\"><param name=\"file_path\">/src/main.rs</param><param name=\"offset\">120</param></function>",
+    );
+    assert_eq!((call.name.as_str(), call.family), ("read", "minicpm"));
+    assert_eq!(
+        args(&call),
+        json!({"file_path": "/src/main.rs", "offset": "120"})
+    );
+    assert_eq!(untyped(&call), ["file_path", "offset"]);
+    assert_eq!(clean, "I will read it.");
+    // CDATA holds text that would close the parameter: kept exactly.
+    let (call, _) = one(
+        "<function name=\"write\"><param name=\"content\"><![CDATA[a </param> & b\n]]></param></function>",
+    );
+    assert_eq!(args(&call), json!({"content": "a </param> & b\n"}));
+    // Single quotes, as the template allows.
+    let (call, _) = one("<function name='read'><param name='file_path'>/a</param></function>");
+    assert_eq!(args(&call), json!({"file_path": "/a"}));
+    // Cut off: rejected.
+    let (call, _) = one("<function name=\"read\"><param name=\"file_path\">/src/ma");
+    assert!(call.args.is_err(), "{call:?}");
+}
+
+#[test]
+fn seed_tool_call_wrapping_a_function_tag() {
+    // vLLM seed_oss: `<seed:tool_call><function=…><parameter=…>`.
+    let text = "<seed:tool_call>\n<function=read>\n<parameter=file_path>/src/main.rs</parameter>\n<parameter=offset>120</parameter>\n</function>\n</seed:tool_call>";
+    let (call, clean) = one(&format!("Reading.\n{text}"));
+    assert_eq!((call.name.as_str(), call.family), ("read", "seed"));
+    assert_eq!(
+        args(&call),
+        json!({"file_path": "/src/main.rs", "offset": "120"})
+    );
+    assert_eq!(untyped(&call), ["file_path", "offset"]);
+    assert_eq!(call.markup, text);
+    assert_eq!(clean, "Reading.");
+    let (call, _) = one(&text[..text.find("/src/ma").unwrap()]);
+    assert!(call.args.unwrap_err().contains("not closed"));
+}
+
+#[test]
+fn dsml_and_minimax_parameters_without_a_string_attribute_are_untyped() {
+    let (call, _) = one(
+        "<｜DSML｜invoke name=\"read\"><｜DSML｜parameter name=\"file_path\" string=\"true\">0123</｜DSML｜parameter><｜DSML｜parameter name=\"offset\">120</｜DSML｜parameter><｜DSML｜parameter name=\"limit\" string=\"false\">15</｜DSML｜parameter></｜DSML｜invoke>",
+    );
+    assert_eq!(
+        args(&call),
+        json!({"file_path": "0123", "offset": "120", "limit": 15})
+    );
+    assert_eq!(untyped(&call), ["offset"]);
+    let (call, _) = one(
+        "<minimax:tool_call>\n<invoke name=\"read\">\n<parameter name=\"offset\">120</parameter>\n</invoke>\n</minimax:tool_call>",
+    );
+    assert_eq!(untyped(&call), ["offset"]);
+}
+
+#[test]
+fn granite_31_tool_call_list_has_no_closing_tag() {
+    // Granite 3.1: `<tool_call>[…]` ends where its list does.
+    let list = "[{\"name\": \"read\", \"arguments\": {\"file_path\": \"/a\"}}]";
+    for (text, clean) in [
+        (format!("<tool_call>{list}"), ""),
+        (format!("<tool_call>{list}\nI will wait."), "I will wait."),
+    ] {
+        let (call, left) = one(&text);
+        assert_eq!((call.name.as_str(), call.family), ("read", "granite"));
+        assert_eq!(args(&call), json!({"file_path": "/a"}));
+        assert_eq!(left, clean);
+    }
+    // Hermes closed around a list is still hermes; an object not closed, or a
+    // list cut off, is not closed.
+    let (call, _) = one(&format!("<tool_call>{list}</tool_call>"));
+    assert_eq!(call.family, "hermes");
+    for text in [
+        "<tool_call>{\"name\": \"read\", \"arguments\": {\"file_path\": \"/a\"}}".to_owned(),
+        format!("<tool_call>{}", &list[..list.len() - 1]),
+    ] {
+        let (call, _) = one(&text);
+        assert!(call.args.unwrap_err().contains("not closed"), "{text}");
+    }
+}
+
+#[test]
+fn kimi_call_ids_written_without_their_dot_or_colon() {
+    let call = |id: &str| {
+        format!(
+            "<|tool_calls_section_begin|><|tool_call_begin|>{id}<|tool_call_argument_begin|>{{\"command\": \"ls\"}}<|tool_call_end|><|tool_calls_section_end|>"
+        )
+    };
+    for id in [
+        "functions.exec:5",
+        "functionsexec5",
+        "functions.exec5",
+        "functionsexec:5",
+        "functions.exec",
+    ] {
+        let (leaked, clean) = one(&call(id));
+        assert_eq!(leaked.name, "exec", "{id}");
+        assert_eq!(args(&leaked), json!({"command": "ls"}), "{id}");
+        assert_eq!(clean, "", "{id}");
+    }
+    // No declared tool among the readings: rejected, saying why.
+    let (leaked, _) = one(&call("functionsgrep5"));
+    let why = leaked.args.unwrap_err();
+    assert!(why.contains("functions.NAME:INDEX"), "{why}");
+}
+
+#[test]
+fn a_section_begin_followed_by_garbage_is_malformed() {
+    for text in [
+        "<｜tool▁calls▁begin｜><｜tool▁calls▁begin｜>garbage here",
+        "<｜tool▁calls▁begin｜>garbage<｜tool▁calls▁end｜>",
+        "<|tool_calls_section_begin|>functions.exec:0 {}<|tool_calls_section_end|>",
+    ] {
+        let (call, clean) = one(&format!("Running.\n{text}"));
+        assert!(call.args.is_err(), "{text}: {call:?}");
+        assert_eq!(call.markup, text);
+        assert_eq!(clean, "Running.");
+    }
+    // Repeated, then a call: the call is read.
+    let (call, _) = one(
+        "<｜tool▁calls▁begin｜><｜tool▁calls▁begin｜><｜tool▁call▁begin｜>exec<｜tool▁sep｜>{\"command\": \"ls\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    );
+    assert_eq!(args(&call), json!({"command": "ls"}));
+}
+
+#[test]
+fn function_tags_missing_a_bracket_or_with_the_json_before_it() {
+    for text in [
+        "<function=read{\"file_path\": \"/a\"}</function>",
+        "<function=read{\"file_path\": \"/a\"}></function>",
+        "function=read>{\"file_path\": \"/a\"}</function>",
+        "I will read it: function=read>{\"file_path\": \"/a\"}</function>",
+    ] {
+        let (call, _) = one(text);
+        assert_eq!(call.name, "read", "{text}");
+        assert_eq!(args(&call), json!({"file_path": "/a"}), "{text}");
+        assert_eq!(call.family, "llama3", "{text}");
+    }
+    // Not one reading: still malformed, or text.
+    for text in [
+        "<function=read{\"file_path\": \"/a\"} and more</function>",
+        "<function=read{\"file_path\": \"/a\"</function>",
+    ] {
+        let (call, _) = one(text);
+        assert!(call.args.is_err(), "{text}: {call:?}");
+    }
+    for text in [
+        "set function=read> in the config",
+        "myfunction=read>{\"a\": 1}</function>",
+    ] {
+        let (calls, clean) = find_declared(text);
+        assert!(calls.is_empty(), "{text}: {calls:?}");
+        assert_eq!(clean, text);
+    }
+}
+
+#[test]
+fn llama_json_variants_after_a_sentinel() {
+    for sentinel in ["<|python_tag|>", "<|python_start|>"] {
+        for json in [
+            "{\"type\": \"function\", \"function\": {\"name\": \"read\", \"parameters\": {\"file_path\": \"/a\"}}}",
+            "{\"type\": \"function\", \"name\": \"read\", \"parameters\": {\"file_path\": \"/a\"}}",
+        ] {
+            let text = format!("{sentinel}{json}");
+            let (call, clean) = one(&text);
+            assert_eq!(call.name, "read", "{text}");
+            assert_eq!(args(&call), json!({"file_path": "/a"}), "{text}");
+            assert_eq!(clean, "");
+        }
+    }
+}
+
+#[test]
+fn call_notation_after_a_sentinel() {
+    for (text, named, positional) in [
+        (
+            "<|python_start|>read(file_path: \"/a\", offset: 3)<|python_end|>",
+            json!({"file_path": "/a", "offset": 3}),
+            vec![],
+        ),
+        (
+            "<|python_start|>[read('/a')]<|python_end|>",
+            json!({}),
+            vec![json!("/a")],
+        ),
+        (
+            "<tool_call>read('/a', offset=3)</tool_call>",
+            json!({"offset": 3}),
+            vec![json!("/a")],
+        ),
+        (
+            "<|python_tag|>read({file_path: \"/a\", 'offset': 3})",
+            json!({"file_path": "/a", "offset": 3}),
+            vec![],
+        ),
+    ] {
+        let (call, clean) = one(text);
+        assert_eq!(call.name, "read", "{text}");
+        assert_eq!(args(&call), named, "{text}");
+        assert_eq!(call.written.positional, positional, "{text}");
+        assert_eq!(clean, "", "{text}");
+    }
+}
+
+#[test]
+fn call_notation_as_the_whole_message() {
+    for (text, named, positional, clean) in [
+        (
+            "read(file_path: \"/a\")",
+            json!({"file_path": "/a"}),
+            vec![],
+            "",
+        ),
+        (
+            "read(file_path=\"/a\", offset=3)\nThis reads the first lines.",
+            json!({"file_path": "/a", "offset": 3}),
+            vec![],
+            "This reads the first lines.",
+        ),
+        ("read('/a')", json!({}), vec![json!("/a")], ""),
+        (
+            "exec({command: 'ls -la'})",
+            json!({"command": "ls -la"}),
+            vec![],
+            "",
+        ),
+    ] {
+        let (call, left) = one(text);
+        assert_eq!(
+            call.name,
+            "read".to_owned().replace("read", &call.name),
+            "{text}"
+        );
+        assert_eq!(args(&call), named, "{text}");
+        assert_eq!(call.written.positional, positional, "{text}");
+        assert_eq!(call.family, "call", "{text}");
+        assert_eq!(left, clean, "{text}");
+    }
+    // Cut off, naming a declared tool: rejected, never completed.
+    let (call, _) = one("read(file_path=\"/a");
+    assert!(call.args.unwrap_err().contains("not closed"));
+    // Undeclared, not at the start, or not literal values: text.
+    for text in [
+        "search(query='rust')",
+        "I will call read('/a') now.",
+        "read(the file) and then glob it.",
+        "read() is how you read a file.",
+        "read('/a') is what you would write.",
+        "exec(1) is a manual section.",
+        "glob",
+    ] {
+        let (calls, clean) = find_declared(text);
+        assert!(calls.is_empty(), "{text}: {calls:?}");
+        assert_eq!(clean, text);
+    }
+}
+
+#[test]
+fn new_openings_in_code_are_no_call() {
+    for markup in [
+        "<function name=\"read\"><param name=\"p\">1</param></function>",
+        "<seed:tool_call><function=read></function></seed:tool_call>",
+        "function=read>{\"p\": 1}</function>",
+    ] {
+        let (calls, _) = find_declared(&format!("See `{markup}`."));
+        assert!(calls.is_empty(), "{markup}");
+    }
+}
+
+/// Work done is linear in the text: counting, not timing.
+#[test]
+fn call_notation_and_new_rows_read_in_linear_time() {
+    for unit in [
+        "function=read> ",
+        "<seed:tool_call>",
+        "<function name=\"a\">",
+        "<｜tool▁calls▁begin｜>",
+        "read(a=",
+    ] {
+        let steps = |n: usize| {
+            let text = unit.repeat(n);
+            let mut openings = Openings::new(&text);
+            let mut at = 0;
+            let mut found = 0;
+            while let Some((start, _)) = openings.next(&text, at) {
+                found += 1;
+                at = start + 1;
+            }
+            openings.steps + found
+        };
+        let (small, big) = (steps(1_000), steps(10_000));
+        assert!(big <= 12 * small.max(1), "{unit}: {small} → {big}");
+    }
+}
+
+/// Reading is linear too: the bytes the cursors look at, counted over whole
+/// `find` runs on texts 10 times apart.
+#[test]
+fn reading_new_rows_looks_at_each_byte_a_bounded_number_of_times() {
+    for unit in [
+        "function=read> ",
+        "function=read>{\"a\": 1} ",
+        "<tool_call>[] ",
+        "<tool_call>[{\"name\": \"read\", \"arguments\": {}}] x",
+        "<function name=\"a\">",
+        "<seed:tool_call>",
+        "<｜tool▁calls▁begin｜>",
+        "<|tool_call_begin|>functionsexec5<|tool_call_argument_begin|>{}<|tool_call_end|>",
+        "<|python_start|>read(a: ",
+        "<function=read{\"a\": 1} ",
+    ] {
+        let looked = |n: usize| {
+            let text = unit.repeat(n);
+            let before = cursor::scanned();
+            let _ = find_declared(&text);
+            cursor::scanned() - before
+        };
+        let (small, big) = (looked(500), looked(5_000));
+        assert!(big <= 12 * small.max(1), "{unit}: {small} → {big}");
+    }
+}
+
+#[test]
+fn deep_object_literals_are_rejected_within_a_small_stack() {
+    let deep = |n: usize| format!("read(a={}1{})", "{k: ".repeat(n), "}".repeat(n));
+    let handle = std::thread::Builder::new()
+        .stack_size(512 * 1024)
+        .spawn(move || {
+            [100, 100_000].map(|n| {
+                (
+                    n,
+                    find_declared(&deep(n)).0,
+                    find_declared(&format!("<|python_start|>{}", deep(n))).0,
+                )
+            })
+        })
+        .unwrap();
+    for (n, bare, tagged) in handle.join().unwrap() {
+        // Too deep without a sentinel: rejected as a call to a declared tool.
+        for calls in [bare, tagged] {
+            assert_eq!(calls.len(), 1, "{n}");
+            assert_eq!(calls[0].args.is_ok(), n == 100, "{n}: {:?}", calls[0].args);
+        }
+    }
+}
