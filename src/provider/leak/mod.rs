@@ -40,6 +40,7 @@ mod cohere;
 mod cursor;
 mod deepseek;
 mod dsml;
+mod fallback;
 mod harmony;
 mod json_list;
 mod kimi;
@@ -146,6 +147,12 @@ pub fn find(text: &str, declared: Declared) -> (Vec<Leaked>, String) {
         && let Some(bare) = bare(text.trim(), declared)
     {
         return (bare, String::new());
+    }
+    if calls.is_empty()
+        && clean.len() == text.len()
+        && let Some(found) = fallback::find(text, declared)
+    {
+        return found;
     }
     if !calls.is_empty() || clean.len() != text.len() {
         for closing in FAMILIES.iter().flat_map(|f| f.closings()) {
@@ -269,9 +276,9 @@ fn code_ranges(text: &str, steps: &mut usize) -> Vec<(usize, usize)> {
     out
 }
 
-/// A message that is nothing but a call list with no sentinel: a pythonic
-/// list, or a JSON call object or list, every name in it declared. A list cut
-/// off is a call (not closed) when the name it starts with is declared.
+/// A message that is nothing but a pythonic call list with no sentinel, every
+/// name in it declared. A list cut off is a call (not closed) when the name it
+/// starts with is declared. (JSON calls with no sentinel: `fallback.rs`.)
 fn bare(text: &str, declared: Declared) -> Option<Vec<Leaked>> {
     let tag = |mut calls: Vec<Leaked>, family| {
         for c in &mut calls {
@@ -293,37 +300,7 @@ fn bare(text: &str, declared: Declared) -> Option<Vec<Leaked>> {
             _ => None,
         };
     }
-    if !(text.starts_with('[') || text.starts_with('{')) {
-        return None;
-    }
-    match serde_json::from_str::<Value>(text) {
-        Ok(value) => {
-            let items = match &value {
-                Value::Array(items) if !items.is_empty() => items.iter().collect(),
-                Value::Object(_) => vec![&value],
-                _ => return None,
-            };
-            let is_call = |item: &Value| {
-                let Some(m) = item.as_object() else {
-                    return false;
-                };
-                let named = m.get("name").and_then(Value::as_str).is_some_and(declared);
-                let has_args = m.contains_key("arguments") || m.contains_key("parameters");
-                let known = ["name", "arguments", "parameters", "id", "type"];
-                named && has_args && m.keys().all(|k| known.contains(&k.as_str()))
-            };
-            if items.into_iter().all(is_call) {
-                tag(json_calls(&value, text, text), "json")
-            } else {
-                None
-            }
-        }
-        Err(e) if e.is_eof() => match json_first_name(text) {
-            Some(name) if declared(name) => tag(unclosed_call(text, name).0, "json"),
-            _ => None,
-        },
-        Err(_) => None,
-    }
+    None
 }
 
 /// The name in `[{"name": "x"` or `{"name": "x"` at the start of `text`.
