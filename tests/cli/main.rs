@@ -13,6 +13,7 @@ mod hook;
 mod input_attacks;
 mod jobs;
 mod leak_attacks;
+mod leak_fallback;
 mod leaks;
 mod live;
 mod mcp_attacks;

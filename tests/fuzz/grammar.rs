@@ -82,6 +82,22 @@ pub(crate) const LEAK_TOKENS: &[&str] = &[
     // pythonic (Llama 4)
     "<|python_start|>",
     "<|python_end|>",
+    // part 15: fallback wrappers
+    "<tools>",
+    "</tools>",
+    "<assistant>",
+    "</assistant>",
+    "<tool-use>",
+    "</tool-use>",
+    "[TOOL_REQUEST]",
+    "[END_TOOL_REQUEST]",
+    "[Tool Use: glob] ",
+    "```tool_call\n",
+    "\n```",
+    "{'type': 'tool_use', 'id': 'toolu_1', 'name': 'glob', 'input': ",
+    "{\"type\": \"function\", \"function\": ",
+    "{\"type\": \"function\", \"name\": \"glob\", \"parameters\": ",
+    "{\"name\": \"glob\", \"pattern\": ",
 ];
 
 /// Text around and inside markup: names, punctuation, JSON and Python bits.

@@ -230,8 +230,12 @@ fn scan(text: &str, declared: Declared) -> Scan {
         let (value, e) = match parsed {
             Ok((value, _, end)) => (value, s + end),
             Err(failure) => {
-                if open.is_some() || chained || s == first {
-                    let consumed = rest.get(..used).unwrap_or_default();
+                let consumed = rest.get(..used).unwrap_or_default();
+                // A tool_use block on lines of its own, cut off by the end.
+                let tail = line_start
+                    && failure == Failure::Truncated
+                    && prefix_value(consumed, "type") == Some("tool_use");
+                if open.is_some() || chained || s == first || tail {
                     if let Some(f) = broken(text, markup_start, open, consumed, failure, declared) {
                         from = from.max(f.end);
                         found.push(f);
@@ -290,7 +294,7 @@ fn scan(text: &str, declared: Declared) -> Scan {
             });
         }
     }
-    keep_final_fences(text, &code, &mut found);
+    keep_final_fences(text, &code, &mut found, &mut steps);
     Scan { found, steps }
 }
 
@@ -307,7 +311,7 @@ fn broken(
 ) -> Option<Found> {
     let name = match open.map(|o| o.kind) {
         Some(Opener::ToolUse(name)) => name,
-        _ => prefix_name(consumed)?,
+        _ => prefix_value(consumed, "name")?,
     };
     if !declared(name) {
         return None;
@@ -345,9 +349,13 @@ fn broken(
 }
 
 /// Where the markup of a broken call in a wrapper ends: after the next closing
-/// tag or fence, else at the end of the text.
+/// tag or fence in its paragraph, else at the end of the paragraph.
 fn closing_after(text: &str, from: usize) -> usize {
-    let bytes = text.as_bytes();
+    let rest = text.get(from..).unwrap_or_default();
+    let end = rest
+        .find("\n\n")
+        .map_or(text.trim_end().len(), |k| from + k);
+    let bytes = text.as_bytes().get(..end).unwrap_or_default();
     let mut i = from;
     while let Some(k) = bytes.get(i..).and_then(|b| memchr3(b'<', b'[', b'`', b)) {
         if let Closer::Tag(x) | Closer::Fence(x) = closer(text, i + k) {
@@ -355,7 +363,7 @@ fn closing_after(text: &str, from: usize) -> usize {
         }
         i += k + 1;
     }
-    text.trim_end().len()
+    end
 }
 
 /// `[Tool Use: NAME] {…}`: the object is the call to NAME itself, or its
@@ -388,13 +396,27 @@ fn tool_use_marker(
 
 /// Drops fenced calls unless they end the message (only whitespace and other
 /// fenced calls after them) and no other fenced block is in the message.
-fn keep_final_fences(text: &str, code: &[(usize, usize)], found: &mut Vec<Found>) {
+fn keep_final_fences(
+    text: &str,
+    code: &[(usize, usize)],
+    found: &mut Vec<Found>,
+    steps: &mut usize,
+) {
     if !found.iter().any(|f| f.fenced) {
         return;
     }
+    // Both in text order: one merge.
+    let mut calls = found
+        .iter()
+        .filter(|f| f.fenced)
+        .map(|f| f.start)
+        .peekable();
     let other_fence = code.iter().any(|&(a, _)| {
-        text.get(a..).is_some_and(|t| t.starts_with("```"))
-            && !found.iter().any(|f| f.fenced && f.start == a)
+        *steps += 1;
+        while calls.next_if(|&c| c < a).is_some() {
+            *steps += 1;
+        }
+        text.get(a..).is_some_and(|t| t.starts_with("```")) && calls.peek() != Some(&a)
     });
     let mut next = text.len();
     let mut tail = true;
@@ -750,9 +772,9 @@ fn closer(text: &str, e: usize) -> Closer {
     Closer::Other
 }
 
-/// The name in the first `"name": "x"` (or `'name': 'x'`) within two levels of
+/// The value in the first `"key": "x"` (or `'key': 'x'`) within two levels of
 /// nesting of `text`, the start of a value cut off or broken.
-fn prefix_name(text: &str) -> Option<&str> {
+fn prefix_value<'t>(text: &'t str, key: &str) -> Option<&'t str> {
     let bytes = text.as_bytes();
     let mut depth = 0usize;
     let mut i = 0;
@@ -774,7 +796,7 @@ fn prefix_name(text: &str) -> Option<&str> {
                 if key_is_name && depth <= 2 {
                     return (!s.contains('\\')).then_some(s);
                 }
-                key_is_name = s == "name" && after.starts_with(':');
+                key_is_name = s == key && after.starts_with(':');
                 i = end;
                 continue;
             }

@@ -190,6 +190,7 @@ fn cut_off_or_broken_calls_are_rejected_never_completed() {
         "<tools>\n{\"name\": \"read\", \"arguments\": {\"file_pa",
         "I'll read it.\n```json\n{\"name\": \"read\", \"arguments\": {\"file_path\": \"/a\"",
         "{'type': 'tool_use', 'id': 'toolu_01', 'name': 'read', 'input': {'file_path': '/",
+        "I'll read it.\n{'type': 'tool_use', 'id': 'toolu_01', 'name': 'read', 'input': {'file_p",
         "{\"type\": \"function\", \"function\": {\"name\": \"read\", \"parameters\": {",
         "[TOOL_REQUEST]{\"name\": \"read\", \"arguments\": {}",
         "[Tool Use: read] {\"file_path\": \"/",
@@ -204,6 +205,15 @@ fn cut_off_or_broken_calls_are_rejected_never_completed() {
     );
     assert!(args.as_str().unwrap().contains("not valid JSON"), "{args}");
     assert_eq!(clean, "Reading.\n\nDone.");
+    // A broken call ends with its paragraph: a call after it is still read.
+    let (calls, _) = find(
+        "<tools>{\"name\": \"read\", \"arguments\": {]}\n\n<tools>{\"name\": \"glob\", \"arguments\": {}}</tools>",
+    );
+    let got: Vec<(&str, bool)> = calls
+        .iter()
+        .map(|c| (c.name.as_str(), c.args.is_ok()))
+        .collect();
+    assert_eq!(got, [("read", false), ("glob", true)]);
 }
 
 #[test]
@@ -267,6 +277,7 @@ fn the_scan_is_linear() {
         "<tools>\n{\"name\": \"read\", \"arguments\": {\"p\": [1, 2]}\n",
         "[TOOL_REQUEST]\n[[[[{{{{",
         "```json\n{\"name\": \"read\", \"arguments\": {}}\n```\n",
+        "```sh\nx\n```\n```json\n{\"name\": \"read\", \"arguments\": {}}\n```\n",
         "\n{'a': '\n{\"name\": \"read\" ",
         "[Tool Use: read] {\"p\": \"[Tool Use: read] {\"}\n",
         " \n\t{ \n [ \n",
