@@ -66,6 +66,33 @@ const ARGS: [&str; 3] = ["arguments", "parameters", "input"];
 /// The `type` of a call object, where it has one.
 const CALL_TYPES: [&str; 4] = ["function", "tool_use", "tool_call", "function_call"];
 
+/// Tags that quote, think or answer rather than call: what they hold is text
+/// (as in a code span), whichever of their tags is there.
+const NOT_WRAPPERS: [&str; 22] = [
+    "code",
+    "pre",
+    "samp",
+    "kbd",
+    "tt",
+    "q",
+    "blockquote",
+    "quote",
+    "example",
+    "examples",
+    "think",
+    "thinking",
+    "thought",
+    "reasoning",
+    "reflection",
+    "scratchpad",
+    "tool_response",
+    "tool_result",
+    "function_results",
+    "result",
+    "output",
+    "observation",
+];
+
 /// Fence info strings whose body may be a call.
 const FENCES: [&str; 7] = [
     "",
@@ -162,7 +189,7 @@ struct Rule {
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Flat {
     Never,
-    /// When there is at least one (the whole message, a fence).
+    /// When there is at least one (the whole message).
     IfAny,
     /// Always (a wrapper says it is a call).
     Always,
@@ -235,11 +262,11 @@ fn scan(text: &str, declared: Declared) -> Scan {
                 let tail = line_start
                     && failure == Failure::Truncated
                     && prefix_value(consumed, "type") == Some("tool_use");
-                if open.is_some() || chained || s == first || tail {
-                    if let Some(f) = broken(text, markup_start, open, consumed, failure, declared) {
-                        from = from.max(f.end);
-                        found.push(f);
-                    }
+                if (open.is_some() || chained || s == first || tail)
+                    && let Some(f) = broken(text, markup_start, open, consumed, failure, declared)
+                {
+                    from = from.max(f.end);
+                    found.push(f);
                 }
                 continue;
             }
@@ -285,6 +312,7 @@ fn scan(text: &str, declared: Declared) -> Scan {
             if close == Closer::Next && !fenced {
                 chain = Some(e);
             }
+            from = from.max(end);
             found.push(Found {
                 start: markup_start,
                 end,
@@ -491,10 +519,11 @@ fn calls_in(
     }
 }
 
-/// A fence's rule: flat arguments always in a ```` ```tool_call ```` fence.
+/// A fence's rule: flat arguments only in a ```` ```tool_call ```` fence (in
+/// a ```` ```json ```` one, `{"name": …, "age": …}` is as likely data).
 fn fence_rule(tool: bool) -> Rule {
     Rule {
-        flat: if tool { Flat::Always } else { Flat::IfAny },
+        flat: if tool { Flat::Always } else { Flat::Never },
         ..WHOLE
     }
 }
@@ -689,11 +718,13 @@ fn starts_line(text: &str, at: usize) -> bool {
     }
 }
 
-/// `name`, `tool-use`, `minimax:tool_call`: a tag name, not a closing tag.
+/// `name`, `tool-use`, `minimax:tool_call`: a wrapper's tag name (not a
+/// closing tag, nor one of `NOT_WRAPPERS`).
 fn is_tag_name(inner: &str) -> bool {
     let mut chars = inner.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
-        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':' | '.'))
+    let name = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':' | '.'));
+    name && !NOT_WRAPPERS.contains(&inner.to_ascii_lowercase().as_str())
 }
 
 /// `TOOL_REQUEST`: a bracket marker, not a closing one (`END_…`).

@@ -126,11 +126,12 @@ fn a_fence_after_prose_that_ends_the_message() {
         );
         assert_eq!(args, json!({"file_path": "/a"}));
     }
-    // Flat arguments: in a tool_call fence always, in a json fence when there
-    // are some.
+    // Flat arguments: in a tool_call fence; in a json fence that is as likely
+    // a record.
     let flat = "{\"name\": \"read\", \"file_path\": \"/a\"}";
     let (_, args, _, _) = one(&format!("Reading.\n```tool_call\n{flat}\n```"));
     assert_eq!(args, json!({"file_path": "/a"}));
+    no_call("The record:\n```json\n{\"name\": \"read\", \"age\": 41}\n```");
     // A fence followed by prose, or among other fences, is an example.
     no_call(&format!(
         "A call looks like this:\n```json\n{obj}\n```\nThe model sends it."
@@ -230,6 +231,11 @@ fn prose_and_data_stay_text() {
         "Use `<tools>{\"name\": \"read\", \"arguments\": {}}</tools>` as the wrapper.",
         // A wrapper mid-sentence.
         "The syntax is <tools>{\"name\": \"read\", \"arguments\": {}}</tools> as shown.",
+        // Tags that quote or think: what they hold is text.
+        "<code>{\"name\": \"read\", \"arguments\": {}}</code>",
+        "<pre>\n{\"name\": \"read\", \"arguments\": {}}\n</pre>",
+        "<think>\nMaybe:\n{\"name\": \"read\", \"arguments\": {}}\n</think>\nNo need.",
+        "<example>\n{\"name\": \"read\", \"arguments\": {}}",
         // A tag that is no wrapper's, or a list of plain values.
         "[1] {\"name\": \"read\", \"arguments\": {}} was cited.",
         "[\"read\", \"glob\"]",
