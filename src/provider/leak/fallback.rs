@@ -136,6 +136,16 @@ struct Found {
     fenced: bool,
 }
 
+/// Bare values one after another, not yet known to be calls.
+struct Run {
+    /// Each value, where it starts, where it ends, and where its markup ends.
+    items: Vec<(Value, usize, usize, usize)>,
+    /// The first starts the message.
+    whole: bool,
+    /// Where the last one ends.
+    end: usize,
+}
+
 struct Scan {
     found: Vec<Found>,
     /// Bytes looked at: linear in the text.
@@ -170,7 +180,7 @@ enum Closer {
     Tag(usize),
     /// A fence's closing backticks, ending here.
     Fence(usize),
-    /// Another object or list starts here.
+    /// Another object or list follows (after a comma, perhaps).
     Next,
     Other,
 }
@@ -199,6 +209,11 @@ const WHOLE: Rule = Rule {
     flat: Flat::IfAny,
     tool_use_only: false,
 };
+/// Bare values after prose: Anthropic blocks only.
+const TAIL: Rule = Rule {
+    flat: Flat::IfAny,
+    tool_use_only: true,
+};
 const WRAPPED: Rule = Rule {
     flat: Flat::Always,
     tool_use_only: false,
@@ -215,6 +230,8 @@ fn scan(text: &str, declared: Declared) -> Scan {
     let mut code_k = 0;
     // The end of the last call read in a wrapper that went on to another value.
     let mut chain: Option<usize> = None;
+    // Bare calls one after another, kept only if they reach the end.
+    let mut run: Option<Run> = None;
     let mut i = 0;
     while let Some(j) = bytes.get(i..).and_then(|b| memchr2(b'{', b'[', b)) {
         let s = i + j;
@@ -241,7 +258,12 @@ fn scan(text: &str, declared: Declared) -> Scan {
             steps += gap.len();
             gap.bytes().all(|b| b.is_ascii_whitespace() || b == b',')
         }) && open.is_none();
-        if open.is_none() && !chained && !line_start && s != first {
+        let run_here = run.take().filter(|r| {
+            let gap = text.get(r.end..s).unwrap_or_default();
+            steps += gap.len();
+            open.is_none() && !chained && gap.bytes().all(|b| b.is_ascii_whitespace() || b == b',')
+        });
+        if open.is_none() && !chained && run_here.is_none() && !line_start && s != first {
             continue;
         }
         let rest = text.get(s..).unwrap_or_default();
@@ -262,9 +284,19 @@ fn scan(text: &str, declared: Declared) -> Scan {
                 let tail = line_start
                     && failure == Failure::Truncated
                     && prefix_value(consumed, "type") == Some("tool_use");
-                if (open.is_some() || chained || s == first || tail)
+                let placed = open.is_some() || chained || s == first || tail;
+                if (placed || run_here.is_some())
                     && let Some(f) = broken(text, markup_start, open, consumed, failure, declared)
                 {
+                    // Calls before it in a bare run stand: it ends the message.
+                    if let Some(r) = run_here {
+                        let rule = if r.whole { WHOLE } else { TAIL };
+                        match settle(text, r.items, rule, declared, &mut steps) {
+                            Some(mut settled) => found.append(&mut settled),
+                            None if !placed => continue,
+                            None => {}
+                        }
+                    }
                     from = from.max(f.end);
                     found.push(f);
                 }
@@ -272,6 +304,33 @@ fn scan(text: &str, declared: Declared) -> Scan {
             }
         };
         let close = closer(text, e);
+        // Bare values one after another: calls only if they all are, and they
+        // end the message or a wrapper (whose opening is missing).
+        if open.is_none() && !chained && (run_here.is_some() || close == Closer::Next) {
+            let mut r = run_here.unwrap_or(Run {
+                items: Vec::new(),
+                whole: s == first,
+                end: e,
+            });
+            let (end, rule) = match close {
+                Closer::Next => {
+                    r.items.push((value, s, e, e));
+                    r.end = e;
+                    run = Some(r);
+                    continue;
+                }
+                Closer::End if r.whole => (e, WHOLE),
+                Closer::End => (e, TAIL),
+                Closer::Tag(x) => (x, WRAPPED),
+                _ => continue,
+            };
+            r.items.push((value, s, e, end));
+            if let Some(mut settled) = settle(text, r.items, rule, declared, &mut steps) {
+                from = from.max(end);
+                found.append(&mut settled);
+            }
+            continue;
+        }
         let place = match (open.map(|o| o.kind), close) {
             (Some(Opener::Tag), Closer::Tag(x)) => Some((x, WRAPPED, false)),
             (Some(Opener::Tag), _) => Some((e, WRAPPED, false)),
@@ -293,14 +352,7 @@ fn scan(text: &str, declared: Declared) -> Scan {
             (None, Closer::Tag(x)) if chained || line_start => Some((x, WRAPPED, false)),
             (None, _) if chained => Some((e, WRAPPED, false)),
             (None, Closer::End) if s == first => Some((e, WHOLE, false)),
-            (None, Closer::End) if line_start => Some((
-                e,
-                Rule {
-                    tool_use_only: true,
-                    ..WHOLE
-                },
-                false,
-            )),
+            (None, Closer::End) if line_start => Some((e, TAIL, false)),
             (None, _) => None,
         };
         let Some((end, rule, fenced)) = place else {
@@ -324,6 +376,31 @@ fn scan(text: &str, declared: Declared) -> Scan {
     }
     keep_final_fences(text, &code, &mut found, &mut steps);
     Scan { found, steps }
+}
+
+/// The calls a run of bare values holds under `rule`, if every one is.
+fn settle(
+    text: &str,
+    items: Vec<(Value, usize, usize, usize)>,
+    rule: Rule,
+    declared: Declared,
+    steps: &mut usize,
+) -> Option<Vec<Found>> {
+    items
+        .into_iter()
+        .map(|(value, s, e, end)| {
+            let list = text.get(s..e).unwrap_or_default();
+            let markup = text.get(s..end).unwrap_or_default();
+            let (calls, kept) = calls_in(&value, list, markup, rule, declared, steps)?;
+            Some(Found {
+                start: s,
+                end,
+                calls,
+                kept,
+                fenced: false,
+            })
+        })
+        .collect()
 }
 
 /// A candidate that did not parse, in a call's place: a call that is not
@@ -797,7 +874,8 @@ fn closer(text: &str, e: usize) -> Closer {
             return Closer::Tag(at + 1 + name.len() + 1);
         }
     }
-    if t.starts_with('{') || t.starts_with('[') {
+    let value = t.strip_prefix(',').map_or(t, str::trim_start);
+    if value.starts_with('{') || value.starts_with('[') {
         return Closer::Next;
     }
     Closer::Other

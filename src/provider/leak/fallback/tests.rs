@@ -53,6 +53,42 @@ fn anthropic_tool_use_block_as_a_python_dict_or_json() {
 }
 
 #[test]
+fn bare_calls_one_after_another() {
+    let a = "{\"name\": \"read\", \"arguments\": {\"file_path\": \"/a\"}}";
+    let b = "{\"name\": \"glob\", \"arguments\": {\"pattern\": \"*\"}}";
+    let (calls, clean) = find(&format!("{a}\n{b}\n"));
+    assert_eq!(find(&format!("{a}, {b}")).0.len(), 2);
+    let names: Vec<&str> = calls.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!((names, clean.as_str()), (vec!["read", "glob"], ""));
+    assert_eq!(calls[1].markup, b);
+    // Claude's parallel tool_use blocks after prose.
+    let t = |n: &str| {
+        format!(
+            "{{'type': 'tool_use', 'id': 'toolu_{n}', 'name': 'read', 'input': {{'file_path': '/{n}'}}}}"
+        )
+    };
+    let (calls, clean) = find(&format!("Both files.\n{}\n{}", t("1"), t("2")));
+    assert_eq!((calls.len(), clean.as_str()), (2, "Both files."));
+    // The last one cut off: the others stand, it is rejected.
+    let (calls, _) = find(&format!("{a}\n{}", &b[..20]));
+    let got: Vec<(&str, bool)> = calls
+        .iter()
+        .map(|c| (c.name.as_str(), c.args.is_ok()))
+        .collect();
+    assert_eq!(got, [("read", true), ("glob", false)]);
+    // Before a closing tag whose opening is missing: all in the wrapper.
+    let (calls, clean) = find(&format!("Reading.\n{a}\n{b}\n</tool_call>"));
+    assert_eq!((calls.len(), clean.as_str()), (2, "Reading."));
+    // Any one not a call, or prose after them: all text.
+    no_call(&format!(
+        "{a}\n{{\"name\": \"search\", \"arguments\": {{}}}}"
+    ));
+    no_call(&format!("{a}\n{b}\nThat is all."));
+    no_call(&format!("Calls:\n{a}\n{b}"));
+    no_call(&format!("Both files.\n{}\n{}\nDone.", t("1"), t("2")));
+}
+
+#[test]
 fn llama_function_objects_as_the_whole_message() {
     for text in [
         "{\"type\": \"function\", \"function\": {\"name\": \"read\", \"parameters\": {\"file_path\": \"/a\"}}}",
@@ -90,6 +126,7 @@ fn wrappers_of_other_names_open_closed_or_not() {
         // The opening tag missing.
         format!("I'll read it.\n{obj}\n</tools>"),
         format!("{obj}[END_TOOL_REQUEST]"),
+        format!("I'll read it.\n{obj}</tool_call>"),
         // Never closed, at the end of the message or before prose.
         format!("I'll read it.\n<tool-use>\n{obj}"),
         format!("[TOOL_REQUEST]\n{obj}\nWaiting for the result."),
@@ -287,6 +324,7 @@ fn the_scan_is_linear() {
         "\n{'a': '\n{\"name\": \"read\" ",
         "[Tool Use: read] {\"p\": \"[Tool Use: read] {\"}\n",
         " \n\t{ \n [ \n",
+        "{\"name\": \"read\", \"arguments\": {\"p\": [1]}}, ",
     ] {
         let steps = |n: usize| {
             let text = unit.repeat(n);
