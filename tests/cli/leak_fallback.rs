@@ -169,6 +169,29 @@ fn a_call_cut_off_is_rejected_never_completed() {
 }
 
 #[test]
+fn parallel_tool_use_blocks_after_prose_are_each_a_call() {
+    let block = |id: &str, path: &str| {
+        format!(
+            "{{'type': 'tool_use', 'id': '{id}', 'name': 'read', 'input': {{'file_path': '{path}'}}}}"
+        )
+    };
+    let text = format!(
+        "I'll read both files.\n\n{}\n{}",
+        block("toolu_01", "/a.rs"),
+        block("toolu_02", "/b.rs")
+    );
+    let (code, out, stats) = run(&text, &["-f", "json", "--stats"]);
+    assert_eq!((code, out.len()), (0, 2), "{out:?}");
+    assert_eq!(out[0]["args"], json!({"file_path": "/a.rs"}));
+    assert_eq!(out[1]["args"], json!({"file_path": "/b.rs"}));
+    assert_eq!(out[1]["repairs"][0]["from"], block("toolu_02", "/b.rs"));
+    assert!(stats.contains("by syntax: tool_use 2"), "{stats}");
+    let (_, out, _) = run(&text, &["-f", "call", "--to", "anthropic"]);
+    assert_eq!(out[0]["content"][0]["text"], "I'll read both files.");
+    assert_eq!(out[0]["content"].as_array().unwrap().len(), 3);
+}
+
+#[test]
 fn flat_arguments_are_judged_by_the_schema() {
     // Every key beside the name is an argument; the schema judges them (here
     // `drop-unknown` removes the one it does not know, and says so).

@@ -19,6 +19,10 @@
 //!   the arguments, or the call itself);
 //! - an Anthropic `tool_use` block on lines of its own that end the message.
 //!
+//! Several values one after another (on lines of their own, or joined by
+//! commas) are calls when every one of them is, in one of those places: the
+//! whole message, `tool_use` blocks ending it, objects before a closing tag.
+//!
 //! Anywhere else (mid-paragraph, in a code span, in a fence among other
 //! fences or followed by prose) the object is text. Arguments written flat
 //! beside `name` (`{"name": "read", "file_path": "/a"}`) are read only where
