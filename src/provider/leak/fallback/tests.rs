@@ -286,6 +286,17 @@ fn prose_and_data_stay_text() {
     }
 }
 
+/// Every call holds markup as written in `text`, and the markups do not overlap.
+fn check(text: &str) {
+    let (calls, _) = find(text);
+    let mut at = 0;
+    for c in &calls {
+        let k = text.get(at..).and_then(|t| t.find(&c.markup));
+        assert!(k.is_some(), "{text:?}: {:?} not after {at}", c.markup);
+        at += k.unwrap_or(0) + c.markup.len();
+    }
+}
+
 #[test]
 fn mutations_never_panic() {
     let shapes = [
@@ -293,6 +304,8 @@ fn mutations_never_panic() {
         "[TOOL_REQUEST]{'type': 'tool_use', 'name': 'read', 'input': {'a': [1, \"é\"]}}[END_TOOL_REQUEST]",
         "Text.\n```json\n[{\"name\": \"read\", \"arguments\": {}}, {\"name\": \"glob\", \"arguments\": {}}]\n```",
         "[Tool Use: read] {\"file_path\": \"/a\"}\n",
+        "{\"name\": \"read\", \"arguments\": {}}\n{'type': 'tool_use', 'name': 'glob', 'input': {}}\n</x>",
+        "{\"type\": \"function\", \"function\": {\"name\": \"read\", \"parameters\": {\"a\": 1}}}",
     ];
     let inserts = [
         "<", ">", "[", "]", "{", "}", "`", "\n", "'", "\"", "é", "\\",
@@ -303,10 +316,10 @@ fn mutations_never_panic() {
             .collect();
         for &i in &bounds {
             let (a, b) = shape.split_at(i);
-            let _ = find(a);
-            let _ = find(b);
+            check(a);
+            check(b);
             for ins in inserts {
-                let _ = find(&format!("{a}{ins}{b}"));
+                check(&format!("{a}{ins}{b}"));
             }
         }
     }
