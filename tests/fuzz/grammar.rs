@@ -100,6 +100,22 @@ pub(crate) const LEAK_TOKENS: &[&str] = &[
     "glob(pattern: ",
     "glob('*')",
     "glob({pattern: '*'})",
+    // part 15: fallback wrappers
+    "<tools>",
+    "</tools>",
+    "<assistant>",
+    "</assistant>",
+    "<tool-use>",
+    "</tool-use>",
+    "[TOOL_REQUEST]",
+    "[END_TOOL_REQUEST]",
+    "[Tool Use: glob] ",
+    "```tool_call\n",
+    "\n```",
+    "{'type': 'tool_use', 'id': 'toolu_1', 'name': 'glob', 'input': ",
+    "{\"type\": \"function\", \"function\": ",
+    "{\"type\": \"function\", \"name\": \"glob\", \"parameters\": ",
+    "{\"name\": \"glob\", \"pattern\": ",
 ];
 
 /// Text around and inside markup: names, punctuation, JSON and Python bits.

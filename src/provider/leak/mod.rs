@@ -61,6 +61,7 @@
 
 mod cursor;
 mod deepseek;
+mod fallback;
 mod harmony;
 mod json;
 mod pythonic;
@@ -74,7 +75,6 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use cursor::Cursor;
-use json::{json_calls, json_first_name};
 
 /// One call found in text.
 #[derive(Debug, Clone, PartialEq)]
@@ -160,6 +160,12 @@ pub fn find(text: &str, declared: Declared) -> (Vec<Leaked>, String) {
         && let Some((bare, prose)) = bare(text.trim(), declared)
     {
         return (bare, prose.to_owned());
+    }
+    if calls.is_empty()
+        && clean.len() == text.len()
+        && let Some(found) = fallback::find(text, declared)
+    {
+        return found;
     }
     if !calls.is_empty() || clean.len() != text.len() {
         for closing in table::ROWS.iter().flat_map(|r| r.strip) {
@@ -285,7 +291,8 @@ fn code_ranges(text: &str, steps: &mut usize) -> Vec<(usize, usize)> {
 }
 
 /// A message that is nothing but a call list with no sentinel: a pythonic
-/// list, or a JSON call object or list, every name in it declared. A list cut
+/// list, every name in it declared (JSON calls with no sentinel:
+/// `fallback.rs`). A list cut
 /// off is a call (not closed) when the name it starts with is declared. Or a
 /// message that starts with one call in call notation to a declared tool
 /// (`read(file_path="/a")`), alone on its line, perhaps with prose on the
@@ -337,37 +344,7 @@ fn bare<'t>(text: &'t str, declared: Declared) -> Option<(Vec<Leaked>, &'t str)>
             _ => None,
         };
     }
-    if !(text.starts_with('[') || text.starts_with('{')) {
-        return None;
-    }
-    match serde_json::from_str::<Value>(text) {
-        Ok(value) => {
-            let items = match &value {
-                Value::Array(items) if !items.is_empty() => items.iter().collect(),
-                Value::Object(_) => vec![&value],
-                _ => return None,
-            };
-            let is_call = |item: &Value| {
-                let Some(m) = item.as_object() else {
-                    return false;
-                };
-                let named = m.get("name").and_then(Value::as_str).is_some_and(declared);
-                let has_args = m.contains_key("arguments") || m.contains_key("parameters");
-                let known = ["name", "arguments", "parameters", "id", "type"];
-                named && has_args && m.keys().all(|k| known.contains(&k.as_str()))
-            };
-            if items.into_iter().all(is_call) {
-                tag(json_calls(&value, text, text), "json")
-            } else {
-                None
-            }
-        }
-        Err(e) if e.is_eof() => match json_first_name(text) {
-            Some(name) if declared(name) => tag(unclosed_call(text, name).0, "json"),
-            _ => None,
-        },
-        Err(_) => None,
-    }
+    None
 }
 
 fn malformed(markup: &str, name: &str, why: String) -> scan::Read {
