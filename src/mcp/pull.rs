@@ -103,6 +103,14 @@ impl Pull {
         (pull, request.to_string().into_bytes())
     }
 
+    /// The answer the pull waits for: to `initialize` or to `tools/list`.
+    pub fn waiting_for(&self) -> &'static str {
+        match self.waiting {
+            Waiting::Initialize => "initialize",
+            Waiting::Page(_) => "tools/list",
+        }
+    }
+
     /// A line from the server (without its newline).
     pub fn line(&mut self, line: &[u8]) -> Result<Next, PullError> {
         if line.iter().all(u8::is_ascii_whitespace) {

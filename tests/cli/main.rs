@@ -18,6 +18,7 @@ mod live;
 mod mcp_attacks;
 mod misc_attacks;
 mod providers;
+mod pull;
 mod readme;
 mod refs;
 mod render;
