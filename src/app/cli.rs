@@ -76,8 +76,7 @@ pub(crate) enum Command {
     Mcp(McpArgs),
     /// Answer an agent's pre-tool-use hook (payload on stdin, decision on stdout)
     Hook(HookArgs),
-    /// Pull an MCP server's tool schemas into DIR as mcp__SERVER__TOOL.json, for
-    /// `hook claude-code --schemas DIR`
+    /// Pull an MCP server's tool schemas into DIR/mcp__SERVER__TOOL.json (for the hook)
     ///
     /// Runs the server (stdio), asks for its tools (every page) and writes each
     /// tool's inputSchema to DIR/mcp__SERVER__TOOL.json, named as Claude Code

@@ -487,6 +487,28 @@ mod tests {
     }
 
     #[test]
+    fn cut_or_mangled_lines_are_errors_or_ignored_never_a_panic() {
+        let lines: [&[u8]; 4] = [
+            br#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"x","capabilities":{}}}"#,
+            br#"{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}}],"nextCursor":"c"}}"#,
+            br#"{"jsonrpc":"2.0","id":"s","method":"ping"}"#,
+            br#"{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":""}}"#,
+        ];
+        for line in lines {
+            for cut in 0..=line.len() {
+                let part = line.get(..cut).unwrap_or_default();
+                let _ = Pull::start().0.line(part);
+                let _ = initialised().line(part);
+                let mut mangled = line.to_vec();
+                if let Some(b) = mangled.get_mut(cut) {
+                    *b = b'"';
+                }
+                let _ = initialised().line(&mangled);
+            }
+        }
+    }
+
+    #[test]
     fn names_are_claude_codes() {
         assert_eq!(
             claude_code_name("github", "create_issue"),
