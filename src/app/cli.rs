@@ -488,6 +488,13 @@ pub(crate) struct McpArgs {
     #[arg(long, default_value_t = 2.0, value_name = "SECONDS")]
     pub grace: f64,
 
+    #[command(flatten)]
+    pub server: ServerCommand,
+}
+
+/// The MCP server a subcommand runs (stdio): `[--] COMMAND [ARGS]...`, last.
+#[derive(Debug, Args)]
+pub(crate) struct ServerCommand {
     /// The MCP server to run, and its arguments: everything from the first word
     /// that is not a callfix option is the server's own argv (`--` before it is
     /// optional; the MCP Inspector's CLI drops it)
@@ -520,15 +527,8 @@ pub(crate) struct McpSchemasArgs {
     #[arg(long, default_value_t = 10.0, value_name = "SECONDS", value_parser = parse_seconds)]
     pub timeout: f64,
 
-    /// The MCP server to run, and its arguments: everything from the first word
-    /// that is not a callfix option (`--` before it is optional)
-    #[arg(
-        required = true,
-        trailing_var_arg = true,
-        allow_hyphen_values = true,
-        value_name = "COMMAND"
-    )]
-    pub command: Vec<std::ffi::OsString>,
+    #[command(flatten)]
+    pub run: ServerCommand,
 }
 
 fn parse_seconds(s: &str) -> Result<f64, String> {

@@ -79,7 +79,7 @@ pub(crate) fn command(args: &McpArgs) -> anyhow::Result<Ended> {
         }
         None => None,
     };
-    let mut child = spawn_server(&args.command)?;
+    let mut child = spawn_server(&args.server.command)?;
     let (Some(server_in), Some(server_out)) = (child.stdin.take(), child.stdout.take()) else {
         anyhow::bail!("the MCP server's stdio could not be piped");
     };

@@ -86,7 +86,7 @@ pub(crate) fn command(args: &McpSchemasArgs) -> anyhow::Result<Ended> {
 fn list(args: &McpSchemasArgs) -> anyhow::Result<Vec<(String, Value)>> {
     let timeout = Duration::from_secs_f64(args.timeout);
     let deadline = Instant::now() + timeout;
-    let mut child = spawn_server(&args.command)?;
+    let mut child = spawn_server(&args.run.command)?;
     let (Some(mut server_in), Some(server_out)) = (child.stdin.take(), child.stdout.take()) else {
         anyhow::bail!("the MCP server's stdio could not be piped");
     };
@@ -145,6 +145,7 @@ fn list(args: &McpSchemasArgs) -> anyhow::Result<Vec<(String, Value)>> {
     drop(server_in);
     let status = stop(&mut child, GRACE)?;
     let program = args
+        .run
         .command
         .first()
         .map(|p| p.to_string_lossy().into_owned())
