@@ -42,13 +42,27 @@ enum Read {
 }
 
 pub(crate) fn command(args: &McpSchemasArgs) -> anyhow::Result<Ended> {
-    let tools = list(args)?;
+    let (tools, unusable) = list(args)?;
+    if unusable > 0 {
+        report(
+            "warning:",
+            &format!(
+                "{unusable} entr{} of the MCP server's tool list {} no name or no inputSchema; not written",
+                if unusable == 1 { "y" } else { "ies" },
+                if unusable == 1 { "has" } else { "have" },
+            ),
+        );
+    }
     if tools.is_empty() {
         report(
             "note:",
             "the MCP server lists no tools: nothing was written",
         );
-        return Ok(Ended::Clean);
+        return Ok(if unusable > 0 {
+            Ended::Findings
+        } else {
+            Ended::Clean
+        });
     }
     let (files, skipped) = plan(&args.server, tools);
     for skip in &skipped {
@@ -70,20 +84,21 @@ pub(crate) fn command(args: &McpSchemasArgs) -> anyhow::Result<Ended> {
         &format!(
             "{} of {} tool schema(s) of MCP server \"{}\" written to {}",
             files.len(),
-            files.len() + skipped.len(),
+            files.len() + skipped.len() + unusable,
             args.server,
             args.out.display()
         ),
     );
-    Ok(if skipped.is_empty() {
+    Ok(if skipped.is_empty() && unusable == 0 {
         Ended::Clean
     } else {
         Ended::Findings
     })
 }
 
-/// The server's tools: its whole list, or an error.
-fn list(args: &McpSchemasArgs) -> anyhow::Result<Vec<(String, Value)>> {
+/// The server's tools (its whole list) and how many of its entries were not
+/// a tool with a name and a schema; or an error.
+fn list(args: &McpSchemasArgs) -> anyhow::Result<(Vec<(String, Value)>, usize)> {
     let timeout = Duration::from_secs_f64(args.timeout);
     let deadline = Instant::now() + timeout;
     let mut child = spawn_server(&args.run.command)?;
@@ -151,7 +166,7 @@ fn list(args: &McpSchemasArgs) -> anyhow::Result<Vec<(String, Value)>> {
         .map(|p| p.to_string_lossy().into_owned())
         .unwrap_or_default();
     match listed {
-        Ok(tools) => Ok(tools),
+        Ok(tools) => Ok((tools, pull.unusable())),
         Err(_) if exited => Err(anyhow!(
             "the MCP server {program} exited ({}) before listing its tools; nothing was written",
             describe(status)

@@ -59,11 +59,14 @@ pub(super) struct PageResult {
 pub(super) struct Gathered {
     pub(super) tools: Vec<(String, Value)>,
     index: HashMap<String, usize>,
+    /// Entries of the lists that are not a tool with a name and an `inputSchema`.
+    pub(super) unusable: usize,
 }
 
 impl Gathered {
     /// Adds one page's tools; whether any were left out, past [`MAX_TOOLS`].
     pub(super) fn add(&mut self, page: &Tools) -> bool {
+        self.unusable = self.unusable.saturating_add(page.unusable);
         for (name, schema) in &page.kept {
             if let Some(&i) = self.index.get(name) {
                 if let Some(slot) = self.tools.get_mut(i) {
@@ -88,6 +91,8 @@ impl Gathered {
 pub(super) struct Tools {
     kept: Vec<(String, Value)>,
     more: bool,
+    /// Entries that are not a tool with a name and an `inputSchema`.
+    unusable: usize,
 }
 
 impl<'de> Deserialize<'de> for Tools {
@@ -117,7 +122,7 @@ impl<'de> Deserialize<'de> for Tools {
                                 tools.kept.push((name, schema));
                             }
                         },
-                        Some(Tool(None)) => {}
+                        Some(Tool(None)) => tools.unusable = tools.unusable.saturating_add(1),
                         None => return Ok(tools),
                     }
                 }

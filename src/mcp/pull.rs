@@ -111,6 +111,12 @@ impl Pull {
         }
     }
 
+    /// How many entries of the list were not a tool with a name (a string)
+    /// and an `inputSchema`: left out of [`Next::Listed`].
+    pub fn unusable(&self) -> usize {
+        self.gathered.unusable
+    }
+
     /// A line from the server (without its newline).
     pub fn line(&mut self, line: &[u8]) -> Result<Next, PullError> {
         if line.iter().all(u8::is_ascii_whitespace) {
@@ -396,8 +402,9 @@ mod tests {
             ]
         );
         let done = pull.line(
-            br#"{"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"b","inputSchema":{"type":"object","required":["x"]}}]}}"#,
+            br#"{"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"b","inputSchema":{"type":"object","required":["x"]}},{"name":"c"},{"name":7,"inputSchema":{}},"d"]}}"#,
         );
+        assert_eq!(pull.unusable(), 3);
         assert_eq!(
             done.unwrap(),
             Next::Listed(vec![

@@ -241,6 +241,7 @@ fn a_schema_that_is_not_an_object_or_a_name_taken_twice_is_skipped_with_a_warnin
         {"name": "odd", "inputSchema": true},
         tool("a.b"),
         tool("a_b"),
+        {"name": "no_schema"},
     ]]}));
     let (code, stdout, stderr) = pull(dir.path(), &["--server", "s", "--out", "out"]);
     assert_eq!(code, 1, "a skipped tool is a finding: {stderr}");
@@ -257,7 +258,11 @@ fn a_schema_that_is_not_an_object_or_a_name_taken_twice_is_skipped_with_a_warnin
         ),
         "{stderr}"
     );
-    assert!(stderr.contains("1 of 4 tool schema(s)"), "{stderr}");
+    assert!(
+        stderr.contains("callfix: warning: 1 entry of the MCP server's tool list has no name or no inputSchema; not written"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("1 of 5 tool schema(s)"), "{stderr}");
     assert_eq!(entries(&dir.path().join("out")), ["mcp__s__ok.json"]);
 }
 
