@@ -40,11 +40,13 @@
 //! pending requests, the server's exit); `listing` learns the server's tools
 //! with the proxy's own `tools/list` requests; `oversized` answers for lines
 //! past [`MAX_LINE_BYTES`]; `head` reads a line's `id` and `method` without
-//! parsing the rest.
+//! parsing the rest; `pull` is the client that pulls a server's tool schemas
+//! for `callfix mcp-schemas`.
 
 mod head;
 mod listing;
 mod oversized;
+pub mod pull;
 mod session;
 
 use std::collections::{HashMap, HashSet, VecDeque};

@@ -76,6 +76,14 @@ pub(crate) enum Command {
     Mcp(McpArgs),
     /// Answer an agent's pre-tool-use hook (payload on stdin, decision on stdout)
     Hook(HookArgs),
+    /// Pull an MCP server's tool schemas into DIR/mcp__SERVER__TOOL.json (for the hook)
+    ///
+    /// Runs the server (stdio), asks for its tools (every page) and writes each
+    /// tool's inputSchema to DIR/mcp__SERVER__TOOL.json, named as Claude Code
+    /// names the tool (characters outside A-Z a-z 0-9 _ - become _). Prints
+    /// each file written. Claude Code checks its built-in tools' input itself,
+    /// before any hook runs: the hook helps MCP tools only.
+    McpSchemas(McpSchemasArgs),
     /// Print a shell completion script: bash, zsh, fish, powershell or elvish
     Completions {
         /// The shell
@@ -480,6 +488,13 @@ pub(crate) struct McpArgs {
     #[arg(long, default_value_t = 2.0, value_name = "SECONDS")]
     pub grace: f64,
 
+    #[command(flatten)]
+    pub server: ServerCommand,
+}
+
+/// The MCP server a subcommand runs (stdio): `[--] COMMAND [ARGS]...`, last.
+#[derive(Debug, Args)]
+pub(crate) struct ServerCommand {
     /// The MCP server to run, and its arguments: everything from the first word
     /// that is not a callfix option is the server's own argv (`--` before it is
     /// optional; the MCP Inspector's CLI drops it)
@@ -490,6 +505,38 @@ pub(crate) struct McpArgs {
         value_name = "COMMAND"
     )]
     pub command: Vec<std::ffi::OsString>,
+}
+
+/// `callfix mcp-schemas --server NAME --out DIR [--] COMMAND [ARGS]...`
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Exit codes:\n  0  every tool's schema written\n  1  a tool skipped (its schema is not an object, or its file name is\n     another's), the others written\n  2  usage error; the server could not be started, exited, hung, refused or\n     wrote something that is not MCP (nothing written); a file not written"
+)]
+pub(crate) struct McpSchemasArgs {
+    /// The server's name in Claude Code (its key under mcpServers, or the name
+    /// given to `claude mcp add`): the SERVER of mcp__SERVER__TOOL
+    #[arg(long, value_name = "NAME", value_parser = clap::builder::NonEmptyStringValueParser::new())]
+    pub server: String,
+
+    /// The directory to write the schemas into (made if missing; files of
+    /// other names in it are left alone)
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+
+    /// Seconds the server has to list its tools, from its start
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub timeout: f64,
+
+    #[command(flatten)]
+    pub run: ServerCommand,
+}
+
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(n) if n > 0.0 && n <= 86_400.0 => Ok(n),
+        Ok(_) => Err("a number of seconds above 0, at most 86400".into()),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// `callfix hook claude-code`

@@ -79,21 +79,7 @@ pub(crate) fn command(args: &McpArgs) -> anyhow::Result<Ended> {
         }
         None => None,
     };
-    let program = &args.command[0];
-    let mut command = Command::new(program);
-    #[cfg(unix)]
-    {
-        // A group of its own: stopping it stops what it started (`sh -c`).
-        use std::os::unix::process::CommandExt;
-        command.process_group(0);
-    }
-    let mut child = command
-        .args(&args.command[1..])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .with_context(|| format!("cannot start the MCP server {}", program.to_string_lossy()))?;
+    let mut child = spawn_server(&args.server.command)?;
     let (Some(server_in), Some(server_out)) = (child.stdin.take(), child.stdout.take()) else {
         anyhow::bail!("the MCP server's stdio could not be piped");
     };
@@ -182,6 +168,28 @@ pub(crate) fn command(args: &McpArgs) -> anyhow::Result<Ended> {
         let _ = writeln!(io::stderr().lock(), "callfix: {summary}");
     }
     Ok(ended)
+}
+
+/// Starts the MCP server `argv` in a process group of its own (stopping the
+/// group stops what it started: `sh -c`), its stdin and stdout piped, its
+/// stderr callfix's.
+pub(super) fn spawn_server(argv: &[std::ffi::OsString]) -> anyhow::Result<Child> {
+    let Some((program, rest)) = argv.split_first() else {
+        anyhow::bail!("no MCP server command given");
+    };
+    let mut command = Command::new(program);
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        command.process_group(0);
+    }
+    command
+        .args(rest)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .with_context(|| format!("cannot start the MCP server {}", program.to_string_lossy()))
 }
 
 fn server_to_client(server_out: impl io::Read, shared: &Shared) {
@@ -299,7 +307,10 @@ fn each_line(mut reader: impl BufRead, mut each: impl FnMut(Line<'_>) -> bool) {
 /// Reads one line (newline included) into `line`, keeping all of it up to
 /// [`MAX_LINE_BYTES`] and only its first [`OVERSIZED_PREFIX_BYTES`] past that;
 /// its whole length, or `None` at the end of the input.
-fn read_capped(reader: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result<Option<usize>> {
+pub(super) fn read_capped(
+    reader: &mut impl BufRead,
+    line: &mut Vec<u8>,
+) -> io::Result<Option<usize>> {
     let mut len = 0usize;
     let mut over = false;
     loop {
@@ -367,7 +378,7 @@ fn to_client(shared: &Shared, line: &[u8]) -> io::Result<()> {
 }
 
 /// Writes `line` as it is, with a newline if it has none, and flushes.
-fn write_line(out: &mut impl Write, line: &[u8]) -> io::Result<()> {
+pub(super) fn write_line(out: &mut impl Write, line: &[u8]) -> io::Result<()> {
     out.write_all(line)?;
     if !line.ends_with(b"\n") {
         out.write_all(b"\n")?;
@@ -375,7 +386,7 @@ fn write_line(out: &mut impl Write, line: &[u8]) -> io::Result<()> {
     out.flush()
 }
 
-fn trim_end(line: &[u8]) -> &[u8] {
+pub(super) fn trim_end(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\n")
         .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
         .unwrap_or(line)
@@ -384,7 +395,7 @@ fn trim_end(line: &[u8]) -> &[u8] {
 /// Waits `grace` for the child to exit, then asks its process group to stop
 /// (SIGTERM), waits `grace` again, then kills the group; always reaps the
 /// child. What the child left running in its group is stopped the same way.
-fn stop(child: &mut Child, grace: Duration) -> anyhow::Result<ExitStatus> {
+pub(super) fn stop(child: &mut Child, grace: Duration) -> anyhow::Result<ExitStatus> {
     let mut status = wait_until(child, grace, false)?;
     if status.is_none() || group_alive(child) {
         signal_group(child, false);
@@ -467,7 +478,7 @@ fn exit_code(status: ExitStatus) -> u8 {
     1
 }
 
-fn describe(status: ExitStatus) -> String {
+pub(super) fn describe(status: ExitStatus) -> String {
     match status.code() {
         Some(code) => format!("code {code}"),
         None => format!("signal, exit code {}", exit_code(status)),

@@ -7,6 +7,7 @@ pub(crate) mod colour;
 pub(crate) mod config;
 pub(crate) mod hook;
 pub(crate) mod mcp;
+mod pull;
 pub(crate) mod render;
 mod terminal;
 mod tools;
@@ -117,6 +118,10 @@ pub(crate) fn run(cli: &Cli) -> anyhow::Result<Ended> {
         Some(Command::Hook(args)) => {
             set_color(ColorArg::Auto);
             hook::command(args)
+        }
+        Some(Command::McpSchemas(args)) => {
+            set_color(ColorArg::Auto);
+            pull::command(args)
         }
         Some(Command::Completions { shell }) => terminal::completions(*shell),
         Some(Command::Man(args)) => terminal::man(args),

@@ -17,8 +17,7 @@ use crate::registry::Registry;
 pub(super) struct Fetch {
     /// The id (as JSON text) of the page asked for.
     pub(super) id: String,
-    tools: Vec<(String, Value)>,
-    index: HashMap<String, usize>,
+    gathered: Gathered,
     pages: usize,
     bytes: usize,
     /// A `list_changed` came while this listing was on its way: start again.
@@ -39,28 +38,61 @@ pub(super) enum Listing {
 /// A `tools/list` answer, read without what the proxy does not use (tool
 /// descriptions, annotations, output schemas, tools past [`MAX_TOOLS`]).
 #[derive(Deserialize)]
-struct Page {
+pub(super) struct Page {
     #[serde(default)]
-    result: Option<PageResult>,
+    pub(super) result: Option<PageResult>,
     #[serde(default)]
-    error: Option<Value>,
+    pub(super) error: Option<Value>,
 }
 
 #[derive(Deserialize)]
-struct PageResult {
+pub(super) struct PageResult {
     #[serde(default)]
-    tools: Tools,
+    pub(super) tools: Tools,
     #[serde(default, rename = "nextCursor")]
-    next_cursor: Option<Value>,
+    pub(super) next_cursor: Option<Value>,
+}
+
+/// The tools of a listing's pages: the first [`MAX_TOOLS`] names, in order; a
+/// name listed again keeps its first place and takes its later schema.
+#[derive(Debug, Default)]
+pub(super) struct Gathered {
+    pub(super) tools: Vec<(String, Value)>,
+    index: HashMap<String, usize>,
+    /// Entries of the lists that are not a tool with a name and an `inputSchema`.
+    pub(super) unusable: usize,
+}
+
+impl Gathered {
+    /// Adds one page's tools; whether any were left out, past [`MAX_TOOLS`].
+    pub(super) fn add(&mut self, page: &Tools) -> bool {
+        self.unusable = self.unusable.saturating_add(page.unusable);
+        for (name, schema) in &page.kept {
+            if let Some(&i) = self.index.get(name) {
+                if let Some(slot) = self.tools.get_mut(i) {
+                    slot.1 = schema.clone();
+                }
+                continue;
+            }
+            if self.tools.len() >= MAX_TOOLS {
+                return true;
+            }
+            self.index.insert(name.clone(), self.tools.len());
+            self.tools.push((name.clone(), schema.clone()));
+        }
+        page.more
+    }
 }
 
 /// A page's tools: the first [`MAX_TOOLS`] names that have an `inputSchema`
 /// (a name listed twice: its later schema, in its first place), and whether
 /// more came.
 #[derive(Default)]
-struct Tools {
+pub(super) struct Tools {
     kept: Vec<(String, Value)>,
     more: bool,
+    /// Entries that are not a tool with a name and an `inputSchema`.
+    unusable: usize,
 }
 
 impl<'de> Deserialize<'de> for Tools {
@@ -90,7 +122,7 @@ impl<'de> Deserialize<'de> for Tools {
                                 tools.kept.push((name, schema));
                             }
                         },
-                        Some(Tool(None)) => {}
+                        Some(Tool(None)) => tools.unusable = tools.unusable.saturating_add(1),
                         None => return Ok(tools),
                     }
                 }
@@ -171,8 +203,7 @@ impl Proxy {
         let id = self.own_id();
         self.listing = Listing::Fetching(Fetch {
             id: key(&id),
-            tools: Vec::new(),
-            index: HashMap::new(),
+            gathered: Gathered::default(),
             pages: 0,
             bytes: 0,
             stale: false,
@@ -235,27 +266,7 @@ impl Proxy {
                 "the MCP server's tool list is larger than {MAX_LIST_BYTES} bytes: the tools past it are not learned, and calls to them are forwarded unjudged"
             ));
         } else {
-            for (name, schema) in &result.tools.kept {
-                if let Some(&i) = fetch.index.get(name) {
-                    if let Some(slot) = fetch.tools.get_mut(i) {
-                        slot.1 = schema.clone();
-                    }
-                    continue;
-                }
-                if fetch.tools.len() >= MAX_TOOLS {
-                    break;
-                }
-                fetch.index.insert(name.clone(), fetch.tools.len());
-                fetch.tools.push((name.clone(), schema.clone()));
-            }
-            if fetch.tools.len() >= MAX_TOOLS
-                && (result.tools.more
-                    || result
-                        .tools
-                        .kept
-                        .iter()
-                        .any(|(n, _)| !fetch.index.contains_key(n)))
-            {
+            if fetch.gathered.add(&result.tools) {
                 warning = Some(format!(
                     "the MCP server lists more than {MAX_TOOLS} tools: only the first {MAX_TOOLS} are learned, and calls to the others are forwarded unjudged"
                 ));
@@ -288,7 +299,7 @@ impl Proxy {
     pub(super) fn finish_listing(&mut self) {
         let listing = std::mem::replace(&mut self.listing, Listing::Done);
         if let Listing::Fetching(fetch) = listing {
-            self.registry = Registry::from_schemas(fetch.tools);
+            self.registry = Registry::from_schemas(fetch.gathered.tools);
         }
         let held = std::mem::take(&mut self.held);
         for h in held {

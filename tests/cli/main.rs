@@ -22,6 +22,7 @@ mod misc_attacks;
 mod names;
 mod parser_cases;
 mod providers;
+mod pull;
 mod readme;
 mod refs;
 mod render;

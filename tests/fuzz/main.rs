@@ -284,6 +284,11 @@ proptest! {
     fn grammar_mcp_proxy_sessions(session in mcp::session()) {
         mcp::check(&session).map_err(TestCaseError::fail)?;
     }
+
+    #[test]
+    fn grammar_mcp_schema_pulls(lines in mcp::pull_session()) {
+        mcp::check_pull(&lines).map_err(TestCaseError::fail)?;
+    }
 }
 
 // ------------------------------------------------------------------ findings

@@ -110,3 +110,53 @@ pub(crate) fn check(lines: &[Line]) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// What a server writes to `callfix mcp-schemas`: grammar lines, and good
+/// answers to its `initialize` and first `tools/list` among them.
+pub(crate) fn pull_session() -> impl Strategy<Value = Vec<Vec<u8>>> {
+    let answer = prop_oneof![
+        Just(json!({"jsonrpc": "2.0", "id": 1, "result": {"capabilities": {}}})),
+        grammar::mcp_message().prop_map(|tools| json!({"jsonrpc": "2.0", "id": 2,
+            "result": {"tools": [{"name": tools.to_string(), "inputSchema": {"type": "object"}}]}})),
+    ];
+    prop::collection::vec(
+        prop_oneof![
+            3 => raw(),
+            2 => answer.prop_map(|v| v.to_string().into_bytes()),
+        ],
+        1..16,
+    )
+}
+
+/// Feeds a pull: it never panics, every line it sends is one JSON line, and
+/// every file it would write is named `mcp__s__….json` of `[A-Za-z0-9_-]`.
+pub(crate) fn check_pull(lines: &[Vec<u8>]) -> Result<(), String> {
+    use callfix::mcp::pull::{Next, Pull, plan};
+    let (mut pull, first) = Pull::start();
+    one_json_line(&first)?;
+    for line in lines {
+        match pull.line(line) {
+            Ok(Next::Send(out)) => {
+                for l in out {
+                    one_json_line(&l)?;
+                }
+            }
+            Ok(Next::Listed(tools)) => {
+                let (files, _) = plan("s", tools);
+                for f in files {
+                    let stem = f.file.strip_suffix(".json").unwrap_or_default();
+                    let safe = stem.starts_with("mcp__s__")
+                        && stem
+                            .bytes()
+                            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+                    if !safe {
+                        return Err(format!("an unsafe file name: {:?}", f.file));
+                    }
+                }
+                return Ok(());
+            }
+            Err(_) => return Ok(()),
+        }
+    }
+    Ok(())
+}
