@@ -68,7 +68,7 @@ fn every_finding_linter_style() {
         "descriptions/good.txt:2:4: error[description-render]: unknown variable <PLATFROM>; did you mean <PLATFORM>?",
         "descriptions/orphan.txt:1:1: error[description-orphan]: description of \"orphan\", which has no schema",
         "schemas/bare.json:4:5: warning[property-undescribed]: property x has no description (the model learns the tool from them)",
-        "schemas/meta.json:4:11: error[schema-invalid]: \"strng\" is not valid under any of the schemas listed in the 'anyOf' keyword (at /properties/a/type)",
+        "schemas/meta.json:4:11: error[schema-invalid]: properties.a.type: \"strng\" is not a type (one of array, boolean, integer, null, number, object, string)",
         "schemas/notjson.json:4:1: error[schema-invalid]: not valid JSON: EOF while parsing an object at line 4 column 0",
         "schemas/req.json:1:1: warning[description-file-missing]: no descriptions/req.txt: the tool's own description is used",
         "schemas/req.json:5:21: error[required-undeclared]: \"required\" names \"b\", which is not a declared property",
@@ -409,4 +409,80 @@ fn calls_from_stdin_are_counted_and_none_is_an_error() {
         .stdout(predicate::str::starts_with(
             "<stdin>:1:3: error[call-invalid]",
         ));
+}
+
+/// `check` in `dir` with `--schemas schemas`: stdout's lines.
+fn check_lines(dir: &std::path::Path) -> Vec<String> {
+    let out = callfix()
+        .current_dir(dir)
+        .args(["check", "--schemas", "schemas"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    stdout.lines().map(str::to_owned).collect()
+}
+
+#[test]
+fn every_schema_error_in_a_file_is_reported_at_its_keyword() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = dir.path().join("schemas");
+    std::fs::create_dir_all(&s).unwrap();
+    write(
+        &s,
+        "multi.json",
+        "{\n  \"type\": \"object\",\n  \"description\": \"M.\",\n  \"properties\": {\n    \"a\": {\"type\": \"strng\", \"description\": \"A.\"},\n    \"b\": {\"type\": \"string\", \"pattern\": \"([a-z\", \"description\": \"B.\"}\n  },\n  \"required\": \"a\"\n}\n",
+    );
+    assert_eq!(
+        check_lines(dir.path()),
+        [
+            "schemas/multi.json:5:11: error[schema-invalid]: properties.a.type: \"strng\" is not a type (one of array, boolean, integer, null, number, object, string)",
+            "schemas/multi.json:6:29: error[schema-invalid]: properties.b.pattern: \"([a-z\" is not a regular expression callfix can compile (its engine runs in linear time: no look-around, no backreferences)",
+            "schemas/multi.json:8:3: error[schema-invalid]: required: \"a\" is not of type \"array\"",
+        ]
+    );
+}
+
+#[test]
+fn a_ref_that_does_not_resolve_is_reported_at_its_ref_in_callfix_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = dir.path().join("schemas");
+    std::fs::create_dir_all(&s).unwrap();
+    write(
+        &s,
+        "_defs.json",
+        r#"{"$defs": {"path": {"type": "string"}}}"#,
+    );
+    let schema = |r: &str| {
+        format!(
+            "{{\n  \"type\": \"object\",\n  \"description\": \"R.\",\n  \"properties\": {{\n    \"file_path\": {{\"$ref\": \"{r}\", \"description\": \"P.\"}}\n  }}\n}}\n"
+        )
+    };
+    write(&s, "local.json", &schema("#/$defs/missing"));
+    write(&s, "sibling.json", &schema("_defs.json#/$defs/nope"));
+    write(&s, "absent.json", &schema("other.json"));
+    write(&s, "remote.json", &schema("http://x/y.json"));
+    // One file, two references that do not resolve: both are reported.
+    write(
+        &s,
+        "two.json",
+        "{\"type\": \"object\", \"description\": \"T.\", \"properties\": {\n \"a\": {\"$ref\": \"other.json\", \"description\": \"A.\"},\n \"b\": {\"$ref\": \"#/$defs/b\", \"description\": \"B.\"}}}\n",
+    );
+    let got = check_lines(dir.path());
+    let want = [
+        "schemas/absent.json:5:19: error[schema-invalid]: properties.file_path.$ref: \"other.json\" does not resolve: no such file or directory",
+        "schemas/local.json:5:19: error[schema-invalid]: properties.file_path.$ref: \"#/$defs/missing\" does not resolve: no \"$defs/missing\" in this file",
+        "schemas/remote.json:5:19: error[schema-invalid]: properties.file_path.$ref: \"http://x/y.json\" does not resolve: callfix never fetches schemas over the network (serve it from a local directory with --ref-map PREFIX=DIR)",
+        "schemas/sibling.json:5:19: error[schema-invalid]: properties.file_path.$ref: \"_defs.json#/$defs/nope\" does not resolve: no \"$defs/nope\" in _defs.json",
+        "schemas/two.json:2:8: error[schema-invalid]: properties.a.$ref: \"other.json\" does not resolve: no such file or directory",
+        "schemas/two.json:3:8: error[schema-invalid]: properties.b.$ref: \"#/$defs/b\" does not resolve: no \"$defs/b\" in this file",
+    ];
+    // `_defs.json` is a tool too (a schema of no type): its findings are not
+    // what this test is about.
+    let got: Vec<&String> = got
+        .iter()
+        .filter(|l| !l.starts_with("schemas/_defs"))
+        .collect();
+    assert_eq!(got, want);
+    assert!(!got.iter().any(|l| l.contains("registry")), "{got:?}");
 }
