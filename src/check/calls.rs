@@ -6,13 +6,15 @@ use std::io::{self, Read};
 use super::{Calls, Finding, Rule};
 use crate::error::Error;
 use crate::filter::{self, Options, StreamError, Summary};
+use crate::kinds::Kind;
 use crate::message::{self, one_line};
 use crate::output::{Position, Sink};
-use crate::provider::Call;
+use crate::provider::{self, Args, Call, Extracted};
 use crate::registry::Registry;
 use crate::repair::{Enabled, Policy};
 use crate::span::Loc;
-use crate::verdict::{Status, Verdict};
+use crate::verdict::{self, Status, Verdict};
+use serde_json::Value;
 
 /// Checks one input; returns how many calls it held. The input is read whole:
 /// a finding's column is counted from its record's line in the text.
@@ -28,13 +30,17 @@ pub(super) fn check(
         .map_err(|error| Error::read(input.name.clone(), error))?;
     let options = Options {
         policy: Policy {
-            enabled: Enabled::NONE,
+            // Calls written into the text are read (and are not valid as they
+            // are: they run only through this repair); nothing else is repaired.
+            enabled: Enabled::only([Kind::ExtractFromText]),
             ..Policy::default()
         },
         loop_limit: 0,
         ..Options::default()
     };
     let mut sink = CallFindings {
+        registry,
+        policy: options.policy,
         file: &input.name,
         text: &bytes,
         calls: 0,
@@ -65,6 +71,8 @@ pub(super) fn check(
 }
 
 struct CallFindings<'a> {
+    registry: &'a Registry,
+    policy: Policy,
     file: &'a str,
     text: &'a [u8],
     calls: u64,
@@ -87,13 +95,106 @@ impl CallFindings<'_> {
                 + 1,
         }
     }
+
+    /// The calls written into the text of the record at `at` beside the tool
+    /// calls it holds (which [`provider::extract`] leaves there: they never
+    /// run), less those the text only echoes (the same tool and arguments as
+    /// one of the record's own). The record is read again from the input; one
+    /// that is not a JSON text of its own there (a reassembled stream) has none.
+    fn beside(&self, at: Position) -> Vec<Call> {
+        let offset = usize::try_from(at.offset).unwrap_or(usize::MAX);
+        let Some(rest) = self.text.get(offset..) else {
+            return Vec::new();
+        };
+        let mut values = serde_json::Deserializer::from_slice(rest).into_iter::<Value>();
+        let Some(Ok(record)) = values.next() else {
+            return Vec::new();
+        };
+        let registry = self.registry;
+        let declared = |name: &str| registry.contains(name);
+        let leaked = provider::calls_in_text(&record, &declared);
+        if leaked.is_empty() {
+            return leaked;
+        }
+        let own: Vec<(String, Option<Value>)> = match provider::extract(record, None) {
+            Extracted::Calls(calls) => calls.into_iter().map(|c| (c.name, args(c.args))).collect(),
+            Extracted::Unrecognised(_) => Vec::new(),
+        };
+        leaked
+            .into_iter()
+            .filter(|l| {
+                let (name, args) = (&l.name, args(l.args.clone()));
+                !own.iter()
+                    .any(|(n, a)| n == name && *a == args && a.is_some())
+            })
+            .collect()
+    }
+}
+
+/// A call's arguments as a JSON value, when they are one.
+fn args(args: Args) -> Option<Value> {
+    match args {
+        Args::Value(v) => Some(v),
+        Args::Text(t) => serde_json::from_str(&t).ok(),
+        Args::Missing | Args::Malformed(_) => None,
+    }
+}
+
+/// Why a verdict is not valid, on one line (empty when it only needed repairs).
+fn errors(verdict: &Verdict) -> String {
+    let errors: Vec<String> = verdict.errors.iter().map(|e| e.line()).collect();
+    one_line(&errors.join("; ")).into_owned()
+}
+
+/// `; and it is not valid: …` when there are errors.
+fn and_invalid(errors: &str) -> String {
+    if errors.is_empty() {
+        String::new()
+    } else {
+        format!("; and it is not valid: {errors}")
+    }
 }
 
 impl Sink for CallFindings<'_> {
     fn call(&mut self, at: Position, call: Call, verdict: Verdict) -> io::Result<()> {
         self.calls += 1;
-        if verdict.status != Status::Valid {
-            let errors: Vec<String> = verdict.errors.iter().map(|e| e.line()).collect();
+        if at.call == 0 && call.leaked.is_none() {
+            for mut leaked in self.beside(at) {
+                self.calls += 1;
+                let verdict = verdict::judge(self.registry, &mut leaked, self.policy);
+                let family = leaked.leaked.as_ref().map_or("", |l| l.family);
+                let finding = Finding::new(
+                    self.file,
+                    self.loc(at),
+                    Rule::CallInText,
+                    format!(
+                        "record {}: a call to {} is written into the message text ({family} \
+                         markup) beside the message's own tool calls: it never runs{}",
+                        at.index,
+                        message::quote(&leaked.name),
+                        and_invalid(&errors(&verdict))
+                    ),
+                );
+                self.out.push(finding);
+            }
+        }
+        if let Some(leak) = &call.leaked {
+            let finding = Finding::new(
+                self.file,
+                self.loc(at),
+                Rule::CallInText,
+                format!(
+                    "recorded call {}.{} to {} is written into the message text ({} markup), \
+                     not as a tool call: it runs only if callfix extracts it{}",
+                    at.index,
+                    at.call,
+                    message::quote(&call.name),
+                    leak.family,
+                    and_invalid(&errors(&verdict))
+                ),
+            );
+            self.out.push(finding);
+        } else if verdict.status != Status::Valid {
             let finding = Finding::new(
                 self.file,
                 self.loc(at),
@@ -103,7 +204,7 @@ impl Sink for CallFindings<'_> {
                     at.index,
                     at.call,
                     message::quote(&call.name),
-                    one_line(&errors.join("; "))
+                    errors(&verdict)
                 ),
             );
             self.out.push(finding);

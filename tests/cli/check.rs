@@ -486,3 +486,64 @@ fn a_ref_that_does_not_resolve_is_reported_at_its_ref_in_callfix_words() {
     assert_eq!(got, want);
     assert!(!got.iter().any(|l| l.contains("registry")), "{got:?}");
 }
+
+/// A call written into a message's text runs only if callfix extracts it, and
+/// never when the message also holds tool calls of its own: `check --calls`
+/// reports both, whatever else the record holds. A call the text only echoes
+/// (the same tool and arguments as one of the message's own) is not reported.
+#[test]
+fn calls_written_into_the_text_are_reported_beside_real_calls() {
+    let call = |id: &str, path: &str| {
+        format!(
+            r#"{{"id":"{id}","type":"function","function":{{"name":"read","arguments":"{{\"file_path\":\"{path}\"}}"}}}}"#
+        )
+    };
+    let leaked = |args: &str| {
+        format!(r#"<tool_call>{{\"name\":\"read\",\"arguments\":{args}}}</tool_call>"#)
+    };
+    let records = [
+        format!(
+            r#"{{"role":"assistant","content":"Reading it.","tool_calls":[{}]}}"#,
+            call("c1", "/a")
+        ),
+        format!(
+            r#"{{"role":"assistant","content":"{}"}}"#,
+            leaked(r#"{\"file_path\":\"/b\"}"#)
+        ),
+        format!(
+            r#"{{"role":"assistant","content":"Both. {}","tool_calls":[{}]}}"#,
+            leaked(r#"{\"file_path\":\"/c\"}"#),
+            call("c2", "/d")
+        ),
+        format!(
+            r#"{{"role":"assistant","content":"Both, bad. {}","tool_calls":[{}]}}"#,
+            leaked(r#"{\"limit\":\"x\"}"#),
+            call("c3", "/e")
+        ),
+        format!(
+            r#"{{"role":"assistant","content":"Echo. {}","tool_calls":[{}]}}"#,
+            leaked(r#"{\"file_path\":\"/f\"}"#),
+            call("c4", "/f")
+        ),
+    ];
+    let out = callfix()
+        .args(["check", "--calls", "-"])
+        .write_stdin(records.join("\n") + "\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let got: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        got,
+        [
+            "<stdin>:2:1: error[call-in-text]: recorded call 1.0 to \"read\" is written into the message text (hermes markup), not as a tool call: it runs only if callfix extracts it",
+            "<stdin>:3:1: error[call-in-text]: record 2: a call to \"read\" is written into the message text (hermes markup) beside the message's own tool calls: it never runs",
+            "<stdin>:4:1: error[call-in-text]: record 3: a call to \"read\" is written into the message text (hermes markup) beside the message's own tool calls: it never runs; and it is not valid: file_path: Required; limit: expected integer, got string",
+        ]
+    );
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "callfix: check: 9 tools, 7 calls: 3 errors, 0 warnings\n"
+    );
+}
