@@ -442,6 +442,78 @@ mod tests {
         assert_eq!(percent_decode("/a%20b/%23c%25.json"), "/a b/#c%.json");
     }
 
+    fn unresolved_in(schema: &Value) -> Vec<(String, RefProblem)> {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("_defs.json"), r#"{"$defs": {"p": {}}}"#).unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let base = file_uri(&root.join("t.json"));
+        unresolved(schema, Some(root), &base, Arc::default())
+            .into_iter()
+            .map(|u| (u.pointer, u.problem))
+            .collect()
+    }
+
+    #[test]
+    fn every_ref_that_does_not_resolve_is_found_at_its_place() {
+        let schema = serde_json::json!({
+            "$defs": {"ok": {}, "anchored": {"$anchor": "here"}},
+            "properties": {
+                "a": {"$ref": "#/$defs/ok"},
+                "b": {"$ref": "#/$defs/missing"},
+                "c": {"$ref": "_defs.json#/$defs/p"},
+                "d": {"$ref": "_defs.json#/$defs/nope"},
+                "e": {"$ref": "absent.json"},
+                "f": {"$ref": "#here"},
+                "g": {"$ref": "#nowhere"},
+                "h": {"$ref": "http://x/y.json"},
+                "i": {"enum": [{"$ref": "#/not/a/schema"}]}
+            }
+        });
+        let found = unresolved_in(&schema);
+        let pointers: Vec<&str> = found.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(
+            pointers,
+            [
+                "/properties/b/$ref",
+                "/properties/d/$ref",
+                "/properties/e/$ref",
+                "/properties/g/$ref",
+                "/properties/h/$ref"
+            ]
+        );
+        assert_eq!(found[0].1, RefProblem::NoTarget("$defs/missing".into()));
+        assert_eq!(found[1].1, RefProblem::NoTarget("$defs/nope".into()));
+        assert!(matches!(&found[2].1, RefProblem::Document(r) if r.contains("no such file")));
+        assert_eq!(found[3].1, RefProblem::NoTarget("nowhere".into()));
+        assert!(matches!(&found[4].1, RefProblem::Document(r) if r.contains("never fetches")));
+    }
+
+    #[test]
+    fn a_ref_resolves_against_the_id_in_force() {
+        // Relative to the `$id` of its scope, `p.json` is `sub/p.json`, which
+        // does not exist; `#/$defs/x` is the scope's own.
+        let schema = serde_json::json!({
+            "properties": {
+                "a": {"$id": "sub/", "$defs": {"x": {}}, "properties": {
+                    "b": {"$ref": "#/$defs/x"},
+                    "c": {"$ref": "p.json"}
+                }}
+            }
+        });
+        let found = unresolved_in(&schema);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].0, "/properties/a/properties/c/$ref");
+    }
+
+    #[test]
+    fn the_walk_is_bounded_in_depth() {
+        let mut schema = serde_json::json!({"$ref": "#/nope"});
+        for _ in 0..200 {
+            schema = serde_json::json!({"items": schema});
+        }
+        assert!(unresolved_in(&schema).is_empty());
+    }
+
     #[test]
     fn ref_map_pairs() {
         assert_eq!(

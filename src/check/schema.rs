@@ -53,7 +53,7 @@ pub(super) fn problems(schema: &Value, file: &Path, ref_map: &Arc<RefMap>) -> Ve
                 RefProblem::NoTarget(fragment) => {
                     let document = u.reference.split('#').next().unwrap_or_default();
                     let document = if document.is_empty() {
-                        "this file"
+                        "this schema"
                     } else {
                         document
                     };

@@ -471,11 +471,11 @@ fn a_ref_that_does_not_resolve_is_reported_at_its_ref_in_callfix_words() {
     let got = check_lines(dir.path());
     let want = [
         "schemas/absent.json:5:19: error[schema-invalid]: properties.file_path.$ref: \"other.json\" does not resolve: no such file or directory",
-        "schemas/local.json:5:19: error[schema-invalid]: properties.file_path.$ref: \"#/$defs/missing\" does not resolve: no \"$defs/missing\" in this file",
+        "schemas/local.json:5:19: error[schema-invalid]: properties.file_path.$ref: \"#/$defs/missing\" does not resolve: no \"$defs/missing\" in this schema",
         "schemas/remote.json:5:19: error[schema-invalid]: properties.file_path.$ref: \"http://x/y.json\" does not resolve: callfix never fetches schemas over the network (serve it from a local directory with --ref-map PREFIX=DIR)",
         "schemas/sibling.json:5:19: error[schema-invalid]: properties.file_path.$ref: \"_defs.json#/$defs/nope\" does not resolve: no \"$defs/nope\" in _defs.json",
         "schemas/two.json:2:8: error[schema-invalid]: properties.a.$ref: \"other.json\" does not resolve: no such file or directory",
-        "schemas/two.json:3:8: error[schema-invalid]: properties.b.$ref: \"#/$defs/b\" does not resolve: no \"$defs/b\" in this file",
+        "schemas/two.json:3:8: error[schema-invalid]: properties.b.$ref: \"#/$defs/b\" does not resolve: no \"$defs/b\" in this schema",
     ];
     // `_defs.json` is a tool too (a schema of no type): its findings are not
     // what this test is about.
@@ -546,4 +546,29 @@ fn calls_written_into_the_text_are_reported_beside_real_calls() {
         String::from_utf8(out.stderr).unwrap(),
         "callfix: check: 9 tools, 7 calls: 3 errors, 0 warnings\n"
     );
+}
+
+#[test]
+fn every_schema_error_of_a_tool_in_a_list_is_at_its_keyword() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "tools.json",
+        r##"[
+  {"type": "function", "function": {"name": "a", "description": "A.", "parameters": {
+    "type": "object",
+    "properties": {"x": {"$ref": "#/$defs/gone", "description": "X."}, "y": {"type": "nope", "description": "Y."}}
+  }}}
+]
+"##,
+    );
+    callfix()
+        .current_dir(dir.path())
+        .args(["check", "--schemas", "tools.json"])
+        .assert()
+        .code(1)
+        .stdout(concat!(
+            "tools.json:4:26: error[schema-invalid]: tool \"a\": properties.x.$ref: \"#/$defs/gone\" does not resolve: no \"$defs/gone\" in this schema\n",
+            "tools.json:4:78: error[schema-invalid]: tool \"a\": properties.y.type: \"nope\" is not a type (one of array, boolean, integer, null, number, object, string)\n",
+        ));
 }
