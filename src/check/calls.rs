@@ -40,11 +40,11 @@ pub(super) fn check(
     };
     let mut sink = CallFindings {
         registry,
-        policy: options.policy,
         file: &input.name,
         text: &bytes,
         calls: 0,
         out,
+        in_text: None,
     };
     let run = filter::Filter {
         registry,
@@ -72,11 +72,12 @@ pub(super) fn check(
 
 struct CallFindings<'a> {
     registry: &'a Registry,
-    policy: Policy,
     file: &'a str,
     text: &'a [u8],
     calls: u64,
     out: &'a mut Vec<Finding>,
+    /// The calls in the current record's text.
+    in_text: Option<InText>,
 }
 
 impl CallFindings<'_> {
@@ -96,39 +97,66 @@ impl CallFindings<'_> {
         }
     }
 
+    /// The record at `at`, read again from the input: `None` when it is not a
+    /// JSON text of its own there (a reassembled stream).
+    fn record_at(&self, at: Position) -> Option<Value> {
+        let offset = usize::try_from(at.offset).ok()?;
+        let rest = self.text.get(offset..)?;
+        let mut values = serde_json::Deserializer::from_slice(rest).into_iter::<Value>();
+        values.next()?.ok()
+    }
+
+    /// The calls written into the text of the record at `at`, as written (not
+    /// yet judged), and the record's own calls; read once per record.
+    fn in_text(&mut self, at: Position) -> &InText {
+        if self.in_text.as_ref().is_none_or(|t| t.index != at.index) {
+            let registry = self.registry;
+            let declared = |name: &str| registry.contains(name);
+            let (calls, own) = match self.record_at(at) {
+                Some(record) => {
+                    let calls = provider::calls_in_text(&record, &declared);
+                    let own = match calls.is_empty() {
+                        true => Vec::new(),
+                        false => match provider::extract(record, None) {
+                            Extracted::Calls(own) => {
+                                own.into_iter().map(|c| (c.name, args(c.args))).collect()
+                            }
+                            Extracted::Unrecognised(_) => Vec::new(),
+                        },
+                    };
+                    (calls, own)
+                }
+                None => (Vec::new(), Vec::new()),
+            };
+            self.in_text = Some(InText {
+                index: at.index,
+                calls,
+                own,
+            });
+        }
+        self.in_text.get_or_insert_with(InText::default)
+    }
+
     /// The calls written into the text of the record at `at` beside the tool
     /// calls it holds (which [`provider::extract`] leaves there: they never
     /// run), less those the text only echoes (the same tool and arguments as
-    /// one of the record's own). The record is read again from the input; one
-    /// that is not a JSON text of its own there (a reassembled stream) has none.
-    fn beside(&self, at: Position) -> Vec<Call> {
-        let offset = usize::try_from(at.offset).unwrap_or(usize::MAX);
-        let Some(rest) = self.text.get(offset..) else {
-            return Vec::new();
+    /// one of the record's own).
+    fn beside(&mut self, at: Position) -> Vec<Call> {
+        let found = self.in_text(at);
+        let echoed = |l: &Call| {
+            let args = args(l.args.clone());
+            args.is_some() && found.own.iter().any(|(n, a)| *n == l.name && *a == args)
         };
-        let mut values = serde_json::Deserializer::from_slice(rest).into_iter::<Value>();
-        let Some(Ok(record)) = values.next() else {
-            return Vec::new();
-        };
-        let registry = self.registry;
-        let declared = |name: &str| registry.contains(name);
-        let leaked = provider::calls_in_text(&record, &declared);
-        if leaked.is_empty() {
-            return leaked;
-        }
-        let own: Vec<(String, Option<Value>)> = match provider::extract(record, None) {
-            Extracted::Calls(calls) => calls.into_iter().map(|c| (c.name, args(c.args))).collect(),
-            Extracted::Unrecognised(_) => Vec::new(),
-        };
-        leaked
-            .into_iter()
-            .filter(|l| {
-                let (name, args) = (&l.name, args(l.args.clone()));
-                !own.iter()
-                    .any(|(n, a)| n == name && *a == args && a.is_some())
-            })
-            .collect()
+        found.calls.iter().filter(|l| !echoed(l)).cloned().collect()
     }
+}
+
+/// The calls in one record's text, and its own calls (tool and arguments).
+#[derive(Default)]
+struct InText {
+    index: u64,
+    calls: Vec<Call>,
+    own: Vec<(String, Option<Value>)>,
 }
 
 /// A call's arguments as a JSON value, when they are one.
@@ -146,7 +174,8 @@ fn errors(verdict: &Verdict) -> String {
     one_line(&errors.join("; ")).into_owned()
 }
 
-/// `; and it is not valid: …` when there are errors.
+/// `; and it is not valid: …` when there are errors (the filter's, every repair
+/// on: what is wrong with the call beyond where it is written).
 fn and_invalid(errors: &str) -> String {
     if errors.is_empty() {
         String::new()
@@ -161,7 +190,7 @@ impl Sink for CallFindings<'_> {
         if at.call == 0 && call.leaked.is_none() {
             for mut leaked in self.beside(at) {
                 self.calls += 1;
-                let verdict = verdict::judge(self.registry, &mut leaked, self.policy);
+                let verdict = verdict::judge(self.registry, &mut leaked, Policy::default());
                 let family = leaked.leaked.as_ref().map_or("", |l| l.family);
                 let finding = Finding::new(
                     self.file,
@@ -179,6 +208,18 @@ impl Sink for CallFindings<'_> {
             }
         }
         if let Some(leak) = &call.leaked {
+            // Written in text, the call is not valid as it is; whether it is
+            // valid at all is what the filter, every repair on, would say (an
+            // XML family's `3` is typed by the schema, not a wrong string).
+            let written = self.in_text(at).calls.get(at.call).cloned();
+            let errors = match written.filter(|w| w.name == call.name) {
+                Some(mut written) => errors(&verdict::judge(
+                    self.registry,
+                    &mut written,
+                    Policy::default(),
+                )),
+                None => String::new(),
+            };
             let finding = Finding::new(
                 self.file,
                 self.loc(at),
@@ -190,7 +231,7 @@ impl Sink for CallFindings<'_> {
                     at.call,
                     message::quote(&call.name),
                     leak.family,
-                    and_invalid(&errors(&verdict))
+                    and_invalid(&errors)
                 ),
             );
             self.out.push(finding);

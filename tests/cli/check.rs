@@ -572,3 +572,30 @@ fn every_schema_error_of_a_tool_in_a_list_is_at_its_keyword() {
             "tools.json:4:78: error[schema-invalid]: tool \"a\": properties.y.type: \"nope\" is not a type (one of array, boolean, integer, null, number, object, string)\n",
         ));
 }
+
+/// What else is wrong with a call written into text is what the filter would
+/// say, every repair on: a Qwen3-Coder `3` is an integer by the schema, not a
+/// wrong string; `many` is not an integer.
+#[test]
+fn a_call_in_text_is_judged_as_the_filter_judges_it() {
+    let qwen = |params: &str| {
+        serde_json::json!({
+            "role": "assistant",
+            "content": format!("<tool_call>\n<function=read>\n{params}</function>\n</tool_call>"),
+        })
+        .to_string()
+    };
+    let typed =
+        qwen("<parameter=file_path>\n/a\n</parameter>\n<parameter=limit>\n3\n</parameter>\n");
+    let wrong =
+        qwen("<parameter=file_path>\n/a\n</parameter>\n<parameter=limit>\nmany\n</parameter>\n");
+    callfix()
+        .args(["check", "--calls", "-"])
+        .write_stdin(format!("{typed}\n{wrong}\n"))
+        .assert()
+        .code(1)
+        .stdout(concat!(
+            "<stdin>:1:1: error[call-in-text]: recorded call 0.0 to \"read\" is written into the message text (qwen3-coder markup), not as a tool call: it runs only if callfix extracts it\n",
+            "<stdin>:2:1: error[call-in-text]: recorded call 1.0 to \"read\" is written into the message text (qwen3-coder markup), not as a tool call: it runs only if callfix extracts it; and it is not valid: limit: expected integer, got string\n",
+        ));
+}
