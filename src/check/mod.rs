@@ -313,9 +313,11 @@ impl<'a, 's, 't> Here<'a, 's, 't> {
                     _ => Vec::new(),
                 };
                 let covered = match &e.problem {
-                    SchemaProblem::Invalid { at, .. } => {
-                        problems.iter().any(|p| p.pointer == *at || p.reference)
-                    }
+                    // The validator says where a keyword is wrong; a `$ref`
+                    // that points nowhere it reports at the top.
+                    SchemaProblem::Invalid { at, .. } => problems
+                        .iter()
+                        .any(|p| p.pointer == *at || (p.reference && at.is_empty())),
                     SchemaProblem::Reference(_) => problems.iter().any(|p| p.reference),
                     _ => false,
                 };
