@@ -158,7 +158,7 @@ pub enum SchemaProblem {
     Json(#[source] serde_json::Error),
     /// A `$ref` cannot be resolved, or the base URI is not valid. (Its text
     /// already carries its cause, so it is not chained again.)
-    #[error("{0}")]
+    #[error("{}", RefText(.0))]
     Reference(Box<referencing::Error>),
     /// The `$ref`s multiply past the limit of subschemas, or nest too deep.
     #[error(
@@ -228,6 +228,46 @@ pub enum RefError {
         /// The directory.
         root: PathBuf,
     },
+}
+
+impl RefError {
+    /// Why, without the reference (for a message that names it already).
+    pub fn reason(&self) -> String {
+        match self {
+            RefError::MapDirectory { .. } => self.to_string(),
+            RefError::Remote(_) => "callfix never fetches schemas over the network (serve it \
+                 from a local directory with --ref-map PREFIX=DIR)"
+                .into(),
+            RefError::Unreadable { reason, .. } => reason.clone(),
+            RefError::Outside { root, .. } => {
+                format!("it points outside the schema directory {}", root.display())
+            }
+        }
+    }
+}
+
+/// A reference error in callfix's words: a document that cannot be had says
+/// why (the sandbox's [`RefError`]), not that it "is not present in a registry".
+struct RefText<'a>(&'a referencing::Error);
+
+impl fmt::Display for RefText<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            referencing::Error::Unretrievable { uri, source } => {
+                match source.downcast_ref::<RefError>() {
+                    Some(e) => write!(f, "{e}"),
+                    None => write!(f, "$ref \"{uri}\" cannot be read: {source}"),
+                }
+            }
+            referencing::Error::PointerToNowhere { pointer } => {
+                write!(f, "a $ref points at \"{pointer}\", which does not exist")
+            }
+            referencing::Error::NoSuchAnchor { anchor } => {
+                write!(f, "a $ref names anchor \"{anchor}\", which does not exist")
+            }
+            e => write!(f, "{e}"),
+        }
+    }
 }
 
 impl From<referencing::Error> for SchemaProblem {

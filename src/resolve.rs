@@ -245,6 +245,170 @@ pub fn expansion(root: At<'_>, limit: u64) -> u64 {
     walk(&root, 0, limit, &mut HashMap::new(), &mut HashSet::new())
 }
 
+/// A `$ref` in a schema's own document that does not resolve.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Unresolved {
+    /// Where the `$ref` keyword is, as a JSON Pointer into the schema.
+    pub(crate) pointer: String,
+    /// The reference as written.
+    pub(crate) reference: String,
+    /// Why it does not resolve.
+    pub(crate) problem: RefProblem,
+}
+
+/// Why a `$ref` does not resolve.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum RefProblem {
+    /// The document it names cannot be had ([`RefError::reason`]).
+    Document(String),
+    /// The document is there; nothing in it answers to this fragment (a JSON
+    /// Pointer or an anchor).
+    NoTarget(String),
+    /// The reference itself cannot be read (a malformed URI, say).
+    Other(String),
+}
+
+/// How deep the walk for `$ref`s goes into a schema.
+const MAX_WALK_DEPTH: usize = 128;
+
+/// Every `$ref` in `schema`'s own document that does not resolve, as the
+/// validator would read it (`base` is the document's URI, `root` the schema
+/// directory, `ref_map` the `--ref-map` prefixes). Unlike the registry the
+/// validator is built from, a document that cannot be had does not stop the
+/// walk: each reference is answered on its own. Linear in the schema (each
+/// subschema once), plus one read per document the references name.
+pub(crate) fn unresolved(
+    schema: &Value,
+    root: Option<PathBuf>,
+    base: &str,
+    ref_map: Arc<RefMap>,
+) -> Vec<Unresolved> {
+    let failed: Arc<std::sync::Mutex<HashMap<String, String>>> = Arc::default();
+    let recording = Recording {
+        sandbox: Sandbox { root, ref_map },
+        failed: Arc::clone(&failed),
+    };
+    let draft = Draft::default().detect(schema);
+    let Ok(refs) = referencing::Registry::new()
+        .draft(draft)
+        .retriever(recording)
+        .add(base, draft.create_resource(schema.clone()))
+        .and_then(referencing::RegistryBuilder::prepare)
+    else {
+        return Vec::new();
+    };
+    let Ok(base_uri) = referencing::uri::from_str(base) else {
+        return Vec::new();
+    };
+    let failed = failed.lock().map(|f| f.clone()).unwrap_or_default();
+    let mut out = Vec::new();
+    walk_refs(
+        &At::root(schema, refs.resolver(base_uri)),
+        String::new(),
+        &failed,
+        &mut out,
+        0,
+    );
+    out
+}
+
+fn walk_refs(
+    node: &At<'_>,
+    pointer: String,
+    failed: &HashMap<String, String>,
+    out: &mut Vec<Unresolved>,
+    depth: usize,
+) {
+    let Value::Object(m) = node.schema else {
+        return;
+    };
+    if depth > MAX_WALK_DEPTH {
+        return;
+    }
+    if let Some(Value::String(reference)) = m.get("$ref") {
+        // A document the sandbox could not read stands in as `{}`: its
+        // failure is the answer, whatever the lookup says.
+        let document =
+            referencing::uri::resolve_against(&node.resolver.base_uri().borrow(), reference)
+                .ok()
+                .map(|u| u.as_str().split('#').next().unwrap_or_default().to_owned());
+        let problem = match document.and_then(|d| failed.get(&d)) {
+            Some(reason) => Some(RefProblem::Document(reason.clone())),
+            None => match node.resolver.lookup(reference) {
+                Ok(_) => None,
+                Err(referencing::Error::PointerToNowhere { pointer }) => Some(
+                    RefProblem::NoTarget(pointer.trim_start_matches('/').to_owned()),
+                ),
+                Err(referencing::Error::NoSuchAnchor { anchor }) => {
+                    Some(RefProblem::NoTarget(anchor))
+                }
+                Err(e) => Some(RefProblem::Other(e.to_string())),
+            },
+        };
+        if let Some(problem) = problem {
+            out.push(Unresolved {
+                pointer: format!("{pointer}/$ref"),
+                reference: reference.clone(),
+                problem,
+            });
+        }
+    }
+    for (k, v) in m {
+        // Values, not subschemas.
+        if matches!(
+            k.as_str(),
+            "enum" | "const" | "default" | "examples" | "$ref"
+        ) {
+            continue;
+        }
+        let here = format!("{pointer}/{}", crate::json::pointer_token(k));
+        match v {
+            Value::Object(_) => walk_refs(&node.child(v), here, failed, out, depth + 1),
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    walk_refs(
+                        &node.child(item),
+                        format!("{here}/{i}"),
+                        failed,
+                        out,
+                        depth + 1,
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The sandbox, remembering what it could not read (by document URI) and
+/// answering an empty schema instead, so that one missing document does not
+/// hide the other references.
+struct Recording {
+    sandbox: Sandbox,
+    failed: Arc<std::sync::Mutex<HashMap<String, String>>>,
+}
+
+impl Retrieve for Recording {
+    fn retrieve(
+        &self,
+        uri: &Uri<String>,
+    ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
+        match self.sandbox.retrieve(uri) {
+            Ok(v) => Ok(v),
+            Err(e) => {
+                let reason = match e.downcast_ref::<RefError>() {
+                    Some(r) => r.reason(),
+                    None => e.to_string(),
+                };
+                if let Ok(mut failed) = self.failed.lock() {
+                    failed.insert(uri.as_str().to_owned(), reason);
+                }
+                Ok(Value::Object(serde_json::Map::new()))
+            }
+        }
+    }
+}
+
 /// Everything but unreserved characters and `/` is percent-encoded in a path.
 const PATH: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'-')
@@ -276,6 +440,78 @@ mod tests {
             "file:///a%20b/%23c%25.json"
         );
         assert_eq!(percent_decode("/a%20b/%23c%25.json"), "/a b/#c%.json");
+    }
+
+    fn unresolved_in(schema: &Value) -> Vec<(String, RefProblem)> {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("_defs.json"), r#"{"$defs": {"p": {}}}"#).unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let base = file_uri(&root.join("t.json"));
+        unresolved(schema, Some(root), &base, Arc::default())
+            .into_iter()
+            .map(|u| (u.pointer, u.problem))
+            .collect()
+    }
+
+    #[test]
+    fn every_ref_that_does_not_resolve_is_found_at_its_place() {
+        let schema = serde_json::json!({
+            "$defs": {"ok": {}, "anchored": {"$anchor": "here"}},
+            "properties": {
+                "a": {"$ref": "#/$defs/ok"},
+                "b": {"$ref": "#/$defs/missing"},
+                "c": {"$ref": "_defs.json#/$defs/p"},
+                "d": {"$ref": "_defs.json#/$defs/nope"},
+                "e": {"$ref": "absent.json"},
+                "f": {"$ref": "#here"},
+                "g": {"$ref": "#nowhere"},
+                "h": {"$ref": "http://x/y.json"},
+                "i": {"enum": [{"$ref": "#/not/a/schema"}]}
+            }
+        });
+        let found = unresolved_in(&schema);
+        let pointers: Vec<&str> = found.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(
+            pointers,
+            [
+                "/properties/b/$ref",
+                "/properties/d/$ref",
+                "/properties/e/$ref",
+                "/properties/g/$ref",
+                "/properties/h/$ref"
+            ]
+        );
+        assert_eq!(found[0].1, RefProblem::NoTarget("$defs/missing".into()));
+        assert_eq!(found[1].1, RefProblem::NoTarget("$defs/nope".into()));
+        assert!(matches!(&found[2].1, RefProblem::Document(r) if r.contains("no such file")));
+        assert_eq!(found[3].1, RefProblem::NoTarget("nowhere".into()));
+        assert!(matches!(&found[4].1, RefProblem::Document(r) if r.contains("never fetches")));
+    }
+
+    #[test]
+    fn a_ref_resolves_against_the_id_in_force() {
+        // Relative to the `$id` of its scope, `p.json` is `sub/p.json`, which
+        // does not exist; `#/$defs/x` is the scope's own.
+        let schema = serde_json::json!({
+            "properties": {
+                "a": {"$id": "sub/", "$defs": {"x": {}}, "properties": {
+                    "b": {"$ref": "#/$defs/x"},
+                    "c": {"$ref": "p.json"}
+                }}
+            }
+        });
+        let found = unresolved_in(&schema);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].0, "/properties/a/properties/c/$ref");
+    }
+
+    #[test]
+    fn the_walk_is_bounded_in_depth() {
+        let mut schema = serde_json::json!({"$ref": "#/nope"});
+        for _ in 0..200 {
+            schema = serde_json::json!({"items": schema});
+        }
+        assert!(unresolved_in(&schema).is_empty());
     }
 
     #[test]

@@ -133,6 +133,12 @@ impl<'t> Spanned<'t> {
         Loc::of(self.text, at)
     }
 
+    /// The value `node` holds, parsed as JSON.
+    pub fn value(&self, node: Node<'_, 't>) -> Option<serde_json::Value> {
+        let range = node.0.range();
+        serde_json::from_str(self.text.get(range.start..range.end)?).ok()
+    }
+
     /// The tool named `name` in a tool-list document (an object whose `name` is
     /// that string): where its name is, and its schema (`input_schema`,
     /// `inputSchema`, `parameters` or `parametersJsonSchema`).

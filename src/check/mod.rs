@@ -8,6 +8,7 @@
 mod calls;
 pub mod report;
 mod rules;
+mod schema;
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -297,16 +298,46 @@ impl<'a, 's, 't> Here<'a, 's, 't> {
                 place,
             }),
             Lookup::Broken(e) => {
-                let reason = Chain(&e.problem);
-                let what = match &e.tool {
+                let said = |reason: String| match &e.tool {
                     Some(t) => format!("tool \"{t}\": {reason}"),
-                    None => reason.to_string(),
+                    None => reason,
                 };
-                let at = e.at.unwrap_or_else(|| match &e.problem {
-                    SchemaProblem::Invalid { at, .. } => place.at(at),
-                    _ => place.name,
-                });
-                out.push(Finding::new(&e.file, at, Rule::SchemaInvalid, what));
+                // Every problem the schema has, each at its place; the
+                // validator's own error only when none of them is it.
+                let problems = match &e.problem {
+                    SchemaProblem::Invalid { .. } | SchemaProblem::Reference(_) => place
+                        .schema
+                        .and_then(|node| place.spanned.value(node))
+                        .map(|schema| schema::problems(&schema, &e.file, registry.ref_map()))
+                        .unwrap_or_default(),
+                    _ => Vec::new(),
+                };
+                let covered = match &e.problem {
+                    // The validator says where a keyword is wrong; a `$ref`
+                    // that points nowhere it reports at the top.
+                    SchemaProblem::Invalid { at, .. } => problems
+                        .iter()
+                        .any(|p| p.pointer == *at || (p.reference && at.is_empty())),
+                    SchemaProblem::Reference(_) => problems.iter().any(|p| p.reference),
+                    _ => false,
+                };
+                for p in problems {
+                    let at = place.at(&p.pointer);
+                    out.push(Finding::new(
+                        &e.file,
+                        at,
+                        Rule::SchemaInvalid,
+                        said(p.message),
+                    ));
+                }
+                if !covered {
+                    let at = e.at.unwrap_or_else(|| match &e.problem {
+                        SchemaProblem::Invalid { at, .. } => place.at(at),
+                        _ => place.name,
+                    });
+                    let what = said(Chain(&e.problem).to_string());
+                    out.push(Finding::new(&e.file, at, Rule::SchemaInvalid, what));
+                }
                 None
             }
             Lookup::Unknown => None,

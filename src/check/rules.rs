@@ -114,6 +114,9 @@ rules! {
     /// A recorded call that is not valid as it is.
     CallInvalid = "call-invalid", Error,
         "A recorded call is not valid against its tool's schema without repair.";
+    /// A recorded call written into the message text, not as a tool call.
+    CallInText = "call-in-text", Error,
+        "A recorded call is written into the message text, not as a tool call: it runs only if callfix extracts it, and never beside the message's own tool calls.";
     /// A record with no call callfix can read.
     RecordUnusable = "record-unusable", Error,
         "A record holds no call callfix can read (not JSON, cut off, unknown shape).";

@@ -330,6 +330,22 @@ pub fn assistant_text(record: &Value, declared: Declared) -> Option<String> {
     Some(leak::find(&text, declared).1)
 }
 
+/// Every call written into the text of the assistant message a record is or
+/// holds ([`assistant_text`]'s message), whatever else the message holds.
+/// [`extract`] reads them only from a message with no tool calls of its own (the
+/// model's own list is what runs; a call beside it in the text never does), so
+/// `check --calls` asks here to report the ones it leaves.
+pub fn calls_in_text(record: &Value, declared: Declared) -> Vec<Call> {
+    let Some(text) = turn(record).and_then(message_text) else {
+        return Vec::new();
+    };
+    leak::find(&text, declared)
+        .0
+        .into_iter()
+        .map(leaked_call)
+        .collect()
+}
+
 /// The one assistant message a record is or holds.
 fn turn(record: &Value) -> Option<&Map<String, Value>> {
     let m = record.as_object()?;

@@ -230,6 +230,11 @@ impl Registry {
         self
     }
 
+    /// The `--ref-map` prefixes references are served from.
+    pub(crate) fn ref_map(&self) -> &Arc<RefMap> {
+        &self.ref_map
+    }
+
     /// Tool names in the registry's order.
     pub fn names(&self) -> impl ExactSizeIterator<Item = &str> {
         self.order().iter().map(|&i| self.entry(i).name.as_str())

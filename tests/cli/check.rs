@@ -68,7 +68,7 @@ fn every_finding_linter_style() {
         "descriptions/good.txt:2:4: error[description-render]: unknown variable <PLATFROM>; did you mean <PLATFORM>?",
         "descriptions/orphan.txt:1:1: error[description-orphan]: description of \"orphan\", which has no schema",
         "schemas/bare.json:4:5: warning[property-undescribed]: property x has no description (the model learns the tool from them)",
-        "schemas/meta.json:4:11: error[schema-invalid]: \"strng\" is not valid under any of the schemas listed in the 'anyOf' keyword (at /properties/a/type)",
+        "schemas/meta.json:4:11: error[schema-invalid]: properties.a.type: \"strng\" is not a type (one of array, boolean, integer, null, number, object, string)",
         "schemas/notjson.json:4:1: error[schema-invalid]: not valid JSON: EOF while parsing an object at line 4 column 0",
         "schemas/req.json:1:1: warning[description-file-missing]: no descriptions/req.txt: the tool's own description is used",
         "schemas/req.json:5:21: error[required-undeclared]: \"required\" names \"b\", which is not a declared property",
@@ -408,5 +408,194 @@ fn calls_from_stdin_are_counted_and_none_is_an_error() {
         .code(1)
         .stdout(predicate::str::starts_with(
             "<stdin>:1:3: error[call-invalid]",
+        ));
+}
+
+/// `check` in `dir` with `--schemas schemas`: stdout's lines.
+fn check_lines(dir: &std::path::Path) -> Vec<String> {
+    let out = callfix()
+        .current_dir(dir)
+        .args(["check", "--schemas", "schemas"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    stdout.lines().map(str::to_owned).collect()
+}
+
+#[test]
+fn every_schema_error_in_a_file_is_reported_at_its_keyword() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = dir.path().join("schemas");
+    std::fs::create_dir_all(&s).unwrap();
+    write(
+        &s,
+        "multi.json",
+        "{\n  \"type\": \"object\",\n  \"description\": \"M.\",\n  \"properties\": {\n    \"a\": {\"type\": \"strng\", \"description\": \"A.\"},\n    \"b\": {\"type\": \"string\", \"pattern\": \"([a-z\", \"description\": \"B.\"}\n  },\n  \"required\": \"a\"\n}\n",
+    );
+    assert_eq!(
+        check_lines(dir.path()),
+        [
+            "schemas/multi.json:5:11: error[schema-invalid]: properties.a.type: \"strng\" is not a type (one of array, boolean, integer, null, number, object, string)",
+            "schemas/multi.json:6:29: error[schema-invalid]: properties.b.pattern: \"([a-z\" is not a regular expression callfix can compile (its engine runs in linear time: no look-around, no backreferences)",
+            "schemas/multi.json:8:3: error[schema-invalid]: required: \"a\" is not of type \"array\"",
+        ]
+    );
+}
+
+#[test]
+fn a_ref_that_does_not_resolve_is_reported_at_its_ref_in_callfix_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = dir.path().join("schemas");
+    std::fs::create_dir_all(&s).unwrap();
+    write(
+        &s,
+        "_defs.json",
+        r#"{"$defs": {"path": {"type": "string"}}}"#,
+    );
+    let schema = |r: &str| {
+        format!(
+            "{{\n  \"type\": \"object\",\n  \"description\": \"R.\",\n  \"properties\": {{\n    \"file_path\": {{\"$ref\": \"{r}\", \"description\": \"P.\"}}\n  }}\n}}\n"
+        )
+    };
+    write(&s, "local.json", &schema("#/$defs/missing"));
+    write(&s, "sibling.json", &schema("_defs.json#/$defs/nope"));
+    write(&s, "absent.json", &schema("other.json"));
+    write(&s, "remote.json", &schema("http://x/y.json"));
+    // One file, two references that do not resolve: both are reported.
+    write(
+        &s,
+        "two.json",
+        "{\"type\": \"object\", \"description\": \"T.\", \"properties\": {\n \"a\": {\"$ref\": \"other.json\", \"description\": \"A.\"},\n \"b\": {\"$ref\": \"#/$defs/b\", \"description\": \"B.\"}}}\n",
+    );
+    let got = check_lines(dir.path());
+    let want = [
+        "schemas/absent.json:5:19: error[schema-invalid]: properties.file_path.$ref: \"other.json\" does not resolve: no such file or directory",
+        "schemas/local.json:5:19: error[schema-invalid]: properties.file_path.$ref: \"#/$defs/missing\" does not resolve: no \"$defs/missing\" in this schema",
+        "schemas/remote.json:5:19: error[schema-invalid]: properties.file_path.$ref: \"http://x/y.json\" does not resolve: callfix never fetches schemas over the network (serve it from a local directory with --ref-map PREFIX=DIR)",
+        "schemas/sibling.json:5:19: error[schema-invalid]: properties.file_path.$ref: \"_defs.json#/$defs/nope\" does not resolve: no \"$defs/nope\" in _defs.json",
+        "schemas/two.json:2:8: error[schema-invalid]: properties.a.$ref: \"other.json\" does not resolve: no such file or directory",
+        "schemas/two.json:3:8: error[schema-invalid]: properties.b.$ref: \"#/$defs/b\" does not resolve: no \"$defs/b\" in this schema",
+    ];
+    // `_defs.json` is a tool too (a schema of no type): its findings are not
+    // what this test is about.
+    let got: Vec<&String> = got
+        .iter()
+        .filter(|l| !l.starts_with("schemas/_defs"))
+        .collect();
+    assert_eq!(got, want);
+    assert!(!got.iter().any(|l| l.contains("registry")), "{got:?}");
+}
+
+/// A call written into a message's text runs only if callfix extracts it, and
+/// never when the message also holds tool calls of its own: `check --calls`
+/// reports both, whatever else the record holds. A call the text only echoes
+/// (the same tool and arguments as one of the message's own) is not reported.
+#[test]
+fn calls_written_into_the_text_are_reported_beside_real_calls() {
+    let call = |id: &str, path: &str| {
+        format!(
+            r#"{{"id":"{id}","type":"function","function":{{"name":"read","arguments":"{{\"file_path\":\"{path}\"}}"}}}}"#
+        )
+    };
+    let leaked = |args: &str| {
+        format!(r#"<tool_call>{{\"name\":\"read\",\"arguments\":{args}}}</tool_call>"#)
+    };
+    let records = [
+        format!(
+            r#"{{"role":"assistant","content":"Reading it.","tool_calls":[{}]}}"#,
+            call("c1", "/a")
+        ),
+        format!(
+            r#"{{"role":"assistant","content":"{}"}}"#,
+            leaked(r#"{\"file_path\":\"/b\"}"#)
+        ),
+        format!(
+            r#"{{"role":"assistant","content":"Both. {}","tool_calls":[{}]}}"#,
+            leaked(r#"{\"file_path\":\"/c\"}"#),
+            call("c2", "/d")
+        ),
+        format!(
+            r#"{{"role":"assistant","content":"Both, bad. {}","tool_calls":[{}]}}"#,
+            leaked(r#"{\"limit\":\"x\"}"#),
+            call("c3", "/e")
+        ),
+        format!(
+            r#"{{"role":"assistant","content":"Echo. {}","tool_calls":[{}]}}"#,
+            leaked(r#"{\"file_path\":\"/f\"}"#),
+            call("c4", "/f")
+        ),
+    ];
+    let out = callfix()
+        .args(["check", "--calls", "-"])
+        .write_stdin(records.join("\n") + "\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let got: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        got,
+        [
+            "<stdin>:2:1: error[call-in-text]: recorded call 1.0 to \"read\" is written into the message text (hermes markup), not as a tool call: it runs only if callfix extracts it",
+            "<stdin>:3:1: error[call-in-text]: record 2: a call to \"read\" is written into the message text (hermes markup) beside the message's own tool calls: it never runs",
+            "<stdin>:4:1: error[call-in-text]: record 3: a call to \"read\" is written into the message text (hermes markup) beside the message's own tool calls: it never runs; and it is not valid: file_path: Required; limit: expected integer, got string",
+        ]
+    );
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "callfix: check: 9 tools, 7 calls: 3 errors, 0 warnings\n"
+    );
+}
+
+#[test]
+fn every_schema_error_of_a_tool_in_a_list_is_at_its_keyword() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "tools.json",
+        r##"[
+  {"type": "function", "function": {"name": "a", "description": "A.", "parameters": {
+    "type": "object",
+    "properties": {"x": {"$ref": "#/$defs/gone", "description": "X."}, "y": {"type": "nope", "description": "Y."}}
+  }}}
+]
+"##,
+    );
+    callfix()
+        .current_dir(dir.path())
+        .args(["check", "--schemas", "tools.json"])
+        .assert()
+        .code(1)
+        .stdout(concat!(
+            "tools.json:4:26: error[schema-invalid]: tool \"a\": properties.x.$ref: \"#/$defs/gone\" does not resolve: no \"$defs/gone\" in this schema\n",
+            "tools.json:4:78: error[schema-invalid]: tool \"a\": properties.y.type: \"nope\" is not a type (one of array, boolean, integer, null, number, object, string)\n",
+        ));
+}
+
+/// What else is wrong with a call written into text is what the filter would
+/// say, every repair on: a Qwen3-Coder `3` is an integer by the schema, not a
+/// wrong string; `many` is not an integer.
+#[test]
+fn a_call_in_text_is_judged_as_the_filter_judges_it() {
+    let qwen = |params: &str| {
+        serde_json::json!({
+            "role": "assistant",
+            "content": format!("<tool_call>\n<function=read>\n{params}</function>\n</tool_call>"),
+        })
+        .to_string()
+    };
+    let typed =
+        qwen("<parameter=file_path>\n/a\n</parameter>\n<parameter=limit>\n3\n</parameter>\n");
+    let wrong =
+        qwen("<parameter=file_path>\n/a\n</parameter>\n<parameter=limit>\nmany\n</parameter>\n");
+    callfix()
+        .args(["check", "--calls", "-"])
+        .write_stdin(format!("{typed}\n{wrong}\n"))
+        .assert()
+        .code(1)
+        .stdout(concat!(
+            "<stdin>:1:1: error[call-in-text]: recorded call 0.0 to \"read\" is written into the message text (qwen3-coder markup), not as a tool call: it runs only if callfix extracts it\n",
+            "<stdin>:2:1: error[call-in-text]: recorded call 1.0 to \"read\" is written into the message text (qwen3-coder markup), not as a tool call: it runs only if callfix extracts it; and it is not valid: limit: expected integer, got string\n",
         ));
 }

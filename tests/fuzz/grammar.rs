@@ -1121,7 +1121,7 @@ pub(crate) struct Case {
     /// What `-f args` must print for the valid parts, in order.
     pub(crate) want: Vec<String>,
     pub(crate) garbage: usize,
-    /// Valid calls outside text (`check --calls` reads no calls in text).
+    /// Valid calls outside text (`check --calls` reports each call in text).
     pub(crate) recorded: usize,
 }
 
