@@ -60,6 +60,7 @@
 //! the cursors look at).
 
 mod cursor;
+mod cut;
 mod deepseek;
 mod fallback;
 mod harmony;

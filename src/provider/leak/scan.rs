@@ -7,8 +7,8 @@ use super::cursor::Cursor;
 use super::json::{json_calls, json_value, object_call};
 use super::table::{Id, Row, Syntax};
 use super::{
-    Declared, Leaked, enclosed, found, malformed, no_name, not_an_object, not_json, pythonic, tags,
-    unclosed,
+    Declared, Leaked, cut, enclosed, found, malformed, no_name, not_an_object, not_json, pythonic,
+    tags, unclosed,
 };
 
 /// What reading a row's markup gives: the calls it holds (none for a
@@ -68,8 +68,24 @@ impl<'d> Ctx<'d> {
 }
 
 /// Reads the markup of `row` at the start of `text`, which starts with
-/// `opening`.
+/// `opening`. A call cut off keeps the name written before the cut.
 pub(super) fn read(row: &Row, opening: &str, text: &str, ctx: &mut Ctx) -> Read {
+    let (mut calls, used) = read_row(row, opening, text, ctx);
+    if let [call] = calls.as_mut_slice()
+        && call.name.is_empty()
+        && call
+            .args
+            .as_ref()
+            .err()
+            .is_some_and(|why| why == cut::NOT_CLOSED)
+        && let Some(name) = cut::name(row, opening, text)
+    {
+        call.name = name;
+    }
+    (calls, used)
+}
+
+fn read_row(row: &Row, opening: &str, text: &str, ctx: &mut Ctx) -> Read {
     match (&row.syntax, row.close) {
         (Syntax::Section { calls, end }, _) => section(opening, calls, end, text),
         (Syntax::Around(inner), Some(close)) => {
@@ -289,7 +305,7 @@ impl Id {
     }
 
     /// The name in the id `head`.
-    fn read(self, head: &str) -> &str {
+    pub(super) fn read(self, head: &str) -> &str {
         let head = head.trim();
         match self {
             Id::Plain => head,

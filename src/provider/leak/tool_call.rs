@@ -16,9 +16,9 @@ use serde_json::{Map, Value};
 use super::cursor::Cursor;
 use super::json::{json_calls, json_first_name, json_value};
 use super::scan::{self, Ctx, Read};
-use super::table;
 use super::tags::layout_trimmed;
 use super::{Leaked, enclosed, malformed, no_name, not_json, pythonic, unclosed_call};
+use super::{cut, table};
 
 const OPEN: &str = "<tool_call>";
 const CLOSE: &str = "</tool_call>";
@@ -41,9 +41,12 @@ pub(super) fn read(text: &str, ctx: &mut Ctx) -> Read {
         }
         // Cut off: named when its JSON or `<function=` head got that far.
         let rest = after.trim_start();
+        let [(key_open, _), _] = PAIR;
         let name = json_first_name(rest)
             .or_else(|| rest.strip_prefix(FUNCTION)?.split_once('>').map(|(n, _)| n))
-            .filter(|n| !n.is_empty() && !n.contains(['<', '\n']));
+            // GLM: the name, then its first `<arg_key>`.
+            .or_else(|| Cursor::new(rest).take_before(key_open))
+            .and_then(cut::plain);
         return unclosed_call(text, name.unwrap_or(""));
     };
     let body = body.trim();
