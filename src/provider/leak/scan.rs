@@ -108,7 +108,10 @@ fn read_row(row: &Row, opening: &str, text: &str, ctx: &mut Ctx) -> Read {
         (Syntax::Reader(read), _) => read(text, ctx),
         (syntax, Some(close)) => {
             let Some((markup, inner)) = enclosed(text, opening, close) else {
-                return unclosed(text);
+                return match syntax {
+                    Syntax::Calls { .. } => complete_at_end(syntax, opening, text, ctx),
+                    _ => unclosed(text),
+                };
             };
             (closed(syntax, inner, markup, ctx), markup.len())
         }
@@ -175,6 +178,22 @@ fn closed(syntax: &Syntax, inner: &str, markup: &str, ctx: &Ctx) -> Vec<Leaked> 
             Vec::new()
         }
     }
+}
+
+/// JSON calls whose closing sentinel never came (Cohere's `<|END_ACTION|>`):
+/// read when one whole JSON value follows the opening and nothing but space
+/// after it, the message ending there; a value cut off is not closed.
+fn complete_at_end(syntax: &Syntax, opening: &str, text: &str, ctx: &Ctx) -> Read {
+    let mut c = Cursor::new(text);
+    c.eat(opening);
+    let Ok((_, json)) = json_value(&mut c) else {
+        return unclosed(text);
+    };
+    c.skip_space();
+    if !c.is_at_end() {
+        return unclosed(text);
+    }
+    (closed(syntax, json, text, ctx), text.len())
 }
 
 /// A body that ends where its syntax does.

@@ -99,12 +99,14 @@ fn granite_31_tool_call_list_has_no_closing_tag() {
         assert_eq!(args(&call), json!({"file_path": "/a"}));
         assert_eq!(left, clean);
     }
-    // Hermes closed around a list is still hermes; an object not closed, or a
-    // list cut off, is not closed.
+    // Hermes closed around a list is still hermes; an object not closed
+    // with prose after it, or a list cut off, is not closed (a whole object
+    // at the end of the message is read:
+    // `a_complete_call_whose_closing_never_comes_is_read_only_at_the_end`).
     let (call, _) = one(&format!("<tool_call>{list}</tool_call>"));
     assert_eq!(call.family, "hermes");
     for text in [
-        "<tool_call>{\"name\": \"read\", \"arguments\": {\"file_path\": \"/a\"}}".to_owned(),
+        "<tool_call>{\"name\": \"read\", \"arguments\": {\"file_path\": \"/a\"}}\nDone.".to_owned(),
         format!("<tool_call>{}", &list[..list.len() - 1]),
     ] {
         let (call, _) = one(&text);
@@ -374,5 +376,94 @@ fn deep_object_literals_are_rejected_within_a_small_stack() {
             assert_eq!(calls.len(), 1, "{n}");
             assert_eq!(calls[0].args.is_ok(), n == 100, "{n}: {:?}", calls[0].args);
         }
+    }
+}
+
+#[test]
+fn a_complete_call_whose_closing_never_comes_is_read_only_at_the_end() {
+    let cases = [
+        // (markup, the family of the call read)
+        (
+            "<tool_call>\n{\"name\": \"read\", \"arguments\": {\"file_path\": \"/a\"}}\n",
+            "hermes",
+        ),
+        (
+            "<tool_call>\n<function=read>\n<parameter=file_path>\n/a\n</parameter>\n</function>",
+            "qwen3-coder",
+        ),
+        (
+            "<tool_call><function name=\"read\"><param name=\"file_path\">/a</param></function>",
+            "minicpm",
+        ),
+        (
+            "<|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": \"read\", \"parameters\": {\"file_path\": \"/a\"}}]",
+            "cohere",
+        ),
+    ];
+    for (markup, family) in cases {
+        let (call, clean) = one(&format!("Reading.\n{markup}"));
+        assert_eq!(
+            (call.name.as_str(), call.family),
+            ("read", family),
+            "{markup}"
+        );
+        assert_eq!(args(&call), json!({"file_path": "/a"}), "{markup}");
+        assert_eq!(clean, "Reading.");
+        // Anything after it: the closing was due, so the call is not closed.
+        let (call, _) = one(&format!("Reading.\n{markup}\nDone."));
+        assert_eq!(call.args, Err(cut::NOT_CLOSED.to_owned()), "{markup}");
+        assert_eq!(call.name, "read", "{markup}");
+    }
+    // A body cut off stays cut off: never completed.
+    for cut in [
+        "<tool_call>\n{\"name\": \"read\", \"arguments\": {\"file_path\": \"/a\"}",
+        "<tool_call>\n<function=read>\n<parameter=file_path>\n/a\n</parameter>\n</funct",
+        "<|START_ACTION|>[{\"tool_name\": \"read\", \"parameters\": {\"file_path\": \"/a\"}}",
+    ] {
+        let (call, _) = one(cut);
+        assert!(call.args.is_err(), "{cut}: {call:?}");
+        assert_eq!(call.name, "read", "{cut}");
+    }
+}
+
+#[test]
+fn a_call_cut_off_keeps_the_name_written_before_the_cut() {
+    for (text, name) in [
+        (
+            "<｜DSML｜invoke name=\"read\">\n<｜DSML｜parameter name=\"file_path\" string=\"true\">",
+            "read",
+        ),
+        ("<｜DSML｜invoke name=\"rea", ""),
+        ("<function=read>\n<parameter=file_path>\n", "read"),
+        ("<function=rea", ""),
+        (
+            "<tool_call>read\n<arg_key>file_path</arg_key>\n<arg_value>",
+            "read",
+        ),
+        (
+            "<|tool_call_begin|>functions.read:0<|tool_call_argument_begin|>{\"a\": \"",
+            "read",
+        ),
+        ("<|tool_call_begin|>functions.rea", ""),
+        ("<｜tool▁call▁begin｜>read<｜tool▁sep｜>{\"a\": \"", "read"),
+        (
+            "<｜tool▁call▁begin｜>function<｜tool▁sep｜>read\n```json\n{\"a",
+            "read",
+        ),
+        ("<｜tool▁call▁begin｜>function<｜tool▁sep｜>rea", ""),
+        (
+            "[TOOL_CALLS][{\"name\": \"read\", \"arguments\": {\"a\": \"",
+            "read",
+        ),
+        ("<|python_start|>[read(file_path=\"", "read"),
+        (
+            "<seed:tool_call>\n<function=read>\n<parameter=file_path>\n",
+            "read",
+        ),
+        ("<function name=\"read\"><param name=\"file_path\">", "read"),
+    ] {
+        let (call, _) = one(&format!("Reading.\n{text}"));
+        assert_eq!(call.args, Err(cut::NOT_CLOSED.to_owned()), "{text}");
+        assert_eq!(call.name, name, "{text}");
     }
 }
