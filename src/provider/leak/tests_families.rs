@@ -467,3 +467,28 @@ fn a_call_cut_off_keeps_the_name_written_before_the_cut() {
         assert_eq!(call.name, name, "{text}");
     }
 }
+
+#[test]
+fn harmony_json_that_does_not_parse_ends_at_its_call_token() {
+    let broken = "<|channel|>commentary to=functions.read <|constrain|>json<|message|>{\"file_path\": \"/a\", \"offset\": 1<|call|>";
+    let good = "<|start|>assistant<|channel|>commentary to=functions.glob <|constrain|>json<|message|>{\"pattern\": \"*\"}<|call|>";
+    let (calls, clean) = find_declared(&format!("{broken}\n{good}\nDone."));
+    assert_eq!(calls.len(), 2, "{calls:?}");
+    assert_eq!(calls[0].name, "read");
+    assert!(
+        calls[0]
+            .args
+            .as_ref()
+            .unwrap_err()
+            .contains("not valid JSON")
+    );
+    assert_eq!(calls[0].markup, broken);
+    assert_eq!(
+        (calls[1].name.as_str(), args(&calls[1])),
+        ("glob", json!({"pattern": "*"}))
+    );
+    assert_eq!(clean, "Done.");
+    // No `<|call|>` after it: the rest of the message is its markup.
+    let (calls, _) = find_declared(broken.trim_end_matches("<|call|>"));
+    assert_eq!(calls.len(), 1);
+}
