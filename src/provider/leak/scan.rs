@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::cursor::Cursor;
 use super::json::{json_calls, json_value, object_call};
-use super::table::{Id, Row, Syntax};
+use super::table::{self, Id, Row, Syntax};
 use super::{
     Declared, Leaked, cut, enclosed, found, malformed, no_name, not_an_object, not_json, pythonic,
     tags, unclosed,
@@ -87,7 +87,7 @@ pub(super) fn read(row: &Row, opening: &str, text: &str, ctx: &mut Ctx) -> Read 
 
 fn read_row(row: &Row, opening: &str, text: &str, ctx: &mut Ctx) -> Read {
     match (&row.syntax, row.close) {
-        (Syntax::Section { calls, end }, _) => section(opening, calls, end, text),
+        (Syntax::Section { calls, end }, _) => section(opening, calls, end, text, ctx),
         (Syntax::Around(inner), Some(close)) => {
             let Some((markup, body)) = enclosed(text, opening, close) else {
                 return unclosed(text);
@@ -263,7 +263,7 @@ fn json_run(mut c: Cursor<'_>, join: Option<&str>, text: &str) -> Read {
 
 /// A section's opening at the start of `text`, perhaps repeated: removed
 /// when a call or the section's end follows, else a malformed call.
-fn section(opening: &str, calls: &[&str], end: &str, text: &str) -> Read {
+fn section(opening: &str, calls: &[&str], end: &str, text: &str, ctx: &mut Ctx) -> Read {
     let mut c = Cursor::new(text);
     while c.eat(opening) {
         c.skip_space();
@@ -281,7 +281,20 @@ fn section(opening: &str, calls: &[&str], end: &str, text: &str) -> Read {
     } else {
         format!("the tool call section written in the text holds no call after {opening}")
     };
-    malformed(markup, "", why)
+    // Named by the first call written after the garbage, if one was: read
+    // within the section's markup only (markups do not overlap: linear).
+    let name = calls
+        .first()
+        .and_then(|call| {
+            let garbage = markup.get(c.at()..)?;
+            let rest = garbage.get(garbage.find(call)?..)?;
+            let row = table::row_for(call, rest)?;
+            let mut inner = Ctx::new(rest, ctx.declared);
+            let (found, _) = read_row(row, call, rest, &mut inner);
+            found.into_iter().next().map(|l| l.name)
+        })
+        .unwrap_or_default();
+    malformed(markup, &name, why)
 }
 
 impl Id {

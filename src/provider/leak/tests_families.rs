@@ -492,3 +492,25 @@ fn harmony_json_that_does_not_parse_ends_at_its_call_token() {
     let (calls, _) = find_declared(broken.trim_end_matches("<|call|>"));
     assert_eq!(calls.len(), 1);
 }
+
+#[test]
+fn kimi_singular_section_tokens_leave_the_text_as_the_plural_do() {
+    let (call, clean) = one(
+        "Reading.<|tool_call_section_begin|><|tool_call_begin|>functions.read:0<|tool_call_argument_begin|>{\"file_path\": \"/a\"}<|tool_call_end|><|tool_call_section_end|>",
+    );
+    assert_eq!((call.name.as_str(), call.family), ("read", "kimi-k2"));
+    assert_eq!(clean, "Reading.");
+}
+
+#[test]
+fn a_section_begin_repeated_with_garbage_is_rejected_and_names_its_call() {
+    let text = "<｜tool▁calls▁begin｜><｜tool▁calls▁begin｜>garbage<｜tool▁call▁begin｜>read<｜tool▁sep｜>{\"file_path\": \"/a\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>";
+    let (call, clean) = one(&format!("{text}Done."));
+    assert_eq!(call.name, "read");
+    assert!(call.args.unwrap_err().contains("holds no call"));
+    assert_eq!(call.markup, text);
+    assert_eq!(clean, "Done.");
+    // Garbage with no call in it: no name.
+    let (call, _) = one("<｜tool▁calls▁begin｜>garbage<｜tool▁calls▁end｜>");
+    assert_eq!(call.name, "");
+}
