@@ -135,9 +135,11 @@ pub(super) fn leaked_calls(calls: Vec<Named>, markup: &str) -> Vec<Leaked> {
         .collect()
 }
 
-/// The whole of `text` as a call list: `Ok(None)` when it is not one.
+/// The whole of `text` as a call list: `Ok(None)` when it is not one. Read
+/// as the list after `<|python_start|>` is, call notation included
+/// (`[glob('*.rs')]`: a positional value, for the schema to name).
 pub(super) fn whole(text: &str) -> Parsed<Option<Vec<Named>>> {
-    let mut p = Parser::new(text);
+    let mut p = Parser::notation(text);
     let calls = p.calls()?;
     p.space();
     Ok(p.c.is_at_end().then_some(calls))

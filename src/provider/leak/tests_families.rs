@@ -514,3 +514,20 @@ fn a_section_begin_repeated_with_garbage_is_rejected_and_names_its_call() {
     let (call, _) = one("<｜tool▁calls▁begin｜>garbage<｜tool▁calls▁end｜>");
     assert_eq!(call.name, "");
 }
+
+#[test]
+fn a_bare_call_list_reads_positional_values_as_the_sentinel_list_does() {
+    for text in ["[glob('**/*.rs')]", "<|python_start|>[glob('**/*.rs')]"] {
+        let (call, clean) = one(text);
+        assert_eq!(
+            (call.name.as_str(), call.family),
+            ("glob", "pythonic"),
+            "{text}"
+        );
+        assert_eq!(call.written.positional, [json!("**/*.rs")], "{text}");
+        assert_eq!(clean, "");
+    }
+    // Still only the whole message, every name declared.
+    assert!(find_declared("[search('rust')]").0.is_empty());
+    assert!(find_declared("Try [glob('*')] here.").0.is_empty());
+}
