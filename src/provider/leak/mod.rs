@@ -313,17 +313,32 @@ fn bare<'t>(text: &'t str, declared: Declared) -> Option<(Vec<Leaked>, &'t str)>
         return match pythonic::leading_call(text) {
             Ok((call, end)) => {
                 let markup = text.get(..end).unwrap_or_default();
-                let prose = text.get(end..).unwrap_or_default().trim();
+                let after = text.get(end..).unwrap_or_default();
                 // Prose may follow on later lines, not on the call's own
                 // (`bash(1) is a manual section` is prose), and not after a
-                // call with no arguments (`read() reads a file`).
-                let rest_of_line = text.get(end..).unwrap_or_default().split('\n').next();
-                let empty = call.args.is_empty() && call.positional.is_empty();
+                // call with no arguments (`read() reads a file`). Lines that
+                // are each one call are calls too.
+                let rest_of_line = after.split('\n').next();
                 let alone = rest_of_line.is_none_or(|l| l.trim().is_empty());
+                let more = if alone {
+                    call_lines(after, declared)
+                } else {
+                    Vec::new()
+                };
+                let mut prose = after.trim();
+                for (line, _) in &more {
+                    prose = prose.get(line.len()..).unwrap_or_default().trim();
+                }
+                let empty = call.args.is_empty() && call.positional.is_empty();
                 if !prose.is_empty() && (empty || !alone) {
                     return None;
                 }
-                let (calls, _) = tag(pythonic::leaked_calls(vec![call], markup), "call")?;
+                // One call holds the whole markup; several, each its own.
+                let mut calls = pythonic::leaked_calls(vec![call], markup);
+                for (line, call) in more {
+                    calls.extend(pythonic::leaked_calls(vec![call], line));
+                }
+                let (calls, _) = tag(calls, "call")?;
                 Some((calls, prose))
             }
             Err(pythonic::Stop::Cut) => tag(unclosed_call(text, name).0, "call"),
@@ -346,6 +361,27 @@ fn bare<'t>(text: &'t str, declared: Declared) -> Option<(Vec<Leaked>, &'t str)>
         };
     }
     None
+}
+
+/// The lines at the start of `rest` (after a call alone on its line) that
+/// are each one whole call in call notation to a declared tool, in order,
+/// each with its line; up to the first line that is not (prose after them
+/// stays prose). A line is read on its own: linear in the text.
+fn call_lines<'t>(rest: &'t str, declared: Declared) -> Vec<(&'t str, pythonic::Named)> {
+    let mut found = Vec::new();
+    let mut rest = rest.trim_start();
+    while let Some(name) = pythonic::call_name(rest) {
+        let line = rest.split('\n').next().unwrap_or_default().trim_end();
+        let whole = pythonic::leading_call(line)
+            .ok()
+            .filter(|(_, end)| *end == line.len());
+        let Some((call, _)) = whole.filter(|_| declared(name)) else {
+            break;
+        };
+        found.push((line, call));
+        rest = rest.get(line.len()..).unwrap_or_default().trim_start();
+    }
+    found
 }
 
 fn malformed(markup: &str, name: &str, why: String) -> scan::Read {

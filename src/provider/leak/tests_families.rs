@@ -531,3 +531,39 @@ fn a_bare_call_list_reads_positional_values_as_the_sentinel_list_does() {
     assert!(find_declared("[search('rust')]").0.is_empty());
     assert!(find_declared("Try [glob('*')] here.").0.is_empty());
 }
+
+#[test]
+fn call_notation_lines_each_one_call_are_all_read() {
+    let (calls, clean) = find_declared(
+        "glob(pattern: \"*\")\nread(file_path: '/a')\nglob(pattern: \"*\")\nI will wait.",
+    );
+    let names: Vec<&str> = calls.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["glob", "read", "glob"]);
+    assert_eq!(calls[1].markup, "read(file_path: '/a')");
+    assert!(calls.iter().all(|c| c.family == "call"));
+    assert_eq!(clean, "I will wait.");
+    // A line that is not one whole call to a declared tool ends them.
+    for (text, n) in [
+        (
+            "glob(pattern: \"*\")\nsearch(q: 'x')\nread(file_path: '/a')",
+            1,
+        ),
+        ("glob(pattern: \"*\")\nread(file_path: '/a') and more", 1),
+        ("glob(pattern: \"*\") then\nread(file_path: '/a')", 0),
+    ] {
+        assert_eq!(find_declared(text).0.len(), n, "{text}");
+    }
+}
+
+#[test]
+fn call_notation_takes_json_literals() {
+    let (call, _) = one("read(file_path: '/a', force: true, limit: null, all: false)");
+    assert_eq!(
+        args(&call),
+        json!({"file_path": "/a", "force": true, "limit": null, "all": false})
+    );
+    // Broken inside a marker: rejected under the name written.
+    let (call, _) = one("<tool_call>read(file_path: '/a', offset: ))</tool_call>");
+    assert_eq!(call.name, "read");
+    assert!(call.args.is_err());
+}
