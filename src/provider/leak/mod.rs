@@ -25,7 +25,7 @@
 //! | `seed` | `<seed:tool_call><function=x><parameter=p>…</parameter></function></seed:tool_call>` |
 //! | `qwen3-coder` | `<tool_call><function=x>…</function></tool_call>` |
 //! | `glm` | `<tool_call>x<arg_key>p</arg_key><arg_value>…</arg_value></tool_call>` |
-//! | `kimi-k2` | `<\|tool_call_begin\|>functions.x:0<\|tool_call_argument_begin\|>{…}<\|tool_call_end\|>` |
+//! | `kimi-k2` | `<\|tool_call_begin\|>functions.x:0<\|tool_call_argument_begin\|>{…}<\|tool_call_end\|>` (section tokens plural or singular) |
 //! | `deepseek-v3` | `<｜tool▁call▁begin｜>[function<｜tool▁sep｜>]x…<｜tool▁call▁end｜>` |
 //! | `mistral` | `[TOOL_CALLS][{"name", "arguments"}]`, `[TOOL_CALLS]x[ARGS]{…}` |
 //! | `llama3` | `<\|python_tag\|>{"name", "parameters"}`, `<function=x>{…}</function>` |
@@ -34,8 +34,9 @@
 //! | `cohere` | `<\|START_ACTION\|>[{"tool_name", "parameters"}]<\|END_ACTION\|>` |
 //! | `harmony` | `<\|channel\|>commentary to=functions.x <\|constrain\|>json<\|message\|>{…}<\|call\|>` |
 //! | `pythonic` | `<\|python_start\|>[x(p="…", n=1)]<\|python_end\|>` (Llama 4), or the bare list |
-//! | `json` | a bare `{"name", "arguments"\|"parameters"}` object or list of them (xLAM, Llama 3 JSON) |
-//! | `call` | call notation starting the message: `x(p: "…")`, `x('…')`, `x({p: "…"})` |
+//! | `call` | call notation starting the message (and lines after it that are each one call): `x(p: "…")`, `x('…')`, `x({p: "…"})`; also inside `<tool_call>` |
+//! | `json` | the fallback (`fallback.rs`): a `{"name", "arguments"\|"parameters"}` object or list of them naming declared tools, as the whole message (xLAM, Llama 3 JSON), after a wrapper tag of any name, before a closing tag, in a fence ending the message, after `[Tool Use: x]` |
+//! | `tool_use` | the fallback: an Anthropic `tool_use` block (JSON or Python dict repr) as the message or on lines ending it |
 //!
 //! A family is recognised only by its sentinels, and not inside a code span or
 //! a fenced code block (prose quoting the syntax is no call); a sentinel that
@@ -45,7 +46,11 @@
 //! tool; one call in call notation only when it starts the message and names a
 //! declared tool (prose may follow, from the next line, a call with
 //! arguments). Markup that is not closed, or JSON that does not parse, is
-//! reported as malformed: it is never completed or guessed at.
+//! reported as malformed: it is never completed or guessed at; a call cut off
+//! keeps the name written before the cut (`cut.rs`). A complete call whose
+//! closing token never came, with nothing after it in the message, is read
+//! (`<tool_call>{…}`, `<tool_call><function=…>…</function>`, Cohere's list):
+//! only a whole JSON value or a closed `</function>` counts as complete.
 //!
 //! Every reader moves through the text with one checked cursor (`cursor.rs`):
 //! no reader indexes or slices the text by hand, so none can panic on it, and
