@@ -343,6 +343,15 @@ fn reading_new_rows_looks_at_each_byte_a_bounded_number_of_times() {
         "<|tool_call_begin|>functionsexec5<|tool_call_argument_begin|>{}<|tool_call_end|>",
         "<|python_start|>read(a: ",
         "<function=read{\"a\": 1} ",
+        // Part 15's fixes: broken Harmony JSON ending at `<|call|>`, garbage
+        // sections naming their call, singular Kimi sections, calls one per
+        // line, complete calls whose closing never came.
+        "<|channel|>commentary to=functions.read <|constrain|>json<|message|>{,}<|call|>",
+        "<｜tool▁calls▁begin｜><｜tool▁calls▁begin｜>g<｜tool▁call▁begin｜>read<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+        "<|tool_call_section_begin|>",
+        "read(file_path: 'a')\n",
+        "<tool_call>{\"name\": \"read\", \"arguments\": {}} x",
+        "<|START_ACTION|>[] x",
     ] {
         let looked = |n: usize| {
             let text = unit.repeat(n);
