@@ -561,10 +561,14 @@ fn matrix() -> String {
         .iter()
         .filter(|r| r.pending().is_none() && !r.na())
         .count();
-    let _ = writeln!(
-        out,
-        "\n{live} rows run today; {pending} pending rows state the outcome of work in progress."
-    );
+    if pending == 0 {
+        let _ = writeln!(out, "\n{live} rows run, none pending.");
+    } else {
+        let _ = writeln!(
+            out,
+            "\n{live} rows run today; {pending} pending rows state the outcome of work in progress."
+        );
+    }
     out
 }
 
