@@ -49,6 +49,8 @@ pub(crate) const LEAK_TOKENS: &[&str] = &[
     // kimi-k2
     "<|tool_calls_section_begin|>",
     "<|tool_calls_section_end|>",
+    "<|tool_call_section_begin|>",
+    "<|tool_call_section_end|>",
     "<|tool_call_begin|>",
     "<|tool_call_argument_begin|>",
     "<|tool_call_end|>",

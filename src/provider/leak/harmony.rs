@@ -12,9 +12,10 @@ use super::{found, malformed, no_name, not_an_object};
 
 const TO: &str = "to=functions.";
 const MESSAGE: &str = "<|message|>";
+const CALL: &str = "<|call|>";
 
 /// A Harmony call at the start of `text` (its opening is the row's).
-pub(super) fn read(text: &str, _ctx: &mut Ctx) -> Read {
+pub(super) fn read(text: &str, ctx: &mut Ctx) -> Read {
     let mut c = Cursor::new(text);
     if c.take_until(TO).is_none() {
         return no_name(text);
@@ -33,10 +34,20 @@ pub(super) fn read(text: &str, _ctx: &mut Ctx) -> Read {
     c.eat(MESSAGE);
     match json_value(&mut c) {
         Ok((Value::Object(args), _)) => {
-            c.eat("<|call|>");
+            c.eat(CALL);
             found(name.to_owned(), args, c.done())
         }
         Ok(_) => malformed(c.done(), name, not_an_object()),
-        Err(why) => malformed(text, name, why),
+        Err(why) => {
+            // JSON that does not parse ends at its `<|call|>`, when one
+            // follows: the calls after it stand.
+            let mut to_call = Cursor::new(text);
+            let markup = if ctx.occurs(CALL, c.rest()) {
+                to_call.take_until(CALL).map(|_| to_call.done())
+            } else {
+                None
+            };
+            malformed(markup.unwrap_or(text), name, why)
+        }
     }
 }

@@ -25,7 +25,7 @@
 //! | `seed` | `<seed:tool_call><function=x><parameter=p>…</parameter></function></seed:tool_call>` |
 //! | `qwen3-coder` | `<tool_call><function=x>…</function></tool_call>` |
 //! | `glm` | `<tool_call>x<arg_key>p</arg_key><arg_value>…</arg_value></tool_call>` |
-//! | `kimi-k2` | `<\|tool_call_begin\|>functions.x:0<\|tool_call_argument_begin\|>{…}<\|tool_call_end\|>` |
+//! | `kimi-k2` | `<\|tool_call_begin\|>functions.x:0<\|tool_call_argument_begin\|>{…}<\|tool_call_end\|>` (section tokens plural or singular) |
 //! | `deepseek-v3` | `<｜tool▁call▁begin｜>[function<｜tool▁sep｜>]x…<｜tool▁call▁end｜>` |
 //! | `mistral` | `[TOOL_CALLS][{"name", "arguments"}]`, `[TOOL_CALLS]x[ARGS]{…}` |
 //! | `llama3` | `<\|python_tag\|>{"name", "parameters"}`, `<function=x>{…}</function>` |
@@ -34,8 +34,9 @@
 //! | `cohere` | `<\|START_ACTION\|>[{"tool_name", "parameters"}]<\|END_ACTION\|>` |
 //! | `harmony` | `<\|channel\|>commentary to=functions.x <\|constrain\|>json<\|message\|>{…}<\|call\|>` |
 //! | `pythonic` | `<\|python_start\|>[x(p="…", n=1)]<\|python_end\|>` (Llama 4), or the bare list |
-//! | `json` | a bare `{"name", "arguments"\|"parameters"}` object or list of them (xLAM, Llama 3 JSON) |
-//! | `call` | call notation starting the message: `x(p: "…")`, `x('…')`, `x({p: "…"})` |
+//! | `call` | call notation starting the message (and lines after it that are each one call): `x(p: "…")`, `x('…')`, `x({p: "…"})`; also inside `<tool_call>` |
+//! | `json` | the fallback (`fallback.rs`): a `{"name", "arguments"\|"parameters"}` object or list of them naming declared tools, as the whole message (xLAM, Llama 3 JSON), after a wrapper tag of any name, before a closing tag, in a fence ending the message, after `[Tool Use: x]` |
+//! | `tool_use` | the fallback: an Anthropic `tool_use` block (JSON or Python dict repr) as the message or on lines ending it |
 //!
 //! A family is recognised only by its sentinels, and not inside a code span or
 //! a fenced code block (prose quoting the syntax is no call); a sentinel that
@@ -45,7 +46,11 @@
 //! tool; one call in call notation only when it starts the message and names a
 //! declared tool (prose may follow, from the next line, a call with
 //! arguments). Markup that is not closed, or JSON that does not parse, is
-//! reported as malformed: it is never completed or guessed at.
+//! reported as malformed: it is never completed or guessed at; a call cut off
+//! keeps the name written before the cut (`cut.rs`). A complete call whose
+//! closing token never came, with nothing after it in the message, is read
+//! (`<tool_call>{…}`, `<tool_call><function=…>…</function>`, Cohere's list):
+//! only a whole JSON value or a closed `</function>` counts as complete.
 //!
 //! Every reader moves through the text with one checked cursor (`cursor.rs`):
 //! no reader indexes or slices the text by hand, so none can panic on it, and
@@ -60,6 +65,7 @@
 //! the cursors look at).
 
 mod cursor;
+mod cut;
 mod deepseek;
 mod fallback;
 mod harmony;
@@ -312,17 +318,32 @@ fn bare<'t>(text: &'t str, declared: Declared) -> Option<(Vec<Leaked>, &'t str)>
         return match pythonic::leading_call(text) {
             Ok((call, end)) => {
                 let markup = text.get(..end).unwrap_or_default();
-                let prose = text.get(end..).unwrap_or_default().trim();
+                let after = text.get(end..).unwrap_or_default();
                 // Prose may follow on later lines, not on the call's own
                 // (`bash(1) is a manual section` is prose), and not after a
-                // call with no arguments (`read() reads a file`).
-                let rest_of_line = text.get(end..).unwrap_or_default().split('\n').next();
-                let empty = call.args.is_empty() && call.positional.is_empty();
+                // call with no arguments (`read() reads a file`). Lines that
+                // are each one call are calls too.
+                let rest_of_line = after.split('\n').next();
                 let alone = rest_of_line.is_none_or(|l| l.trim().is_empty());
+                let more = if alone {
+                    call_lines(after, declared)
+                } else {
+                    Vec::new()
+                };
+                let mut prose = after.trim();
+                for (line, _) in &more {
+                    prose = prose.get(line.len()..).unwrap_or_default().trim();
+                }
+                let empty = call.args.is_empty() && call.positional.is_empty();
                 if !prose.is_empty() && (empty || !alone) {
                     return None;
                 }
-                let (calls, _) = tag(pythonic::leaked_calls(vec![call], markup), "call")?;
+                // One call holds the whole markup; several, each its own.
+                let mut calls = pythonic::leaked_calls(vec![call], markup);
+                for (line, call) in more {
+                    calls.extend(pythonic::leaked_calls(vec![call], line));
+                }
+                let (calls, _) = tag(calls, "call")?;
                 Some((calls, prose))
             }
             Err(pythonic::Stop::Cut) => tag(unclosed_call(text, name).0, "call"),
@@ -345,6 +366,27 @@ fn bare<'t>(text: &'t str, declared: Declared) -> Option<(Vec<Leaked>, &'t str)>
         };
     }
     None
+}
+
+/// The lines at the start of `rest` (after a call alone on its line) that
+/// are each one whole call in call notation to a declared tool, in order,
+/// each with its line; up to the first line that is not (prose after them
+/// stays prose). A line is read on its own: linear in the text.
+fn call_lines<'t>(rest: &'t str, declared: Declared) -> Vec<(&'t str, pythonic::Named)> {
+    let mut found = Vec::new();
+    let mut rest = rest.trim_start();
+    while let Some(name) = pythonic::call_name(rest) {
+        let line = rest.split('\n').next().unwrap_or_default().trim_end();
+        let whole = pythonic::leading_call(line)
+            .ok()
+            .filter(|(_, end)| *end == line.len());
+        let Some((call, _)) = whole.filter(|_| declared(name)) else {
+            break;
+        };
+        found.push((line, call));
+        rest = rest.get(line.len()..).unwrap_or_default().trim_start();
+    }
+    found
 }
 
 fn malformed(markup: &str, name: &str, why: String) -> scan::Read {

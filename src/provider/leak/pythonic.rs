@@ -88,13 +88,15 @@ pub(super) fn body_call(body: &str, markup: &str) -> Vec<Leaked> {
             )))
         }
     });
+    // The name, when `name(` was written: the call is rejected under it.
+    let name = call_name(body.trim_start()).unwrap_or_default();
     match call {
         Ok(call) => leaked_calls(vec![call], markup),
-        Err(Stop::Deep) => malformed(markup, "", too_deep()).0,
+        Err(Stop::Deep) => malformed(markup, name, too_deep()).0,
         Err(Stop::Cut | Stop::Bad(_)) => {
             malformed(
                 markup,
-                "",
+                name,
                 "the tool call written in the text is not a call in call notation".into(),
             )
             .0
@@ -135,9 +137,11 @@ pub(super) fn leaked_calls(calls: Vec<Named>, markup: &str) -> Vec<Leaked> {
         .collect()
 }
 
-/// The whole of `text` as a call list: `Ok(None)` when it is not one.
+/// The whole of `text` as a call list: `Ok(None)` when it is not one. Read
+/// as the list after `<|python_start|>` is, call notation included
+/// (`[glob('*.rs')]`: a positional value, for the schema to name).
 pub(super) fn whole(text: &str) -> Parsed<Option<Vec<Named>>> {
-    let mut p = Parser::new(text);
+    let mut p = Parser::notation(text);
     let calls = p.calls()?;
     p.space();
     Ok(p.c.is_at_end().then_some(calls))
@@ -383,6 +387,11 @@ impl<'t> Parser<'t> {
                     Some("True") => Ok(Value::Bool(true)),
                     Some("False") => Ok(Value::Bool(false)),
                     Some("None") => Ok(Value::Null),
+                    // Call notation is written with JSON's (JavaScript's)
+                    // literals too: each has one reading.
+                    Some("true") if self.notation => Ok(Value::Bool(true)),
+                    Some("false") if self.notation => Ok(Value::Bool(false)),
+                    Some("null") if self.notation => Ok(Value::Null),
                     // A keyword cut short (`Tr`) or a name: the text ended.
                     Some(_) if self.c.is_at_end() => Err(Stop::Cut),
                     _ => Err(Stop::Bad(format!(

@@ -5,10 +5,10 @@ use serde_json::Value;
 
 use super::cursor::Cursor;
 use super::json::{json_calls, json_value, object_call};
-use super::table::{Id, Row, Syntax};
+use super::table::{self, Id, Row, Syntax};
 use super::{
-    Declared, Leaked, enclosed, found, malformed, no_name, not_an_object, not_json, pythonic, tags,
-    unclosed,
+    Declared, Leaked, cut, enclosed, found, malformed, no_name, not_an_object, not_json, pythonic,
+    tags, unclosed,
 };
 
 /// What reading a row's markup gives: the calls it holds (none for a
@@ -68,10 +68,26 @@ impl<'d> Ctx<'d> {
 }
 
 /// Reads the markup of `row` at the start of `text`, which starts with
-/// `opening`.
+/// `opening`. A call cut off keeps the name written before the cut.
 pub(super) fn read(row: &Row, opening: &str, text: &str, ctx: &mut Ctx) -> Read {
+    let (mut calls, used) = read_row(row, opening, text, ctx);
+    if let [call] = calls.as_mut_slice()
+        && call.name.is_empty()
+        && call
+            .args
+            .as_ref()
+            .err()
+            .is_some_and(|why| why == cut::NOT_CLOSED)
+        && let Some(name) = cut::name(row, opening, text)
+    {
+        call.name = name;
+    }
+    (calls, used)
+}
+
+fn read_row(row: &Row, opening: &str, text: &str, ctx: &mut Ctx) -> Read {
     match (&row.syntax, row.close) {
-        (Syntax::Section { calls, end }, _) => section(opening, calls, end, text),
+        (Syntax::Section { calls, end }, _) => section(opening, calls, end, text, ctx),
         (Syntax::Around(inner), Some(close)) => {
             let Some((markup, body)) = enclosed(text, opening, close) else {
                 return unclosed(text);
@@ -92,7 +108,10 @@ pub(super) fn read(row: &Row, opening: &str, text: &str, ctx: &mut Ctx) -> Read 
         (Syntax::Reader(read), _) => read(text, ctx),
         (syntax, Some(close)) => {
             let Some((markup, inner)) = enclosed(text, opening, close) else {
-                return unclosed(text);
+                return match syntax {
+                    Syntax::Calls { .. } => complete_at_end(syntax, opening, text, ctx),
+                    _ => unclosed(text),
+                };
             };
             (closed(syntax, inner, markup, ctx), markup.len())
         }
@@ -159,6 +178,22 @@ fn closed(syntax: &Syntax, inner: &str, markup: &str, ctx: &Ctx) -> Vec<Leaked> 
             Vec::new()
         }
     }
+}
+
+/// JSON calls whose closing sentinel never came (Cohere's `<|END_ACTION|>`):
+/// read when one whole JSON value follows the opening and nothing but space
+/// after it, the message ending there; a value cut off is not closed.
+fn complete_at_end(syntax: &Syntax, opening: &str, text: &str, ctx: &Ctx) -> Read {
+    let mut c = Cursor::new(text);
+    c.eat(opening);
+    let Ok((_, json)) = json_value(&mut c) else {
+        return unclosed(text);
+    };
+    c.skip_space();
+    if !c.is_at_end() {
+        return unclosed(text);
+    }
+    (closed(syntax, json, text, ctx), text.len())
 }
 
 /// A body that ends where its syntax does.
@@ -228,7 +263,7 @@ fn json_run(mut c: Cursor<'_>, join: Option<&str>, text: &str) -> Read {
 
 /// A section's opening at the start of `text`, perhaps repeated: removed
 /// when a call or the section's end follows, else a malformed call.
-fn section(opening: &str, calls: &[&str], end: &str, text: &str) -> Read {
+fn section(opening: &str, calls: &[&str], end: &str, text: &str, ctx: &mut Ctx) -> Read {
     let mut c = Cursor::new(text);
     while c.eat(opening) {
         c.skip_space();
@@ -246,7 +281,20 @@ fn section(opening: &str, calls: &[&str], end: &str, text: &str) -> Read {
     } else {
         format!("the tool call section written in the text holds no call after {opening}")
     };
-    malformed(markup, "", why)
+    // Named by the first call written after the garbage, if one was: read
+    // within the section's markup only (markups do not overlap: linear).
+    let name = calls
+        .first()
+        .and_then(|call| {
+            let garbage = markup.get(c.at()..)?;
+            let rest = garbage.get(garbage.find(call)?..)?;
+            let row = table::row_for(call, rest)?;
+            let mut inner = Ctx::new(rest, ctx.declared);
+            let (found, _) = read_row(row, call, rest, &mut inner);
+            found.into_iter().next().map(|l| l.name)
+        })
+        .unwrap_or_default();
+    malformed(markup, &name, why)
 }
 
 impl Id {
@@ -289,7 +337,7 @@ impl Id {
     }
 
     /// The name in the id `head`.
-    fn read(self, head: &str) -> &str {
+    pub(super) fn read(self, head: &str) -> &str {
         let head = head.trim();
         match self {
             Id::Plain => head,

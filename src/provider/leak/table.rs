@@ -207,6 +207,17 @@ pub(super) static ROWS: &[Row] = &[
             end: "<|tool_calls_section_end|>",
         },
     },
+    // The singular spelling some servers' templates write.
+    Row {
+        family: "kimi-k2",
+        openings: &["<|tool_call_section_begin|>"],
+        close: None,
+        strip: &["<|tool_call_section_end|>"],
+        syntax: Syntax::Section {
+            calls: &["<|tool_call_begin|>", "<|tool_call_section_end|>"],
+            end: "<|tool_call_section_end|>",
+        },
+    },
     Row {
         family: "kimi-k2",
         openings: &["<|tool_call_begin|>"],

@@ -99,12 +99,14 @@ fn granite_31_tool_call_list_has_no_closing_tag() {
         assert_eq!(args(&call), json!({"file_path": "/a"}));
         assert_eq!(left, clean);
     }
-    // Hermes closed around a list is still hermes; an object not closed, or a
-    // list cut off, is not closed.
+    // Hermes closed around a list is still hermes; an object not closed
+    // with prose after it, or a list cut off, is not closed (a whole object
+    // at the end of the message is read:
+    // `a_complete_call_whose_closing_never_comes_is_read_only_at_the_end`).
     let (call, _) = one(&format!("<tool_call>{list}</tool_call>"));
     assert_eq!(call.family, "hermes");
     for text in [
-        "<tool_call>{\"name\": \"read\", \"arguments\": {\"file_path\": \"/a\"}}".to_owned(),
+        "<tool_call>{\"name\": \"read\", \"arguments\": {\"file_path\": \"/a\"}}\nDone.".to_owned(),
         format!("<tool_call>{}", &list[..list.len() - 1]),
     ] {
         let (call, _) = one(&text);
@@ -341,6 +343,15 @@ fn reading_new_rows_looks_at_each_byte_a_bounded_number_of_times() {
         "<|tool_call_begin|>functionsexec5<|tool_call_argument_begin|>{}<|tool_call_end|>",
         "<|python_start|>read(a: ",
         "<function=read{\"a\": 1} ",
+        // Part 15's fixes: broken Harmony JSON ending at `<|call|>`, garbage
+        // sections naming their call, singular Kimi sections, calls one per
+        // line, complete calls whose closing never came.
+        "<|channel|>commentary to=functions.read <|constrain|>json<|message|>{,}<|call|>",
+        "<｜tool▁calls▁begin｜><｜tool▁calls▁begin｜>g<｜tool▁call▁begin｜>read<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+        "<|tool_call_section_begin|>",
+        "read(file_path: 'a')\n",
+        "<tool_call>{\"name\": \"read\", \"arguments\": {}} x",
+        "<|START_ACTION|>[] x",
     ] {
         let looked = |n: usize| {
             let text = unit.repeat(n);
@@ -375,4 +386,193 @@ fn deep_object_literals_are_rejected_within_a_small_stack() {
             assert_eq!(calls[0].args.is_ok(), n == 100, "{n}: {:?}", calls[0].args);
         }
     }
+}
+
+#[test]
+fn a_complete_call_whose_closing_never_comes_is_read_only_at_the_end() {
+    let cases = [
+        // (markup, the family of the call read)
+        (
+            "<tool_call>\n{\"name\": \"read\", \"arguments\": {\"file_path\": \"/a\"}}\n",
+            "hermes",
+        ),
+        (
+            "<tool_call>\n<function=read>\n<parameter=file_path>\n/a\n</parameter>\n</function>",
+            "qwen3-coder",
+        ),
+        (
+            "<tool_call><function name=\"read\"><param name=\"file_path\">/a</param></function>",
+            "minicpm",
+        ),
+        (
+            "<|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": \"read\", \"parameters\": {\"file_path\": \"/a\"}}]",
+            "cohere",
+        ),
+    ];
+    for (markup, family) in cases {
+        let (call, clean) = one(&format!("Reading.\n{markup}"));
+        assert_eq!(
+            (call.name.as_str(), call.family),
+            ("read", family),
+            "{markup}"
+        );
+        assert_eq!(args(&call), json!({"file_path": "/a"}), "{markup}");
+        assert_eq!(clean, "Reading.");
+        // Anything after it: the closing was due, so the call is not closed.
+        let (call, _) = one(&format!("Reading.\n{markup}\nDone."));
+        assert_eq!(call.args, Err(cut::NOT_CLOSED.to_owned()), "{markup}");
+        assert_eq!(call.name, "read", "{markup}");
+    }
+    // A body cut off stays cut off: never completed.
+    for cut in [
+        "<tool_call>\n{\"name\": \"read\", \"arguments\": {\"file_path\": \"/a\"}",
+        "<tool_call>\n<function=read>\n<parameter=file_path>\n/a\n</parameter>\n</funct",
+        "<|START_ACTION|>[{\"tool_name\": \"read\", \"parameters\": {\"file_path\": \"/a\"}}",
+    ] {
+        let (call, _) = one(cut);
+        assert!(call.args.is_err(), "{cut}: {call:?}");
+        assert_eq!(call.name, "read", "{cut}");
+    }
+}
+
+#[test]
+fn a_call_cut_off_keeps_the_name_written_before_the_cut() {
+    for (text, name) in [
+        (
+            "<｜DSML｜invoke name=\"read\">\n<｜DSML｜parameter name=\"file_path\" string=\"true\">",
+            "read",
+        ),
+        ("<｜DSML｜invoke name=\"rea", ""),
+        ("<function=read>\n<parameter=file_path>\n", "read"),
+        ("<function=rea", ""),
+        (
+            "<tool_call>read\n<arg_key>file_path</arg_key>\n<arg_value>",
+            "read",
+        ),
+        (
+            "<|tool_call_begin|>functions.read:0<|tool_call_argument_begin|>{\"a\": \"",
+            "read",
+        ),
+        ("<|tool_call_begin|>functions.rea", ""),
+        ("<｜tool▁call▁begin｜>read<｜tool▁sep｜>{\"a\": \"", "read"),
+        (
+            "<｜tool▁call▁begin｜>function<｜tool▁sep｜>read\n```json\n{\"a",
+            "read",
+        ),
+        ("<｜tool▁call▁begin｜>function<｜tool▁sep｜>rea", ""),
+        (
+            "[TOOL_CALLS][{\"name\": \"read\", \"arguments\": {\"a\": \"",
+            "read",
+        ),
+        ("<|python_start|>[read(file_path=\"", "read"),
+        (
+            "<seed:tool_call>\n<function=read>\n<parameter=file_path>\n",
+            "read",
+        ),
+        ("<function name=\"read\"><param name=\"file_path\">", "read"),
+    ] {
+        let (call, _) = one(&format!("Reading.\n{text}"));
+        assert_eq!(call.args, Err(cut::NOT_CLOSED.to_owned()), "{text}");
+        assert_eq!(call.name, name, "{text}");
+    }
+}
+
+#[test]
+fn harmony_json_that_does_not_parse_ends_at_its_call_token() {
+    let broken = "<|channel|>commentary to=functions.read <|constrain|>json<|message|>{\"file_path\": \"/a\", \"offset\": 1<|call|>";
+    let good = "<|start|>assistant<|channel|>commentary to=functions.glob <|constrain|>json<|message|>{\"pattern\": \"*\"}<|call|>";
+    let (calls, clean) = find_declared(&format!("{broken}\n{good}\nDone."));
+    assert_eq!(calls.len(), 2, "{calls:?}");
+    assert_eq!(calls[0].name, "read");
+    assert!(
+        calls[0]
+            .args
+            .as_ref()
+            .unwrap_err()
+            .contains("not valid JSON")
+    );
+    assert_eq!(calls[0].markup, broken);
+    assert_eq!(
+        (calls[1].name.as_str(), args(&calls[1])),
+        ("glob", json!({"pattern": "*"}))
+    );
+    assert_eq!(clean, "Done.");
+    // No `<|call|>` after it: the rest of the message is its markup.
+    let (calls, _) = find_declared(broken.trim_end_matches("<|call|>"));
+    assert_eq!(calls.len(), 1);
+}
+
+#[test]
+fn kimi_singular_section_tokens_leave_the_text_as_the_plural_do() {
+    let (call, clean) = one(
+        "Reading.<|tool_call_section_begin|><|tool_call_begin|>functions.read:0<|tool_call_argument_begin|>{\"file_path\": \"/a\"}<|tool_call_end|><|tool_call_section_end|>",
+    );
+    assert_eq!((call.name.as_str(), call.family), ("read", "kimi-k2"));
+    assert_eq!(clean, "Reading.");
+}
+
+#[test]
+fn a_section_begin_repeated_with_garbage_is_rejected_and_names_its_call() {
+    let text = "<｜tool▁calls▁begin｜><｜tool▁calls▁begin｜>garbage<｜tool▁call▁begin｜>read<｜tool▁sep｜>{\"file_path\": \"/a\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>";
+    let (call, clean) = one(&format!("{text}Done."));
+    assert_eq!(call.name, "read");
+    assert!(call.args.unwrap_err().contains("holds no call"));
+    assert_eq!(call.markup, text);
+    assert_eq!(clean, "Done.");
+    // Garbage with no call in it: no name.
+    let (call, _) = one("<｜tool▁calls▁begin｜>garbage<｜tool▁calls▁end｜>");
+    assert_eq!(call.name, "");
+}
+
+#[test]
+fn a_bare_call_list_reads_positional_values_as_the_sentinel_list_does() {
+    for text in ["[glob('**/*.rs')]", "<|python_start|>[glob('**/*.rs')]"] {
+        let (call, clean) = one(text);
+        assert_eq!(
+            (call.name.as_str(), call.family),
+            ("glob", "pythonic"),
+            "{text}"
+        );
+        assert_eq!(call.written.positional, [json!("**/*.rs")], "{text}");
+        assert_eq!(clean, "");
+    }
+    // Still only the whole message, every name declared.
+    assert!(find_declared("[search('rust')]").0.is_empty());
+    assert!(find_declared("Try [glob('*')] here.").0.is_empty());
+}
+
+#[test]
+fn call_notation_lines_each_one_call_are_all_read() {
+    let (calls, clean) = find_declared(
+        "glob(pattern: \"*\")\nread(file_path: '/a')\nglob(pattern: \"*\")\nI will wait.",
+    );
+    let names: Vec<&str> = calls.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["glob", "read", "glob"]);
+    assert_eq!(calls[1].markup, "read(file_path: '/a')");
+    assert!(calls.iter().all(|c| c.family == "call"));
+    assert_eq!(clean, "I will wait.");
+    // A line that is not one whole call to a declared tool ends them.
+    for (text, n) in [
+        (
+            "glob(pattern: \"*\")\nsearch(q: 'x')\nread(file_path: '/a')",
+            1,
+        ),
+        ("glob(pattern: \"*\")\nread(file_path: '/a') and more", 1),
+        ("glob(pattern: \"*\") then\nread(file_path: '/a')", 0),
+    ] {
+        assert_eq!(find_declared(text).0.len(), n, "{text}");
+    }
+}
+
+#[test]
+fn call_notation_takes_json_literals() {
+    let (call, _) = one("read(file_path: '/a', force: true, limit: null, all: false)");
+    assert_eq!(
+        args(&call),
+        json!({"file_path": "/a", "force": true, "limit": null, "all": false})
+    );
+    // Broken inside a marker: rejected under the name written.
+    let (call, _) = one("<tool_call>read(file_path: '/a', offset: ))</tool_call>");
+    assert_eq!(call.name, "read");
+    assert!(call.args.is_err());
 }

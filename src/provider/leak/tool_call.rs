@@ -16,9 +16,9 @@ use serde_json::{Map, Value};
 use super::cursor::Cursor;
 use super::json::{json_calls, json_first_name, json_value};
 use super::scan::{self, Ctx, Read};
-use super::table;
 use super::tags::layout_trimmed;
 use super::{Leaked, enclosed, malformed, no_name, not_json, pythonic, unclosed_call};
+use super::{cut, table};
 
 const OPEN: &str = "<tool_call>";
 const CLOSE: &str = "</tool_call>";
@@ -36,15 +36,29 @@ pub(super) fn read(text: &str, ctx: &mut Ctx) -> Read {
         None
     };
     let Some((markup, body)) = closed else {
-        if let Some(read) = granite_31(text) {
+        if let Some(read) = granite_31(text).or_else(|| complete_at_end(text, ctx)) {
             return read;
         }
         // Cut off: named when its JSON or `<function=` head got that far.
         let rest = after.trim_start();
+        let [(key_open, _), _] = PAIR;
+        let tag = |family, opening: &str| {
+            let row = table::row_named(family)?;
+            rest.starts_with(opening)
+                .then(|| cut::name(row, opening, rest))
+                .flatten()
+        };
         let name = json_first_name(rest)
-            .or_else(|| rest.strip_prefix(FUNCTION)?.split_once('>').map(|(n, _)| n))
-            .filter(|n| !n.is_empty() && !n.contains(['<', '\n']));
-        return unclosed_call(text, name.unwrap_or(""));
+            .and_then(cut::plain)
+            .map(str::to_owned)
+            .or_else(|| tag("qwen-coder", FUNCTION))
+            .or_else(|| tag("minicpm", "<function name="))
+            // GLM: the name, then its first `<arg_key>`.
+            .or_else(|| {
+                let name = Cursor::new(rest).take_before(key_open)?;
+                cut::plain(name).map(str::to_owned)
+            });
+        return unclosed_call(text, name.as_deref().unwrap_or(""));
     };
     let body = body.trim();
     let mut inner = |family| match table::row_named(family) {
@@ -85,6 +99,36 @@ fn granite_31(text: &str) -> Option<Read> {
         call.family = "granite";
     }
     Some((calls, c.at()))
+}
+
+/// A complete call with nothing after it but space, its `</tool_call>`
+/// never written (the message ended there, as vLLM's hermes parser reads
+/// it): one whole JSON object (Hermes), or a function tag closed by its
+/// `</function>` (Qwen3-Coder, MiniCPM). A body cut off is not complete.
+fn complete_at_end(text: &str, ctx: &mut Ctx) -> Option<Read> {
+    let body = text.get(OPEN.len()..)?.trim();
+    let (mut calls, family) = if body.starts_with('{') {
+        let mut c = Cursor::new(body);
+        let (_, json) = json_value(&mut c).ok()?;
+        c.is_at_end().then_some(())?;
+        (hermes(json, text), "hermes")
+    } else if body.ends_with("</function>") {
+        let (inner, family) = if body.starts_with(FUNCTION) {
+            ("qwen-coder", "qwen3-coder")
+        } else if body.starts_with("<function name=") {
+            ("minicpm", "minicpm")
+        } else {
+            return None;
+        };
+        let row = table::row_named(inner)?;
+        (scan::inner_call(row, body, text, ctx), family)
+    } else {
+        return None;
+    };
+    for c in &mut calls {
+        c.family = family;
+    }
+    Some((calls, text.len()))
 }
 
 fn hermes(body: &str, markup: &str) -> Vec<Leaked> {
