@@ -82,7 +82,7 @@ impl Filter<'_> {
         match parsed {
             Ok(value) if stream::is_event(&value) => Prepared::Event(value, first),
             parsed => {
-                let mut judged = self.judge(parsed, first, masked, bytes, &[], source);
+                let mut judged = self.judge(parsed, first, masked, bytes, (&[], true), source);
                 if let Some(fork) = fork {
                     judged.write_ahead(fork);
                 }
@@ -99,7 +99,7 @@ impl Filter<'_> {
         first: (u64, u64, u64),
         masked: bool,
         bytes: &[u8],
-        incomplete: &[(usize, Unfinished)],
+        (incomplete, whole): (&[(usize, Unfinished)], bool),
         source: &str,
     ) -> Judged {
         let (registry, options) = (self.registry, self.options);
@@ -118,8 +118,14 @@ impl Filter<'_> {
             .then_some(&declared as provider::Declared);
         let mut text = None;
         let mut session = None;
+        // A message cut off: its text, to tell which calls read from it may
+        // have had more to come.
+        let mut cut_text = None;
         let calls = parsed.and_then(|value| {
             session = Conversation::session(&value, options);
+            if !whole {
+                cut_text = provider::assistant_raw_text(&value);
+            }
             if options.whole_messages {
                 text = provider::assistant_text(&value, &declared);
             }
@@ -151,6 +157,11 @@ impl Filter<'_> {
                             }
                             _ => message::stream_cut_off(),
                         });
+                    } else if let (Some(text), Some(leak)) = (&cut_text, &call.leaked)
+                        && !matches!(call.args, provider::Args::Malformed(_))
+                        && provider::read_by_its_end(leak, text)
+                    {
+                        call.args = provider::Args::Malformed(message::stream_cut_off());
                     }
                     let verdict = match masked.then(|| lone_surrogate(&call)).flatten() {
                         Some(path) => Verdict::invalid(None, vec![message::lone_surrogate(&path)]),
@@ -191,7 +202,7 @@ impl Filter<'_> {
                     Fed::Kept => Ok(()),
                     // `is_event` and `feed` agree; judged as a record all the same.
                     Fed::Record(value) => {
-                        let judged = self.judge(Ok(value), at, false, b"", &[], source);
+                        let judged = self.judge(Ok(value), at, false, b"", (&[], true), source);
                         self.write(judged, source, summary, printer)
                     }
                     Fed::Done(done) => self.assembled(done, source, summary, printer),
@@ -218,7 +229,7 @@ impl Filter<'_> {
             done.first,
             false,
             done.spelled.as_bytes(),
-            &done.incomplete,
+            (&done.incomplete, done.whole),
             source,
         );
         self.write(judged, source, summary, printer)

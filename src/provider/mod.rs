@@ -346,6 +346,22 @@ pub fn calls_in_text(record: &Value, declared: Declared) -> Vec<Call> {
         .collect()
 }
 
+/// The text of the one assistant message a record is or holds, as written
+/// (leaked markup and all).
+pub fn assistant_raw_text(record: &Value) -> Option<String> {
+    turn(record).and_then(message_text)
+}
+
+/// Whether a call read from the text of a message was read because the
+/// message ended there: found with no sentinel (the syntaxes that must be the
+/// whole message, or end it), or its markup runs to the end of `text` (a call
+/// whose closing never came). Where a message did not come to its end (a
+/// stream cut off), such a call may have had more to come.
+pub fn read_by_its_end(leak: &Leak, text: &str) -> bool {
+    const SENTINEL_FREE: [&str; 4] = ["json", "tool_use", "call", "pythonic"];
+    SENTINEL_FREE.contains(&leak.family) || text.trim_end().ends_with(leak.markup.trim_end())
+}
+
 /// The one assistant message a record is or holds.
 fn turn(record: &Value) -> Option<&Map<String, Value>> {
     let m = record.as_object()?;

@@ -79,6 +79,11 @@ pub struct Assembled {
     /// The argument text parsed here (Anthropic `partial_json`), one call a
     /// line: its number spellings are the ones to write back.
     pub spelled: String,
+    /// Whether the message came to its end: the stream completed, and not
+    /// because it ran out of tokens (`finish_reason: "length"`,
+    /// `stop_reason: "max_tokens"`, an `incomplete` response). A call read
+    /// from the text of a message that did not may have had more to come.
+    pub whole: bool,
 }
 
 /// Why a streamed call is not whole.
@@ -193,6 +198,7 @@ impl Streams {
                     first,
                     incomplete: Vec::new(),
                     spelled: String::new(),
+                    whole: false,
                 })
             }
         }
@@ -248,6 +254,12 @@ impl Open {
     }
 
     fn end(self) -> Option<Assembled> {
+        let whole = match &self.kind {
+            Kind::Chat(c) => c.whole(),
+            Kind::Responses(r) => r.whole(),
+            Kind::Anthropic(a) => a.whole(),
+            Kind::Dropped => false,
+        };
         let (record, incomplete, spelled) = match self.kind {
             Kind::Chat(c) => c.end(),
             Kind::Responses(r) => r.end(),
@@ -259,6 +271,7 @@ impl Open {
             first: self.first,
             incomplete,
             spelled,
+            whole,
         })
     }
 }

@@ -2,6 +2,7 @@
 
 mod check;
 mod config;
+mod cut_streams;
 mod diagnostics;
 mod edges;
 mod envelopes;

@@ -102,6 +102,13 @@ impl Anthropic {
         Some(self.stopped)
     }
 
+    /// Whether the message came to its end (`message_stop`, and not for
+    /// `max_tokens`).
+    pub(super) fn whole(&self) -> bool {
+        let reason = self.message.as_ref().and_then(|m| m.get("stop_reason"));
+        self.stopped && reason.and_then(Value::as_str) != Some("max_tokens")
+    }
+
     pub(super) fn end(self) -> (Value, Vec<(usize, Unfinished)>, String) {
         let mut incomplete = Vec::new();
         let mut spelled = String::new();

@@ -124,6 +124,12 @@ impl Chat {
         }
     }
 
+    /// Whether the message came to its end (a `finish_reason` other than
+    /// `length`).
+    pub(super) fn whole(&self) -> bool {
+        !self.finish.is_null() && self.finish.as_str() != Some("length")
+    }
+
     pub(super) fn end(self) -> (Value, Vec<(usize, Unfinished)>, String) {
         // Cut off: the last call may have had more to come (earlier ones were
         // followed by another, so they were whole).

@@ -107,6 +107,13 @@ impl Responses {
         }
     }
 
+    /// Whether the response came to its end (`response.completed`, and not
+    /// `incomplete`).
+    pub(super) fn whole(&self) -> bool {
+        let status = self.response.as_ref().and_then(|r| r.get("status"));
+        self.completed && status.and_then(Value::as_str) != Some("incomplete")
+    }
+
     pub(super) fn end(self) -> (Value, Vec<(usize, Unfinished)>, String) {
         if self.completed
             && let Some(response) = self.response
