@@ -367,9 +367,10 @@ fn broken(
         return None;
     }
     let marker = matches!(open.map(|o| o.kind), Some(Opener::ToolUse(_)));
-    // After a marker, a line of prose after the break says it was quoted
-    // (looked for up to the next marker or tag line: linear).
-    if marker && failure != Failure::Truncated {
+    // After a marker, or as the whole message, a line of prose after the
+    // break says it was quoted (looked for up to the next blank, marker or tag
+    // line: linear).
+    if (marker || (whole && open.is_none())) && failure != Failure::Truncated {
         let after = text.get(broke..).unwrap_or_default();
         for line in after.lines().skip(1) {
             let line = line.trim_start();

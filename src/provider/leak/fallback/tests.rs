@@ -552,4 +552,15 @@ fn a_whole_message_call_that_does_not_parse_is_rejected() {
         "{\"name\": \"read\", \"arguments\": {\"file_path\": \"/a\" \"limit\": 3}}\n\nThat is the broken call I saw.",
     );
     no_call("{\"name\": \"read\", \"arguments\": {}} is what it sends.");
+    no_call(
+        "{\"name\": \"read\", \"arguments\": {\"file_path\": \"/a\" \"limit\": 3}}\nThat is the broken call I saw.",
+    );
+    // Pretty-printed, broken further down: still the whole message.
+    let (name, args, _, _) = one(
+        "{\n  \"name\": \"read\",\n  \"arguments\": {\n    \"file_path\": \"/a\"\n    \"limit\": 3\n  }\n}",
+    );
+    assert!(
+        args.as_str().is_some_and(|w| w.contains("not valid JSON")),
+        "{name}: {args}"
+    );
 }
