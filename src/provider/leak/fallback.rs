@@ -192,7 +192,7 @@ fn scan(text: &str, declared: Declared) -> Scan {
                 // A tool_use block on lines of its own, cut off by the end.
                 let tail = line_start
                     && failure == Failure::Truncated
-                    && head(consumed).is_some_and(|(kind, _)| kind == Some("tool_use"));
+                    && head(consumed).is_some_and(|h| h.kind == Some("tool_use"));
                 let placed = open.is_some() || chained || s == first || tail;
                 let whole = s == first && open.is_none();
                 if (placed || run_here.is_some())
@@ -361,7 +361,16 @@ fn broken(
     let broke = at + consumed.len();
     let name = match open.map(|o| o.kind) {
         Some(Opener::ToolUse(name)) => name,
-        _ => head(consumed)?.1,
+        _ => {
+            let h = head(consumed)?;
+            // Broken with nothing around it: a call only if it shows one
+            // (`{"name": "read", "age": 41 "city": …}` is as likely a record).
+            let shown = h.kind.is_some() || h.args_next;
+            if open.is_none() && failure != Failure::Truncated && !shown {
+                return None;
+            }
+            h.name
+        }
     };
     if !declared(name) {
         return None;

@@ -4,7 +4,7 @@
 
 use memchr::memchr3;
 
-use super::shape::CALL_TYPES;
+use super::shape::{ARGS, CALL_TYPES};
 
 /// The longest wrapper tag or marker looked for next to a candidate
 /// (`<tool-use>`, `[TOOL_REQUEST]`, `[Tool Use: NAME]`, a fence line).
@@ -267,9 +267,8 @@ pub(super) fn closer(text: &str, e: usize) -> Closer {
 /// shape: a top-level object (or the first of a list of them) whose first key
 /// is `name`, or whose first key is a call `type` (then string keys such as
 /// `id` until `name`, or a `function` object whose first key is `name`).
-/// Returns that `type`, if any, and the name. A `name` nested in data, or
-/// after other keys, is no call's.
-pub(super) fn head(text: &str) -> Option<(Option<&str>, &str)> {
+/// A `name` nested in data, or after other keys, is no call's.
+pub(super) fn head(text: &str) -> Option<Head<'_>> {
     let t = text.trim_start();
     let t = match t.strip_prefix('[') {
         Some(list) => skip_text_blocks(list),
@@ -285,13 +284,22 @@ pub(super) fn head(text: &str) -> Option<(Option<&str>, &str)> {
             let inner = rest.strip_prefix('{')?;
             let (key, rest) = string(inner)?;
             let rest = rest.trim_start().strip_prefix(':')?;
-            return (key == "name")
-                .then_some(())
-                .and_then(|()| Some((kind, string(rest)?.0)));
+            let (name, rest) = string(rest)?;
+            return (key == "name").then_some(Head {
+                kind,
+                name,
+                args_next: args_next(rest),
+            });
         }
         let (value, rest) = string(rest)?;
         match key {
-            "name" => return Some((kind, value)),
+            "name" => {
+                return Some(Head {
+                    kind,
+                    name: value,
+                    args_next: args_next(rest),
+                });
+            }
             "type" if k == 0 && CALL_TYPES.contains(&value) => kind = Some(value),
             _ if kind.is_some() => {}
             _ => return None,
@@ -299,6 +307,25 @@ pub(super) fn head(text: &str) -> Option<(Option<&str>, &str)> {
         t = rest.trim_start().strip_prefix(',')?;
     }
     None
+}
+
+/// What the start of a value cut off or broken shows of a call.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Head<'t> {
+    /// Its call `type`, if it starts with one.
+    pub(super) kind: Option<&'t str>,
+    pub(super) name: &'t str,
+    /// The key right after the name holds the arguments (`arguments`,
+    /// `parameters`, `input`).
+    pub(super) args_next: bool,
+}
+
+/// Whether `rest` (after a name's value) goes on with an arguments key.
+fn args_next(rest: &str) -> bool {
+    rest.trim_start()
+        .strip_prefix(',')
+        .and_then(string)
+        .is_some_and(|(key, _)| ARGS.contains(&key))
 }
 
 /// A content list's text blocks (`{"type": "text", "text": "…"},`) skipped:

@@ -547,6 +547,7 @@ fn a_whole_message_call_that_does_not_parse_is_rejected() {
     }
     // Not a call's shape, undeclared, or prose after it: text.
     no_call("{\"title\": \"x\", \"name\": \"read\", \"a\": 1 \"b\": 2}");
+    no_call("{\"name\": \"read\", \"age\": 41 \"city\": \"Leeds\"}");
     no_call("{\"name\": \"search\", \"arguments\": {\"q\": \"x\" \"n\": 1}}");
     no_call(
         "{\"name\": \"read\", \"arguments\": {\"file_path\": \"/a\" \"limit\": 3}}\n\nThat is the broken call I saw.",
