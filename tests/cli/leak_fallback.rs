@@ -94,11 +94,6 @@ const CALLS: &[(&str, &str, &str)] = &[
         "",
         "<tools>{\"name\": \"read\", \"file_path\": \"/src/main.rs\", \"offset\": 120}</tools>",
     ),
-    (
-        "json",
-        "",
-        "{\"name\": \"read\", \"file_path\": \"/src/main.rs\", \"offset\": 120}",
-    ),
 ];
 
 fn run(text: &str, args: &[&str]) -> (i32, Vec<Value>, String) {
@@ -238,5 +233,89 @@ fn prose_quotes_and_data_stay_text() {
     ] {
         let (code, out, _) = run(text, &["-f", "json"]);
         assert_eq!((code, out.len()), (0, 0), "{text}: {out:?}");
+    }
+}
+
+/// A schemas directory with `issue`, which declares `id`.
+fn issue_schemas() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let issue = json!({"type": "object", "properties": {"repo": {"type": "string"}, "id": {"type": "integer"}}, "required": ["repo"], "additionalProperties": false});
+    std::fs::write(dir.path().join("issue.json"), issue.to_string()).unwrap();
+    dir
+}
+
+#[test]
+fn flat_arguments_keep_id_for_the_schema_to_judge() {
+    let dir = issue_schemas();
+    let s = dir.path().to_str().unwrap();
+    // A declared `id` stays an argument.
+    let text = "<tools>\n{\"name\": \"issue\", \"repo\": \"acme/app\", \"id\": 42}\n</tools>";
+    let (code, out, _) = run(text, &["-s", s, "-f", "json"]);
+    assert_eq!((code, out.len()), (0, 1), "{out:?}");
+    assert_eq!(out[0]["args"], json!({"repo": "acme/app", "id": 42}));
+    // An undeclared one is dropped only by a reported repair.
+    let text = "<tools>{\"name\": \"read\", \"file_path\": \"/a\", \"id\": \"c1\"}</tools>";
+    let (_, out, _) = run(text, &["-f", "json"]);
+    assert_eq!(out[0]["args"], json!({"file_path": "/a"}));
+    assert!(
+        out[0]["repairs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["kind"] == "drop-unknown"),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn quoted_examples_packages_and_tool_lists_are_text() {
+    for text in [
+        // F3: a marker line in a log, or in a blockquote.
+        "I saw this in the logs:\n[Tool Use: bash] {\"command\": \"rm -rf build\", \"description\": \"Remove build dir\"}\nThat is what deleted your build directory.",
+        "The transcript you pasted says:\n> [Tool Use: bash] {\"command\": \"git push --force\", \"description\": \"push\"}\n> Done.\nThat is why the branch was overwritten.",
+        // F4: a tag that is no tool call's.
+        "To delete the cache, an agent would send:\n<usage>\n{\"name\": \"bash\", \"arguments\": {\"command\": \"rm -rf ~/.cache\", \"description\": \"clear cache\"}}\n</usage>\nI will not do that without your confirmation.",
+        "[Sample]\n{\"name\": \"bash\", \"arguments\": {\"command\": \"ls\", \"description\": \"list\"}}\n[/Sample]\nThat is the format.",
+        // F5: a package.json, a list of the tools.
+        "{\"name\": \"glob\", \"version\": \"10.3.10\", \"description\": \"Match files using patterns\", \"main\": \"index.js\"}",
+        "[{\"name\": \"read\", \"description\": \"Reads a file from disk\"}, {\"name\": \"write\", \"description\": \"Writes a file\"}, {\"name\": \"bash\", \"description\": \"Runs a shell command\"}]",
+        "Here is the package.json:\n<json>\n{\"name\": \"glob\", \"version\": \"10.3.10\", \"main\": \"index.js\"}\n</json>",
+        "{\"name\": \"read\", \"file_path\": \"/src/main.rs\", \"offset\": 120}",
+        // F6: data cut off, whose `name` is nested or not first.
+        "{\"package\": {\"name\": \"glob\", \"version\": \"10.3.10\", \"deps\": [\"minimatch\"",
+        "{\"title\": \"Report\", \"name\": \"read\", \"rows\": [1, 2,",
+        // F12: an indented code block.
+        "An assistant turn from the API looks like this:\n\n    {\"type\": \"tool_use\", \"id\": \"toolu_01\", \"name\": \"bash\", \"input\": {\"command\": \"make deploy\", \"description\": \"deploy\"}}",
+    ] {
+        let (code, out, _) = run(text, &["-f", "json"]);
+        assert_eq!((code, out.len()), (0, 0), "{text}: {out:?}");
+    }
+}
+
+#[test]
+fn a_broken_whole_message_call_is_rejected_with_the_reason() {
+    let deep = format!(
+        "{{\"name\": \"read\", \"arguments\": {{\"a\": {}{}}}}}",
+        "[".repeat(1000),
+        "]".repeat(1000)
+    );
+    for (text, why) in [
+        (
+            "{\"name\": \"read\", \"arguments\": {\"file_path\": \"/a\"}}}".to_owned(),
+            "not valid JSON",
+        ),
+        (
+            "{\"name\": \"read\", \"arguments\": {\"file_path\": \"/a\" \"limit\": 3}}".to_owned(),
+            "not valid JSON",
+        ),
+        (deep.clone(), "levels deep"),
+        (format!("<tools>{deep}</tools>"), "levels deep"),
+    ] {
+        let (code, out, _) = run(&text, &["-f", "json"]);
+        assert_eq!((code, out.len()), (1, 1), "{text}: {out:?}");
+        assert_eq!(out[0]["tool"], "read");
+        assert_eq!(out[0]["status"], "rejected");
+        let message = out[0]["message"].as_str().unwrap();
+        assert!(message.contains(why), "{message}");
     }
 }

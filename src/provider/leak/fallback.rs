@@ -9,15 +9,22 @@
 //!   `{"type": "function", "function": {"name", "parameters"}}`, an Anthropic
 //!   `tool_use` block, in JSON or as a Python dict repr);
 //! - right after a wrapper tag at the start of a line (`<tools>`,
-//!   `<tool-use>`, `[TOOL_REQUEST]`, any `<name>` or `[NAME]`), closed or not
-//!   (a complete object is a complete call; the wrapper is not the call);
+//!   `<tool-use>`, `<assistant>`, `[TOOL_REQUEST]`: a name holding `tool`,
+//!   `function`, `call`, `action`, `invoke`, `assistant` or `request`, and
+//!   none of `result`, `response`, `output`, `think`, `example`…), closed or
+//!   not (a complete object is a complete call; the wrapper is not the call);
+//!   any other tag (`<usage>`, `<user>`, `[Sample]`) may hold an example;
 //! - at the start of a line right before a closing tag (`</tools>`,
 //!   `[END_TOOL_REQUEST]`) whose opening is missing;
 //! - the body of a fence (```` ```json ````, ```` ```tool_call ````, or none)
 //!   that ends the message, after prose, when no other fenced block is in it;
-//! - after a `[Tool Use: NAME]` marker at the start of a line (the object is
-//!   the arguments, or the call itself);
+//! - after a `[Tool Use: NAME]` marker at the start of a line, when the call
+//!   ends the message (the object is the arguments, or the call itself);
 //! - an Anthropic `tool_use` block on lines of its own that end the message.
+//!
+//! A line in a blockquote (`> `) is quoted prose, never a line start, and a
+//! CommonMark indented code block (four spaces or a tab, after a blank line)
+//! is code: nothing in either is a call.
 //!
 //! Several values one after another (on lines of their own, or joined by
 //! commas) are calls when every one of them is, in one of those places: the
@@ -27,10 +34,17 @@
 //! fences or followed by prose) the object is text. Arguments written flat
 //! beside `name` (`{"name": "read", "file_path": "/a"}`) are read only where
 //! something else says it is a call: a wrapper, a `[Tool Use]` marker, a
-//! ```` ```tool_call ```` fence, or a `type` of `function`/`tool_use`. An
-//! object cut off by the end of the text in one of these places, whose name
-//! can be read and is declared, is a call that is not closed (rejected, never
-//! completed).
+//! ```` ```tool_call ```` fence, or a `type` of `function`/`tool_use` — never
+//! as the bare whole message, and never when a key is a package's or a tool
+//! definition's (`description`, `version`, `input_schema`…): a package.json
+//! or a list of tools is data. Every key but `name` (and a call `type`) is
+//! then an argument, `id` too: the schema judges it. An object cut off by the
+//! end of the text in one of these places is a call that is not closed
+//! (rejected, never completed) when what was written has a call's shape —
+//! `name` the first key of the top-level object, or after a call `type` —
+//! and the name is declared. A whole message (one paragraph) that is such a
+//! call but not valid JSON (a stray `}`, a missing comma, nesting too deep)
+//! is rejected with the parser's reason, never left as text.
 //!
 //! Linear in the text: candidates are only `{`/`[` at those places; each is
 //! parsed once (`crate::tolerant`, depth-limited) and the text it consumed is
@@ -43,7 +57,7 @@
 use memchr::memchr2;
 use serde_json::Value;
 
-use super::{Declared, Leaked, Written, code_ranges};
+use super::{Declared, Leaked, code_ranges};
 use crate::tolerant::{self, Failure};
 
 mod marks;
@@ -51,7 +65,7 @@ mod shape;
 #[cfg(test)]
 mod tests;
 
-use marks::{Closer, Open, Opener, closer, closing_after, opener, prefix_value};
+use marks::{Closer, Open, Opener, closer, closing_after, head, indented_code, opener};
 use shape::{ARGS, Rule, TAIL, WHOLE, WRAPPED, call, call_of, calls_in, fence_rule};
 
 /// Calls in `text`, and the text with their markup removed; `None` when there
@@ -84,6 +98,8 @@ struct Found {
     kept: String,
     /// Inside a fence, which must end the message.
     fenced: bool,
+    /// After a `[Tool Use: NAME]` marker, which must end the message.
+    tail_only: bool,
 }
 
 /// Bare values one after another, not yet known to be calls.
@@ -106,6 +122,8 @@ struct Scan {
 fn scan(text: &str, declared: Declared) -> Scan {
     let mut steps = 0;
     let code = code_ranges(text, &mut steps);
+    let indented = indented_code(text, &mut steps);
+    let mut indented_k = 0;
     let bytes = text.as_bytes();
     let first = text.len() - text.trim_start().len();
     let mut found: Vec<Found> = Vec::new();
@@ -129,6 +147,13 @@ fn scan(text: &str, declared: Declared) -> Scan {
             steps += 1;
         }
         let in_code = code.get(code_k).copied().filter(|&(a, _)| a <= s);
+        while indented.get(indented_k).is_some_and(|&(_, end)| end <= s) {
+            indented_k += 1;
+            steps += 1;
+        }
+        if indented.get(indented_k).is_some_and(|&(a, _)| a <= s) {
+            continue;
+        }
         let (open, line_start) = opener(text, s, &mut steps);
         // Inside code, only the body of a fence that opens right there.
         if let Some((a, _)) = in_code
@@ -167,10 +192,19 @@ fn scan(text: &str, declared: Declared) -> Scan {
                 // A tool_use block on lines of its own, cut off by the end.
                 let tail = line_start
                     && failure == Failure::Truncated
-                    && prefix_value(consumed, "type") == Some("tool_use");
+                    && head(consumed).is_some_and(|h| h.kind == Some("tool_use"));
                 let placed = open.is_some() || chained || s == first || tail;
+                let whole = s == first && open.is_none();
                 if (placed || run_here.is_some())
-                    && let Some(f) = broken(text, markup_start, open, consumed, failure, declared)
+                    && let Some(f) = broken(
+                        text,
+                        markup_start,
+                        open,
+                        (s, consumed),
+                        failure,
+                        whole,
+                        declared,
+                    )
                 {
                     // Calls before it in a bare run stand: it ends the message.
                     if let Some(r) = run_here {
@@ -237,6 +271,24 @@ fn scan(text: &str, declared: Declared) -> Scan {
             (None, _) if chained => Some((e, WRAPPED, false)),
             (None, Closer::End) if s == first => Some((e, WHOLE, false)),
             (None, Closer::End) if line_start => Some((e, TAIL, false)),
+            (None, Closer::Other) if s == first => {
+                // A whole-message call with stray closing brackets after it.
+                let after = text.get(e..).unwrap_or_default();
+                steps += after.len();
+                let list = text.get(s..e).unwrap_or_default();
+                if after.trim().bytes().all(|b| matches!(b, b'}' | b']'))
+                    && let Some((calls, _)) =
+                        calls_in(&value, list, list, WHOLE, declared, &mut steps)
+                    && let Some(c) = calls.first()
+                {
+                    let end = text.trim_end().len();
+                    let markup = text.get(s..end).unwrap_or_default();
+                    let why = not_json(Failure::Trailing { at: e - s });
+                    found.push(rejected(&c.name, markup, s, end, why));
+                    break;
+                }
+                None
+            }
             (None, _) => None,
         };
         let Some((end, rule, fenced)) = place else {
@@ -255,6 +307,7 @@ fn scan(text: &str, declared: Declared) -> Scan {
                 calls,
                 kept,
                 fenced,
+                tail_only: false,
             });
         }
     }
@@ -282,59 +335,106 @@ fn settle(
                 calls,
                 kept,
                 fenced: false,
+                tail_only: false,
             })
         })
         .collect()
 }
 
 /// A candidate that did not parse, in a call's place: a call that is not
-/// closed (cut off by the end of the text) or not valid, when the name it
-/// starts with is declared.
+/// closed (cut off by the end of the text) or not valid, when it has a call's
+/// shape so far (`marks::head`) and the name is declared. Not valid and with
+/// no wrapper or marker, it is a call only when it is the `whole` message
+/// (one paragraph): a whole-message call to a declared tool is never left as
+/// text.
 fn broken(
     text: &str,
     start: usize,
     open: Option<Open>,
-    consumed: &str,
+    consumed: (usize, &str),
     failure: Failure,
+    whole: bool,
     declared: Declared,
 ) -> Option<Found> {
+    // Where the value starts, what the parser read of it, and where it broke.
+    let (at, consumed) = consumed;
+    let broke = at + consumed.len();
     let name = match open.map(|o| o.kind) {
         Some(Opener::ToolUse(name)) => name,
-        _ => prefix_value(consumed, "name")?,
+        _ => {
+            let h = head(consumed)?;
+            // Broken with nothing around it: a call only if it shows one
+            // (`{"name": "read", "age": 41 "city": …}` is as likely a record).
+            let shown = h.kind.is_some() || h.args_next;
+            if open.is_none() && failure != Failure::Truncated && !shown {
+                return None;
+            }
+            h.name
+        }
     };
     if !declared(name) {
         return None;
     }
-    let (end, why) = match failure {
-        Failure::Truncated => (
-            text.trim_end().len(),
-            "the tool call written in the text is not closed".to_owned(),
-        ),
-        // Not JSON, and not the whole message either: text, as a bare
-        // message that is not JSON always was.
-        _ if open.is_none() => return None,
-        _ => {
-            let after = start + consumed.len();
-            (
-                closing_after(text, after),
-                "the tool call written in the text is not valid JSON".to_owned(),
-            )
+    let marker = matches!(open.map(|o| o.kind), Some(Opener::ToolUse(_)));
+    // After a marker, or as the whole message, a line of prose after the
+    // break says it was quoted (looked for up to the next blank, marker or tag
+    // line: linear).
+    if (marker || (whole && open.is_none())) && failure != Failure::Truncated {
+        let after = text.get(broke..).unwrap_or_default();
+        for line in after.lines().skip(1) {
+            let line = line.trim_start();
+            if line.is_empty() || line.starts_with(['[', '<']) {
+                break;
+            }
+            if line.starts_with(char::is_alphabetic) {
+                return None;
+            }
         }
+    }
+    let whole = whole
+        && !text
+            .get(start..)
+            .unwrap_or_default()
+            .trim()
+            .contains("\n\n");
+    let end = match failure {
+        Failure::Truncated => text.trim_end().len(),
+        // Not JSON, and not the whole message either: text, as a bare
+        // value that is not JSON always was.
+        _ if open.is_none() && !whole => return None,
+        _ if whole => text.trim_end().len(),
+        _ => closing_after(text, broke),
     };
     let markup = text.get(start..end).unwrap_or_default();
-    Some(Found {
+    let mut f = rejected(name, markup, start, end, not_json(failure));
+    f.tail_only = marker;
+    Some(f)
+}
+
+/// Why a candidate that did not parse is no call: the parser's reason.
+fn not_json(failure: Failure) -> String {
+    match failure {
+        Failure::Truncated => "the tool call written in the text is not closed".to_owned(),
+        Failure::Invalid { what, .. } if what.starts_with("nesting") => super::pythonic::too_deep(),
+        Failure::Invalid { at, what } => format!(
+            "the tool call written in the text is not valid JSON (at byte {at} of it: {what})"
+        ),
+        Failure::Trailing { at } => format!(
+            "the tool call written in the text is not valid JSON (it goes on after its end, at byte {at} of it)"
+        ),
+    }
+}
+
+/// One rejected call to `name` whose markup takes `start..end`.
+fn rejected(name: &str, markup: &str, start: usize, end: usize, why: String) -> Found {
+    Found {
         start,
         end,
-        calls: vec![Leaked {
-            name: name.to_owned(),
-            args: Err(why),
-            markup: markup.to_owned(),
-            family: "json",
-            written: Written::default(),
-        }],
+        calls: vec![call(name, Err(why), markup, "json")],
         kept: String::new(),
         fenced: false,
-    })
+        tail_only: false,
+    }
 }
 
 /// `[Tool Use: NAME] {…}`: the object is the call to NAME itself, or its
@@ -362,18 +462,20 @@ fn tool_use_marker(
         calls: vec![call(name, args, markup, "json")],
         kept: String::new(),
         fenced: false,
+        tail_only: true,
     })
 }
 
 /// Drops fenced calls unless they end the message (only whitespace and other
-/// fenced calls after them) and no other fenced block is in the message.
+/// fenced or marker calls after them) and no other fenced block is in the
+/// message; and calls after a `[Tool Use]` marker unless they end it.
 fn keep_final_fences(
     text: &str,
     code: &[(usize, usize)],
     found: &mut Vec<Found>,
     steps: &mut usize,
 ) {
-    if !found.iter().any(|f| f.fenced) {
+    if !found.iter().any(|f| f.fenced || f.tail_only) {
         return;
     }
     // Both in text order: one merge.
@@ -394,11 +496,9 @@ fn keep_final_fences(
     let mut keep = vec![true; found.len()];
     for (k, f) in found.iter().enumerate().rev() {
         let gap = text.get(f.end..next).unwrap_or_default();
-        tail = tail && f.fenced && gap.trim().is_empty();
-        if f.fenced
-            && (!tail || other_fence)
-            && let Some(slot) = keep.get_mut(k)
-        {
+        tail = tail && (f.fenced || f.tail_only) && gap.trim().is_empty();
+        let drop = (f.fenced && (!tail || other_fence)) || (f.tail_only && !tail);
+        if drop && let Some(slot) = keep.get_mut(k) {
             *slot = false;
         }
         next = f.start;

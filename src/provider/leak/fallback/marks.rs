@@ -4,35 +4,25 @@
 
 use memchr::memchr3;
 
+use super::shape::{ARGS, CALL_TYPES};
+
 /// The longest wrapper tag or marker looked for next to a candidate
 /// (`<tool-use>`, `[TOOL_REQUEST]`, `[Tool Use: NAME]`, a fence line).
 const MAX_TAG: usize = 80;
 
-/// Tags that quote, think or answer rather than call: what they hold is text
-/// (as in a code span), whichever of their tags is there.
-const NOT_WRAPPERS: [&str; 22] = [
-    "code",
-    "pre",
-    "samp",
-    "kbd",
-    "tt",
-    "q",
-    "blockquote",
-    "quote",
-    "example",
-    "examples",
-    "think",
-    "thinking",
-    "thought",
-    "reasoning",
-    "reflection",
-    "scratchpad",
-    "tool_response",
-    "tool_result",
-    "function_results",
+/// Parts of tool-ish tag names that hold what came back, or a thought or an
+/// example, rather than a call (`tool_response`, `function_results`,
+/// `tool_call_example`): what they hold is text.
+const NOT_WRAPPERS: [&str; 9] = [
     "result",
+    "response",
     "output",
     "observation",
+    "think",
+    "thought",
+    "reason",
+    "example",
+    "sample",
 ];
 
 /// Fence info strings whose body may be a call.
@@ -144,29 +134,56 @@ fn tag_before(text: &str, end: usize, open: u8) -> Option<(usize, &str)> {
     Some((start, text.get(start + 1..end - 1)?))
 }
 
-/// Only blanks, or tags, before byte `at` on its line.
+/// Only blanks, or whole tags (`<tools>`, `[TOOL_REQUEST]`), before byte
+/// `at` on its line. A blockquote's `>` is no tag: a line in one is quoted
+/// prose, never a line start.
 fn starts_line(text: &str, at: usize) -> bool {
     let bytes = text.as_bytes();
     let lo = at.saturating_sub(MAX_TAG);
     let before = bytes.get(lo..at).unwrap_or_default();
-    let line = match before.iter().rposition(|&b| b == b'\n') {
+    let mut line = match before.iter().rposition(|&b| b == b'\n') {
         Some(k) => before.get(k + 1..).unwrap_or_default(),
         None if lo == 0 => before,
         None => return false,
     };
-    match line.iter().rposition(|b| !matches!(b, b' ' | b'\t')) {
-        None => true,
-        Some(k) => matches!(line.get(k), Some(b'>' | b']')),
+    loop {
+        line = line.trim_ascii();
+        let open = match line.last() {
+            None => return true,
+            Some(b'>') => b'<',
+            Some(b']') => b'[',
+            Some(_) => return false,
+        };
+        match line.iter().rposition(|&b| b == open) {
+            Some(k) => line = line.get(..k).unwrap_or_default(),
+            None => return false,
+        }
     }
 }
 
-/// `name`, `tool-use`, `minimax:tool_call`: a wrapper's tag name (not a
-/// closing tag, nor one of `NOT_WRAPPERS`).
+/// Tag names that say "tool call" (`tools`, `tool-use`, `assistant`,
+/// `function_call`, `invoke`, `action`, `TOOL_REQUEST`), as a part of the name
+/// in any case: an allow-list, for any other tag (`<usage>`, `<user>`,
+/// `[Sample]`) may hold an example.
+const TOOLISH: [&str; 7] = [
+    "tool",
+    "function",
+    "call",
+    "action",
+    "invoke",
+    "assistant",
+    "request",
+];
+
+/// `tools`, `tool-use`, `minimax:tool_call`: a wrapper's tag name (not a
+/// closing tag, naming a tool call, nor one of `NOT_WRAPPERS`).
 fn is_tag_name(inner: &str) -> bool {
     let mut chars = inner.chars();
     let name = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':' | '.'));
-    name && !NOT_WRAPPERS.contains(&inner.to_ascii_lowercase().as_str())
+    let lower = inner.to_ascii_lowercase();
+    name && TOOLISH.iter().any(|t| lower.contains(t))
+        && !NOT_WRAPPERS.iter().any(|t| lower.contains(t))
 }
 
 /// `TOOL_REQUEST`: a bracket marker, not a closing one (`END_…`).
@@ -246,40 +263,107 @@ pub(super) fn closer(text: &str, e: usize) -> Closer {
     Closer::Other
 }
 
-/// The value in the first `"key": "x"` (or `'key': 'x'`) within two levels of
-/// nesting of `text`, the start of a value cut off or broken.
-pub(super) fn prefix_value<'t>(text: &'t str, key: &str) -> Option<&'t str> {
-    let bytes = text.as_bytes();
-    let mut depth = 0usize;
-    let mut i = 0;
-    // The last string read at this depth, if it was a key candidate.
-    let mut key_is_name = false;
-    while let Some(&b) = bytes.get(i) {
-        match b {
-            b'{' | b'[' => {
-                depth += 1;
-                key_is_name = false;
-            }
-            b'}' | b']' => {
-                depth = depth.saturating_sub(1);
-                key_is_name = false;
-            }
-            b'"' | b'\'' => {
-                let (s, end) = string_at(text, i, b)?;
-                let after = text.get(end..).unwrap_or_default().trim_start();
-                if key_is_name && depth <= 2 {
-                    return (!s.contains('\\')).then_some(s);
-                }
-                key_is_name = s == key && after.starts_with(':');
-                i = end;
-                continue;
-            }
-            b':' | b' ' | b'\t' | b'\n' | b'\r' => {}
-            _ => key_is_name = false,
+/// The start of a value cut off or broken, read as far as it shows a call's
+/// shape: a top-level object (or the first of a list of them) whose first key
+/// is `name`, or whose first key is a call `type` (then string keys such as
+/// `id` until `name`, or a `function` object whose first key is `name`).
+/// A `name` nested in data, or after other keys, is no call's.
+pub(super) fn head(text: &str) -> Option<Head<'_>> {
+    let t = text.trim_start();
+    let t = match t.strip_prefix('[') {
+        Some(list) => skip_text_blocks(list),
+        None => t,
+    };
+    let mut t = t.trim_start().strip_prefix('{')?;
+    let mut kind = None;
+    // At most a type, an id and a function object before the name.
+    for k in 0..4 {
+        let (key, rest) = string(t)?;
+        let rest = rest.trim_start().strip_prefix(':')?.trim_start();
+        if key == "function" && kind.is_some() {
+            let inner = rest.strip_prefix('{')?;
+            let (key, rest) = string(inner)?;
+            let rest = rest.trim_start().strip_prefix(':')?;
+            let (name, rest) = string(rest)?;
+            return (key == "name").then_some(Head {
+                kind,
+                name,
+                args_next: args_next(rest),
+            });
         }
-        i += 1;
+        let (value, rest) = string(rest)?;
+        match key {
+            "name" => {
+                return Some(Head {
+                    kind,
+                    name: value,
+                    args_next: args_next(rest),
+                });
+            }
+            "type" if k == 0 && CALL_TYPES.contains(&value) => kind = Some(value),
+            _ if kind.is_some() => {}
+            _ => return None,
+        }
+        t = rest.trim_start().strip_prefix(',')?;
     }
     None
+}
+
+/// What the start of a value cut off or broken shows of a call.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Head<'t> {
+    /// Its call `type`, if it starts with one.
+    pub(super) kind: Option<&'t str>,
+    pub(super) name: &'t str,
+    /// The key right after the name holds the arguments (`arguments`,
+    /// `parameters`, `input`).
+    pub(super) args_next: bool,
+}
+
+/// Whether `rest` (after a name's value) goes on with an arguments key.
+fn args_next(rest: &str) -> bool {
+    rest.trim_start()
+        .strip_prefix(',')
+        .and_then(string)
+        .is_some_and(|(key, _)| ARGS.contains(&key))
+}
+
+/// A content list's text blocks (`{"type": "text", "text": "…"},`) skipped:
+/// the rest of the list.
+fn skip_text_blocks(mut list: &str) -> &str {
+    while let Some(rest) = text_block(list) {
+        list = rest;
+    }
+    list
+}
+
+/// The text after one text block and its comma at the start of `t`.
+fn text_block(t: &str) -> Option<&str> {
+    let t = t.trim_start().strip_prefix('{')?;
+    let (key, t) = string(t)?;
+    let (kind, t) = string(t.trim_start().strip_prefix(':')?)?;
+    let t = t.trim_start().strip_prefix(',')?;
+    let (key2, t) = string(t)?;
+    let (_, t) = string(t.trim_start().strip_prefix(':')?)?;
+    let t = t
+        .trim_start()
+        .strip_prefix('}')?
+        .trim_start()
+        .strip_prefix(',')?;
+    (key == "type" && kind == "text" && key2 == "text").then_some(t)
+}
+
+/// The quoted string (no escapes) at the start of `text`, after whitespace,
+/// and the text after it.
+fn string(text: &str) -> Option<(&str, &str)> {
+    let t = text.trim_start();
+    let q = *t.as_bytes().first()?;
+    if q != b'"' && q != b'\'' {
+        return None;
+    }
+    let offset = text.len() - t.len();
+    let (s, end) = string_at(text, offset, q)?;
+    (!s.contains('\\')).then_some((s, text.get(end..)?))
 }
 
 /// The string quoted by `q` at byte `i`: its raw inner text and the byte after
@@ -299,4 +383,34 @@ fn string_at(text: &str, i: usize, q: u8) -> Option<(&str, usize)> {
         k += 1;
     }
     None
+}
+
+/// CommonMark indented code blocks: runs of lines indented by four spaces or
+/// a tab, the first after a blank line (blank lines inside a run belong to
+/// it). What they hold is code, never a call. One pass over the lines.
+pub(super) fn indented_code(text: &str, steps: &mut usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut block: Option<(usize, usize)> = None;
+    let mut prev_blank = false;
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        *steps += 1;
+        let start = at;
+        at += line.len();
+        let blank = line.trim().is_empty();
+        let body = line.trim_start_matches(' ');
+        let indented = !blank && (line.len() - body.len() >= 4 || body.starts_with('\t'));
+        match block.as_mut() {
+            Some((_, end)) if indented => *end = at,
+            Some(_) if blank => {}
+            Some(_) => {
+                out.extend(block.take());
+            }
+            None if indented && prev_blank => block = Some((start, at)),
+            None => {}
+        }
+        prev_blank = blank;
+    }
+    out.extend(block);
+    out
 }

@@ -25,7 +25,7 @@ type Args = Result<Map<String, Value>, String>;
 pub(super) const ARGS: [&str; 3] = ["arguments", "parameters", "input"];
 
 /// The `type` of a call object, where it has one.
-const CALL_TYPES: [&str; 4] = ["function", "tool_use", "tool_call", "function_call"];
+pub(super) const CALL_TYPES: [&str; 4] = ["function", "tool_use", "tool_call", "function_call"];
 
 /// How an object may be read as a call in a given place.
 #[derive(Debug, Clone, Copy)]
@@ -41,19 +41,38 @@ pub(super) struct Rule {
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Flat {
     Never,
-    /// When there is at least one (the whole message).
-    IfAny,
-    /// Always (a wrapper says it is a call).
+    /// Always (a wrapper, marker or `tool_call` fence says it is a call).
     Always,
 }
 
+/// Keys of a package manifest or a tool's definition: an object holding one
+/// is data about a tool (`{"name": "glob", "version": …}`,
+/// `{"name": "read", "description": …}`), never flat arguments.
+const NOT_FLAT: [&str; 13] = [
+    "description",
+    "properties",
+    "input_schema",
+    "inputSchema",
+    "parameters_schema",
+    "schema",
+    "version",
+    "main",
+    "license",
+    "dependencies",
+    "author",
+    "scripts",
+    "homepage",
+];
+
+/// The whole message: flat arguments only with a call `type` (a package.json
+/// or a list of tools is as likely).
 pub(super) const WHOLE: Rule = Rule {
-    flat: Flat::IfAny,
+    flat: Flat::Never,
     tool_use_only: false,
 };
 /// Bare values after prose: Anthropic blocks only.
 pub(super) const TAIL: Rule = Rule {
-    flat: Flat::IfAny,
+    flat: Flat::Never,
     tool_use_only: true,
 };
 pub(super) const WRAPPED: Rule = Rule {
@@ -141,7 +160,11 @@ pub(super) fn call_of(
     let kind = match m.get("type") {
         None => None,
         Some(Value::String(t)) if CALL_TYPES.contains(&t.as_str()) => Some(t.as_str()),
-        Some(_) => return None,
+        // Another `type` is a flat argument, or no call.
+        Some(_) if ARGS.iter().any(|k| m.contains_key(*k)) || m.contains_key("function") => {
+            return None;
+        }
+        Some(_) => None,
     };
     let family = if kind == Some("tool_use") {
         "tool_use"
@@ -185,18 +208,16 @@ pub(super) fn call_of(
             object_args(value)
         }
         (None, _) => {
+            // Only `name`, and a `type` that is a call type, are envelope:
+            // every other key (`id` too) is an argument, for the schema to
+            // judge.
             let args: Map<String, Value> = m
                 .iter()
-                .filter(|(k, _)| !matches!(k.as_str(), "name" | "type" | "id"))
+                .filter(|(k, _)| *k != "name" && !(*k == "type" && kind.is_some()))
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect();
-            let flat = match rule.flat {
-                _ if kind.is_some() => true,
-                Flat::Never => false,
-                Flat::IfAny => !args.is_empty(),
-                Flat::Always => true,
-            };
-            if !flat || args.contains_key("input_schema") || args.contains_key("inputSchema") {
+            let flat = kind.is_some() || rule.flat == Flat::Always;
+            if !flat || args.keys().any(|k| NOT_FLAT.contains(&k.as_str())) {
                 return None;
             }
             Ok(args)

@@ -200,8 +200,7 @@ fn a_tool_use_marker_line() {
 fn arguments_written_flat_beside_the_name() {
     for text in [
         "<tools>{\"name\": \"read\", \"file_path\": \"/a\", \"offset\": 2}</tools>",
-        "[TOOL_REQUEST]\n{\"name\": \"read\", \"id\": \"c1\", \"file_path\": \"/a\", \"offset\": 2}\n[END_TOOL_REQUEST]",
-        "{\"name\": \"read\", \"file_path\": \"/a\", \"offset\": 2}",
+        "[TOOL_REQUEST]\n{\"name\": \"read\", \"file_path\": \"/a\", \"offset\": 2}\n[END_TOOL_REQUEST]",
         "{\"type\": \"function\", \"name\": \"read\", \"file_path\": \"/a\", \"offset\": 2}",
     ] {
         let (name, args, _, _) = one(text);
@@ -336,6 +335,10 @@ fn the_scan_is_linear() {
         "```sh\nx\n```\n```json\n{\"name\": \"read\", \"arguments\": {}}\n```\n",
         "\n{'a': '\n{\"name\": \"read\" ",
         "[Tool Use: read] {\"p\": \"[Tool Use: read] {\"}\n",
+        "[Tool Use: read] {\"p\": ]}\n1\n",
+        "{\"name\": \"read\", \"arguments\": {\"p\": 1 \"q\": 2}}\n",
+        "\n\n    {\"name\": \"read\"}\n",
+        "> <tools> > [x] > {\"name\": \"read\", \"arguments\": {}}\n",
         " \n\t{ \n [ \n",
         "{\"name\": \"read\", \"arguments\": {\"p\": [1]}}, ",
     ] {
@@ -347,4 +350,218 @@ fn the_scan_is_linear() {
         assert!(big <= 12 * small.max(1), "{unit}: {small} → {big}");
         assert!(big <= 40 * unit.len() * 5_000, "{unit}: {big} steps");
     }
+}
+
+#[test]
+fn flat_arguments_keep_every_key_but_the_envelope() {
+    // F2: `id` (or any key) beside the name is an argument, for the schema to
+    // judge; only `name`, and a `type` that is a call type, are envelope.
+    for (text, want) in [
+        (
+            "<tools>\n{\"name\": \"read\", \"file_path\": \"/a\", \"id\": 42}\n</tools>",
+            json!({"file_path": "/a", "id": 42}),
+        ),
+        (
+            "[TOOL_REQUEST]\n{\"name\": \"read\", \"id\": \"c1\", \"file_path\": \"/a\"}\n[END_TOOL_REQUEST]",
+            json!({"id": "c1", "file_path": "/a"}),
+        ),
+        (
+            "{\"type\": \"function\", \"name\": \"read\", \"file_path\": \"/a\", \"id\": 7}",
+            json!({"file_path": "/a", "id": 7}),
+        ),
+        (
+            "<tools>{\"name\": \"read\", \"type\": \"bug\", \"file_path\": \"/a\"}</tools>",
+            json!({"type": "bug", "file_path": "/a"}),
+        ),
+    ] {
+        let (name, args, _, _) = one(text);
+        assert_eq!((name.as_str(), args), ("read", want), "{text}");
+    }
+}
+
+#[test]
+fn a_tool_use_marker_counts_only_where_its_call_ends_the_message() {
+    // F3: a marker line quoted in an explanation, or in a blockquote, is text.
+    no_call(
+        "I saw this in the logs:\n[Tool Use: read] {\"file_path\": \"/a\"}\nThat is what it read.",
+    );
+    no_call("The transcript says:\n> [Tool Use: read] {\"file_path\": \"/a\"}");
+    no_call(
+        "The transcript says:\n> [Tool Use: read] {\"file_path\": \"/a\"}\n> Done.\nSo it read.",
+    );
+    // A blockquote is quoted prose for every opener.
+    no_call(
+        "You wrote:\n> <tools>\n> {\"name\": \"read\", \"arguments\": {\"file_path\": \"/a\"}}\n> </tools>",
+    );
+    no_call(
+        "You wrote:\n> <tools>{\"name\": \"read\", \"arguments\": {\"file_path\": \"/a\"}}</tools>",
+    );
+    // Markers that end the message are calls, each of them.
+    let (calls, clean) = find(
+        "Both.\n[Tool Use: read] {\"file_path\": \"/a\"}\n[Tool Use: glob] {\"pattern\": \"*\"}\n",
+    );
+    let names: Vec<&str> = calls.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!((names, clean.as_str()), (vec!["read", "glob"], "Both."));
+    // A broken one followed by prose is text too.
+    no_call("The log:\n[Tool Use: read] {\"file_path\": ]}\nIt failed.");
+}
+
+#[test]
+fn wrapper_tags_are_tool_ish_names_only() {
+    // F4: any other tag or bracket pair is text, closed or not.
+    let obj = "{\"name\": \"read\", \"arguments\": {\"file_path\": \"/a\"}}";
+    for tag in [
+        "usage", "sample", "user", "answer", "json", "details", "log", "input",
+    ] {
+        no_call(&format!(
+            "An agent would send:\n<{tag}>\n{obj}\n</{tag}>\nI will not."
+        ));
+        no_call(&format!("<{tag}>{obj}</{tag}>"));
+        no_call(&format!("An agent would send:\n<{tag}>\n{obj}"));
+        no_call(&format!("An agent would send:\n{obj}\n</{tag}>"));
+    }
+    no_call(&format!("[Sample]\n{obj}\n[/Sample]\nThat is a sample."));
+    // Tool-ish names of every documented shape still wrap calls.
+    for tag in [
+        "tools",
+        "tool-use",
+        "assistant",
+        "function_call",
+        "invoke",
+        "action",
+        "ToolCall",
+    ] {
+        let (name, _, _, clean) = one(&format!("Reading.\n<{tag}>\n{obj}\n</{tag}>"));
+        assert_eq!(
+            (name.as_str(), clean.as_str()),
+            ("read", "Reading."),
+            "{tag}"
+        );
+    }
+    let (name, _, _, _) = one(&format!("[TOOL_REQUEST]\n{obj}\n[END_TOOL_REQUEST]"));
+    assert_eq!(name, "read");
+    // Those that hold results or thoughts stay text.
+    no_call(&format!("<tool_response>\n{obj}\n</tool_response>"));
+    no_call(&format!("<function_results>{obj}</function_results>"));
+}
+
+#[test]
+fn flat_arguments_need_a_wrapper_and_no_definition_keys() {
+    // F5: never as the whole message; never with `description` or a
+    // package's or definition's keys; a list of {name, description} is data.
+    for text in [
+        "{\"name\": \"read\", \"file_path\": \"/a\"}",
+        "{\"name\": \"glob\", \"version\": \"10.3.10\", \"description\": \"Match files\", \"main\": \"index.js\"}",
+        "[{\"name\": \"read\", \"description\": \"Reads a file\"}, {\"name\": \"glob\", \"description\": \"Globs\"}]",
+        "<tools>\n[{\"name\": \"read\", \"description\": \"Reads a file\"}, {\"name\": \"glob\", \"description\": \"Globs\"}]\n</tools>",
+        "<tools>{\"name\": \"glob\", \"version\": \"10.3.10\", \"main\": \"index.js\"}</tools>",
+        "<tools>{\"name\": \"read\", \"description\": \"Reads a file\"}</tools>",
+        "{\"type\": \"function\", \"name\": \"read\", \"description\": \"Reads a file\"}",
+        "Here is the package.json:\n```json\n{\"name\": \"glob\", \"version\": \"10.3.10\", \"main\": \"index.js\"}\n```",
+    ] {
+        no_call(text);
+    }
+    // In a wrapper, marker or tool_call fence, flat arguments stand.
+    for text in [
+        "<tools>{\"name\": \"read\", \"file_path\": \"/a\"}</tools>",
+        "Reading.\n```tool_call\n{\"name\": \"read\", \"file_path\": \"/a\"}\n```",
+    ] {
+        let (name, args, _, _) = one(text);
+        assert_eq!(
+            (name.as_str(), args),
+            ("read", json!({"file_path": "/a"})),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn a_cut_off_value_is_a_call_only_in_a_call_s_shape() {
+    // F6: the name must be the first key of the top-level object (or come
+    // after a call `type`), never nested or after other keys.
+    for text in [
+        "{\"package\": {\"name\": \"glob\", \"version\": \"10.3.10\", \"deps\": [\"minimatch\"",
+        "{\"title\": \"Report\", \"name\": \"read\", \"rows\": [1, 2,",
+        "<tools>{\"title\": \"Report\", \"name\": \"read\", \"rows\": [1, 2,",
+        "{\"type\": \"record\", \"name\": \"read\", \"rows\": [1, 2,",
+        "[{\"x\": {\"name\": \"read\", \"a\": [",
+    ] {
+        no_call(text);
+    }
+    let not_closed = Value::String("the tool call written in the text is not closed".into());
+    for text in [
+        "{\"name\": \"read\", \"arguments\": {\"file_pa",
+        "[{\"name\": \"read\", \"arguments\": {\"file_pa",
+        "{\"type\": \"function\", \"function\": {\"name\": \"read\", \"parameters\": {",
+        "{'type': 'tool_use', 'id': 'toolu_01', 'name': 'read', 'input': {'file_path': '/",
+    ] {
+        let (name, args, _, _) = one(text);
+        assert_eq!((name.as_str(), &args), ("read", &not_closed), "{text}");
+    }
+}
+
+#[test]
+fn an_indented_code_block_is_code() {
+    // F12: CommonMark indented code (4 spaces or a tab, after a blank line).
+    let block = "{\"type\": \"tool_use\", \"id\": \"toolu_01\", \"name\": \"read\", \"input\": {\"file_path\": \"/a\"}}";
+    no_call(&format!(
+        "An assistant turn looks like this:\n\n    {block}"
+    ));
+    no_call(&format!(
+        "An assistant turn looks like this:\n\n\t{block}\n"
+    ));
+    no_call("Like this:\n\n    <tools>\n    {\"name\": \"read\", \"arguments\": {}}\n    </tools>");
+    no_call(&format!("Like this:\n\n    x = 1\n\n    {block}"));
+    // Not after a blank line: a paragraph's continuation, read as before.
+    let (name, _, _, _) = one(&format!("I'll read it.\n\n{block}"));
+    assert_eq!(name, "read");
+    let (name, _, _, _) = one("<tools>\n    {\"name\": \"read\", \"arguments\": {}}\n</tools>");
+    assert_eq!(name, "read");
+}
+
+#[test]
+fn a_whole_message_call_that_does_not_parse_is_rejected() {
+    // F17: clearly one JSON call to a declared tool, broken: rejected with the
+    // parser's reason, never left as text.
+    for text in [
+        "{\"name\": \"read\", \"arguments\": {\"file_path\": \"/a\"}}}",
+        "{\"name\": \"read\", \"arguments\": {\"file_path\": \"/a\" \"limit\": 3}}",
+        "{'type': 'tool_use', 'id': 'toolu_01', 'name': 'read', 'input': {'file_path': '/a' 'x': 1}}",
+    ] {
+        let (name, args, _, clean) = one(text);
+        assert_eq!(name, "read", "{text}");
+        let why = args.as_str().unwrap_or_default();
+        assert!(why.contains("not valid JSON"), "{text}: {why}");
+        assert_eq!(clean, "", "{text}");
+    }
+    let deep = format!(
+        "{{\"name\": \"read\", \"arguments\": {{\"a\": {}{}}}}}",
+        "[".repeat(1000),
+        "]".repeat(1000)
+    );
+    for text in [deep.clone(), format!("<tools>{deep}</tools>")] {
+        let (name, args, _, _) = one(&text);
+        let why = args.as_str().unwrap_or_default();
+        assert_eq!(name, "read");
+        assert!(why.contains("deep"), "{why}");
+    }
+    // Not a call's shape, undeclared, or prose after it: text.
+    no_call("{\"title\": \"x\", \"name\": \"read\", \"a\": 1 \"b\": 2}");
+    no_call("{\"name\": \"read\", \"age\": 41 \"city\": \"Leeds\"}");
+    no_call("{\"name\": \"search\", \"arguments\": {\"q\": \"x\" \"n\": 1}}");
+    no_call(
+        "{\"name\": \"read\", \"arguments\": {\"file_path\": \"/a\" \"limit\": 3}}\n\nThat is the broken call I saw.",
+    );
+    no_call("{\"name\": \"read\", \"arguments\": {}} is what it sends.");
+    no_call(
+        "{\"name\": \"read\", \"arguments\": {\"file_path\": \"/a\" \"limit\": 3}}\nThat is the broken call I saw.",
+    );
+    // Pretty-printed, broken further down: still the whole message.
+    let (name, args, _, _) = one(
+        "{\n  \"name\": \"read\",\n  \"arguments\": {\n    \"file_path\": \"/a\"\n    \"limit\": 3\n  }\n}",
+    );
+    assert!(
+        args.as_str().is_some_and(|w| w.contains("not valid JSON")),
+        "{name}: {args}"
+    );
 }
