@@ -65,7 +65,9 @@ mod shape;
 #[cfg(test)]
 mod tests;
 
-use marks::{Closer, Open, Opener, closer, closing_after, head, indented_code, opener};
+use marks::{
+    Closer, Open, Opener, closer, closing_after, head, indented_code, opener, paragraph_ends,
+};
 use shape::{ARGS, Rule, TAIL, WHOLE, WRAPPED, call, call_of, calls_in, fence_rule};
 
 /// Calls in `text`, and the text with their markup removed; `None` when there
@@ -123,6 +125,7 @@ fn scan(text: &str, declared: Declared) -> Scan {
     let mut steps = 0;
     let code = code_ranges(text, &mut steps);
     let indented = indented_code(text, &mut steps);
+    let ends = paragraph_ends(text, &mut steps);
     let mut indented_k = 0;
     let bytes = text.as_bytes();
     let first = text.len() - text.trim_start().len();
@@ -203,7 +206,7 @@ fn scan(text: &str, declared: Declared) -> Scan {
                         (s, consumed),
                         failure,
                         whole,
-                        declared,
+                        (declared, &ends),
                     )
                 {
                     // Calls before it in a bare run stand: it ends the message.
@@ -354,7 +357,7 @@ fn broken(
     consumed: (usize, &str),
     failure: Failure,
     whole: bool,
-    declared: Declared,
+    (declared, ends): (Declared, &[usize]),
 ) -> Option<Found> {
     // Where the value starts, what the parser read of it, and where it broke.
     let (at, consumed) = consumed;
@@ -403,7 +406,7 @@ fn broken(
         // value that is not JSON always was.
         _ if open.is_none() && !whole => return None,
         _ if whole => text.trim_end().len(),
-        _ => closing_after(text, broke),
+        _ => closing_after(text, broke, ends),
     };
     let markup = text.get(start..end).unwrap_or_default();
     let mut f = rejected(name, markup, start, end, not_json(failure));

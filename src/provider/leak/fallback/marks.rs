@@ -68,13 +68,22 @@ pub(super) enum Closer {
     Other,
 }
 
+/// Where each paragraph of `text` ends (each `\n\n`), in one pass: looked up
+/// for every broken call, never searched for again (searching from each one
+/// was quadratic in a paragraph of many).
+pub(super) fn paragraph_ends(text: &str, steps: &mut usize) -> Vec<usize> {
+    *steps += text.len() / 64 + 1;
+    text.match_indices("\n\n").map(|(at, _)| at).collect()
+}
+
 /// Where the markup of a broken call in a wrapper ends: after the next closing
-/// tag or fence in its paragraph, else at the end of the paragraph.
-pub(super) fn closing_after(text: &str, from: usize) -> usize {
-    let rest = text.get(from..).unwrap_or_default();
-    let end = rest
-        .find("\n\n")
-        .map_or(text.trim_end().len(), |k| from + k);
+/// tag or fence in its paragraph, else at the end of the paragraph (`ends`,
+/// from [`paragraph_ends`]).
+pub(super) fn closing_after(text: &str, from: usize, ends: &[usize]) -> usize {
+    let end = ends
+        .get(ends.partition_point(|&e| e < from))
+        .copied()
+        .unwrap_or(text.trim_end().len());
     let bytes = text.as_bytes().get(..end).unwrap_or_default();
     let mut i = from;
     while let Some(k) = bytes.get(i..).and_then(|b| memchr3(b'<', b'[', b'`', b)) {
