@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 use super::cursor::Cursor;
 use super::json::{json_calls, json_first_name, json_value};
 use super::scan::{self, Ctx, Read};
-use super::tags::layout_trimmed;
+use super::tags::{self, layout_trimmed};
 use super::{Leaked, enclosed, malformed, no_name, not_json, pythonic, unclosed_call};
 use super::{cut, table};
 
@@ -170,7 +170,13 @@ fn glm(body: &str, markup: &str) -> Vec<Leaked> {
             )
             .0;
         };
-        args.insert(key.trim().to_owned(), Value::String(layout_trimmed(value)));
+        let key = key.trim();
+        if args
+            .insert(key.to_owned(), Value::String(layout_trimmed(value)))
+            .is_some()
+        {
+            return malformed(markup, &name, tags::given_twice(key)).0;
+        }
     }
     let mut call = super::leaked(name, Ok(args), markup);
     if let Ok(args) = &call.args {
