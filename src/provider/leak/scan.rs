@@ -109,9 +109,19 @@ fn read_row(row: &Row, opening: &str, text: &str, ctx: &mut Ctx) -> Read {
         (Syntax::Section { calls, end }, _) => section(opening, calls, end, text, ctx),
         (Syntax::Around(inner), Some(close)) => {
             let Some((markup, body)) = enclosed(text, opening, close) else {
+                let after = text.get(opening.len()..).unwrap_or_default();
+                if cut::prose_after(after) {
+                    return (Vec::new(), 0);
+                }
                 return unclosed(text);
             };
-            let mut calls = inner_call(inner, body, markup, ctx);
+            // A JSON call object for a body (Doubao writes Seed's wrapper
+            // around Hermes JSON when asked for it): read as `<tool_call>`'s.
+            let mut calls = if body.trim_start().starts_with('{') {
+                closed(&Syntax::Calls { join: None }, body, markup, ctx)
+            } else {
+                inner_call(inner, body, markup, ctx)
+            };
             for call in &mut calls {
                 call.family = row.family;
             }
@@ -171,7 +181,12 @@ fn closed(syntax: &Syntax, inner: &str, markup: &str, ctx: &Ctx) -> Vec<Leaked> 
     match syntax {
         Syntax::Calls { .. } => match serde_json::from_str::<Value>(inner.trim()) {
             Ok(value) => json_calls(&value, inner, markup),
-            Err(e) => malformed(markup, "", not_json(&e)).0,
+            Err(e) => {
+                let name = cut::json_name(inner)
+                    .and_then(cut::plain)
+                    .unwrap_or_default();
+                malformed(markup, name, not_json(&e)).0
+            }
         },
         Syntax::Named { id, sep } => {
             let Some((head, json)) = inner.split_once(sep) else {

@@ -36,8 +36,11 @@ pub(super) fn read(text: &str, ctx: &mut Ctx) -> Read {
         None
     };
     let Some((markup, body)) = closed else {
-        if let Some(read) = granite_31(text).or_else(|| complete_at_end(text, ctx)) {
+        if let Some(read) = granite_31(text, ctx).or_else(|| complete_at_end(text, ctx)) {
             return read;
+        }
+        if cut::prose_after(after) {
+            return (Vec::new(), 0);
         }
         // Cut off: named when its JSON or `<function=` head got that far.
         let rest = after.trim_start();
@@ -84,8 +87,11 @@ pub(super) fn read(text: &str, ctx: &mut Ctx) -> Read {
 
 /// Granite 3.1: `<tool_call>[{"name", "arguments"}, …]` with no closing tag
 /// by design: a complete JSON list right after the opening, when no
-/// `</tool_call>` follows in the text.
-fn granite_31(text: &str) -> Option<Read> {
+/// `</tool_call>` follows in the text, and the list ends the message or
+/// stands on its own lines (the opening starts a line, nothing but space
+/// after the list on its last). A list in a sentence, prose after it on its
+/// line, is text (no call, nothing used).
+fn granite_31(text: &str, ctx: &Ctx) -> Option<Read> {
     let mut c = Cursor::new(text);
     c.eat(OPEN);
     c.skip_space();
@@ -94,6 +100,16 @@ fn granite_31(text: &str) -> Option<Read> {
     }
     let (value, json) = json_value(&mut c).ok()?;
     value.is_array().then_some(())?;
+    let rest = c.rest();
+    let ends = rest.trim().is_empty();
+    let own_lines = ctx.starts_line(text)
+        && rest
+            .split('\n')
+            .next()
+            .is_none_or(|line| line.trim().is_empty());
+    if !ends && !own_lines {
+        return Some((Vec::new(), 0));
+    }
     let mut calls = json_calls(&value, json, c.done());
     for call in &mut calls {
         call.family = "granite";
