@@ -302,8 +302,8 @@ fn code_ranges(text: &str, steps: &mut usize) -> Vec<(usize, usize)> {
 /// off is a call (not closed) when the name it starts with is declared. Or a
 /// message that starts with one call in call notation to a declared tool
 /// (`read(file_path="/a")`), alone on its line, perhaps with prose on the
-/// lines after it when the call has arguments. Returns the calls and the text
-/// left.
+/// lines after it when every argument is named; never `name(1…)`, a manual
+/// page or a C call. Returns the calls and the text left.
 fn bare<'t>(text: &'t str, declared: Declared) -> Option<(Vec<Leaked>, &'t str)> {
     let tag = |mut calls: Vec<Leaked>, family| {
         for c in &mut calls {

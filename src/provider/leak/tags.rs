@@ -19,7 +19,8 @@
 //! The Llama JSON body with its head broken reads when one reading exists:
 //! `<function=read{…}</function>` and `<function=read{…}></function>` (the
 //! `>` missing, or after the JSON), and `function=read>{…}</function>` (the
-//! `<` missing: only that whole shape, else it is text). A head not closed by
+//! `<` missing: only that whole shape, starting a line and naming a declared
+//! tool, else it is text). A head not closed by
 //! `>` otherwise (Llama 3.3 on Groq writes `<function=read={…}` and
 //! `<function=read {…}`), a name that is not one word, or text outside the
 //! parameters is malformed: never read as a call.
