@@ -364,13 +364,9 @@ impl Id {
                 // Each reading is looked up: a run longer than an index is
                 // no reading (linear, not quadratic, in the id).
                 let run = name.len() - bare.len();
-                let splits = if run > MAX_INDEX_DIGITS {
-                    1..=0
-                } else {
-                    bare.len()..=name.len()
-                };
-                splits
+                (bare.len()..=name.len())
                     .rev()
+                    .filter(|_| run <= MAX_INDEX_DIGITS)
                     .filter_map(|end| name.get(..end))
                     .filter(|n| !n.is_empty())
                     .collect()

@@ -105,6 +105,9 @@ fn kimi_ids_every_split_of_the_trailing_digits_is_a_reading() {
     let leaked = one(&call("functionsread10"));
     let why = leaked.args.unwrap_err();
     assert!(why.contains("\"read1\", \"read\""), "{why}");
+    // A run of digits longer than an index: no reading.
+    let leaked = one(&call("functionsexec12345678901234"));
+    assert!(leaked.args.is_err(), "{leaked:?}");
 }
 
 #[test]
