@@ -357,6 +357,9 @@ fn reading_new_rows_looks_at_each_byte_a_bounded_number_of_times() {
         "\n  function=read>{\"a\": 1}",
         "<|tool_call_begin|>functionsexec_1234<|tool_call_argument_begin|>{}<|tool_call_end|>",
         "<function name=\"read\"><param name=\"a\">1</param><param name=\"a\">1</param></function>",
+        "wrap calls in <tool_call> tags; ",
+        "<seed:tool_call> tags; <seed:tool_call>{\"name\": \"read\", \"arguments\": {}}</seed:tool_call>",
+        "\n<tool_call>[{\"name\": \"read\", \"arguments\": {}}]\nx ",
     ] {
         let looked = |n: usize| {
             let text = unit.repeat(n);
