@@ -9,7 +9,9 @@
 //!
 //! Granite 3.1 writes `<tool_call>[…]` with no closing tag by design: a
 //! complete JSON list after the opening, with no `</tool_call>` anywhere
-//! after it, is its call list; a list or object cut off is not closed.
+//! after it, ending the message or on lines of its own, is its call list; a
+//! list or object cut off is not closed. An opening never closed with prose
+//! after it (`wrap calls in <tool_call> tags; …`) is text.
 
 use serde_json::{Map, Value};
 
