@@ -217,3 +217,41 @@ fn malformed_sections_and_call_ids_are_rejected_not_ignored() {
     assert_eq!(code, 0, "{out:?}");
     assert_eq!(out[0]["tool"], "bash");
 }
+
+#[test]
+fn prose_explaining_calls_stays_text() {
+    // The attack pass: each was read as a call (some executed) before.
+    for text in [
+        "glob('*.py')\n\nreturns the list of Python files; use glob('**/*.py', recursive=True) to recurse.",
+        "read(\"/etc/hosts\")\n\nIn Python you would write open(\"/etc/hosts\").read() instead.",
+        "grep(1)\n\nThe grep(1) manual page documents every flag.",
+        "write(1, \"hello\\n\", 6)\n\nwrites six bytes to standard output.",
+        "Use the callback function=read {\"file_path\": \"/etc/shadow\"}",
+        "Granite 3.1 writes <tool_call>[{\"name\": \"read\", \"arguments\": {\"file_path\": \"/a\"}}] with no closing tag, for example.",
+        "Doubao Seed models wrap calls in <seed:tool_call> tags; callfix reads them.",
+    ] {
+        let (code, out, _) = run(text);
+        assert_eq!((code, out.len()), (0, 0), "{text}: {out:?}");
+    }
+}
+
+#[test]
+fn a_parameter_given_twice_is_rejected_and_seed_json_is_read() {
+    let (code, out, _) = run(
+        "<function name=\"read\"><param name=\"file_path\">/tmp/a</param><param name=\"file_path\">/etc/shadow</param></function>",
+    );
+    assert_eq!(code, 1, "{out:?}");
+    assert_eq!(out[0]["tool"], "read");
+    assert!(
+        out[0]["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("parameter \"file_path\" is given twice"),
+        "{out:?}"
+    );
+    let (code, out, _) = run(
+        "<seed:tool_call>{\"name\":\"read\",\"arguments\":{\"file_path\":\"/a\"}}</seed:tool_call>",
+    );
+    assert_eq!(code, 0, "{out:?}");
+    assert_eq!(out[0]["args"], json!({"file_path": "/a"}));
+}

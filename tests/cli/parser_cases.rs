@@ -122,6 +122,10 @@ const DESIGNS: &[(&str, &str)] = &[
         "a syntax with no sentinel (a bare JSON object or Python list) is a call only as the whole message, every name in it declared: prose around it makes it text.",
     ),
     (
+        "prose",
+        "markup named in a sentence (an opening with prose after it on its line and no closing, Granite's list or `function=` mid-line) and call notation explaining Python or C (positional arguments with prose after, `name(1)`) are text, not calls.",
+    ),
+    (
         "open-list",
         "markup whose end cannot be told from a cut (arguments listed until a closing tag that never came) is rejected as cut off.",
     ),

@@ -18,6 +18,7 @@ pub(super) fn name(row: &Row, opening: &str, text: &str) -> Option<String> {
     let after = text.get(opening.len()..)?;
     let name = match &row.syntax {
         Syntax::Tag(tag) => tag_name(tag, after),
+        Syntax::Around(_) if after.trim_start().starts_with('{') => json_name(after),
         Syntax::Around(inner) => {
             let body = after.trim_start();
             let opening = inner.openings.iter().find(|o| body.starts_with(**o))?;
@@ -35,6 +36,32 @@ pub(super) fn name(row: &Row, opening: &str, text: &str) -> Option<String> {
         Syntax::Wrapper | Syntax::Section { .. } | Syntax::Reader(_) => None,
     }?;
     plain(name).map(str::to_owned)
+}
+
+/// Whether the text after an opening that was never closed is prose, not a
+/// call cut off: a word that no call syntax writes there, followed on its
+/// line by another word (`<seed:tool_call> tags; callfix reads them`), or
+/// ending a sentence (`in <tool_call> tags.`). A call's body starts with
+/// markup, JSON or a name followed by its `(`, `<` or line end; a cut right
+/// after the opening or inside a name stays a call cut off. Looks at the
+/// first word only, up to any `<` (linear over all openings).
+pub(super) fn prose_after(after: &str) -> bool {
+    let mut c = Cursor::new(after);
+    c.skip_ascii_space();
+    let word = c.take_while(|ch| !ch.is_whitespace() && ch != '<');
+    let stem = word.trim_end_matches(['.', ',', ';', ':', '!', '?']);
+    let plain_word = stem.starts_with(char::is_alphabetic)
+        && stem
+            .chars()
+            .all(|ch| ch.is_alphanumeric() || "_-.".contains(ch));
+    if !plain_word {
+        return false;
+    }
+    let ends_sentence = stem.len() < word.len();
+    let blank = c.take_while(|ch| ch == ' ' || ch == '\t');
+    let next_word =
+        !blank.is_empty() && c.peek().is_some_and(|ch| ch != '<' && !ch.is_whitespace());
+    ends_sentence || next_word
 }
 
 /// A name as a call names a tool: one word, no markup in it.

@@ -302,8 +302,8 @@ fn code_ranges(text: &str, steps: &mut usize) -> Vec<(usize, usize)> {
 /// off is a call (not closed) when the name it starts with is declared. Or a
 /// message that starts with one call in call notation to a declared tool
 /// (`read(file_path="/a")`), alone on its line, perhaps with prose on the
-/// lines after it when the call has arguments. Returns the calls and the text
-/// left.
+/// lines after it when every argument is named; never `name(1…)`, a manual
+/// page or a C call. Returns the calls and the text left.
 fn bare<'t>(text: &'t str, declared: Declared) -> Option<(Vec<Leaked>, &'t str)> {
     let tag = |mut calls: Vec<Leaked>, family| {
         for c in &mut calls {
@@ -312,7 +312,7 @@ fn bare<'t>(text: &'t str, declared: Declared) -> Option<(Vec<Leaked>, &'t str)>
         Some((calls, ""))
     };
     if let Some(name) = pythonic::call_name(text) {
-        if !declared(name) {
+        if !declared(name) || pythonic::digits_first(text) {
             return None;
         }
         return match pythonic::leading_call(text) {
@@ -320,9 +320,10 @@ fn bare<'t>(text: &'t str, declared: Declared) -> Option<(Vec<Leaked>, &'t str)>
                 let markup = text.get(..end).unwrap_or_default();
                 let after = text.get(end..).unwrap_or_default();
                 // Prose may follow on later lines, not on the call's own
-                // (`bash(1) is a manual section` is prose), and not after a
-                // call with no arguments (`read() reads a file`). Lines that
-                // are each one call are calls too.
+                // (`bash(1) is a manual section` is prose), and only after a
+                // call whose arguments are all named: `read() reads a file`,
+                // `glob('*.py')` then its explanation, are Python or C in
+                // prose. Lines that are each one call are calls too.
                 let rest_of_line = after.split('\n').next();
                 let alone = rest_of_line.is_none_or(|l| l.trim().is_empty());
                 let more = if alone {
@@ -334,8 +335,8 @@ fn bare<'t>(text: &'t str, declared: Declared) -> Option<(Vec<Leaked>, &'t str)>
                 for (line, _) in &more {
                     prose = prose.get(line.len()..).unwrap_or_default().trim();
                 }
-                let empty = call.args.is_empty() && call.positional.is_empty();
-                if !prose.is_empty() && (empty || !alone) {
+                let named = !call.args.is_empty() && call.positional.is_empty();
+                if !prose.is_empty() && (!named || !alone) {
                     return None;
                 }
                 // One call holds the whole markup; several, each its own.
@@ -380,7 +381,8 @@ fn call_lines<'t>(rest: &'t str, declared: Declared) -> Vec<(&'t str, pythonic::
         let whole = pythonic::leading_call(line)
             .ok()
             .filter(|(_, end)| *end == line.len());
-        let Some((call, _)) = whole.filter(|_| declared(name)) else {
+        let Some((call, _)) = whole.filter(|_| declared(name) && !pythonic::digits_first(line))
+        else {
             break;
         };
         found.push((line, call));
@@ -480,5 +482,7 @@ fn attribute(head: &str, name: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_attack;
 #[cfg(test)]
 mod tests_families;

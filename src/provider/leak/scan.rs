@@ -20,7 +20,9 @@ pub(super) type Read = (Vec<Leaked>, usize);
 /// once per closing over the text, not once per opening).
 pub(super) struct Ctx<'d> {
     declared: Declared<'d>,
-    /// The length of the whole text: a reader's text is a suffix of it.
+    /// The whole text: a reader's text is a suffix of it.
+    whole: &'d str,
+    /// Its length.
     len: usize,
     /// Per closing sentinel: the byte of the last occurrence found
     /// (`Some(None)`: none after the last search).
@@ -28,9 +30,10 @@ pub(super) struct Ctx<'d> {
 }
 
 impl<'d> Ctx<'d> {
-    pub(super) fn new(text: &str, declared: Declared<'d>) -> Self {
+    pub(super) fn new(text: &'d str, declared: Declared<'d>) -> Self {
         Ctx {
             declared,
+            whole: text,
             len: text.len(),
             seen: Vec::new(),
         }
@@ -38,6 +41,22 @@ impl<'d> Ctx<'d> {
 
     pub(super) fn declared(&self, name: &str) -> bool {
         (self.declared)(name)
+    }
+
+    /// Whether `rest` (a suffix of the whole text) starts a line: nothing but
+    /// space stands before it on its line.
+    pub(super) fn starts_line(&self, rest: &str) -> bool {
+        let before = self
+            .whole
+            .get(..self.len.saturating_sub(rest.len()))
+            .unwrap_or_default();
+        // Back over space only, to the line's start or the first other
+        // character: each byte is looked at by the next opening only.
+        let space = before.len() - before.trim_end_matches([' ', '\t', '\r']).len();
+        super::cursor::looked(space);
+        before
+            .get(..before.len() - space)
+            .is_none_or(|b| b.is_empty() || b.ends_with('\n'))
     }
 
     /// Whether `pat` occurs in `rest` (a suffix of the whole text). Searches
@@ -90,9 +109,19 @@ fn read_row(row: &Row, opening: &str, text: &str, ctx: &mut Ctx) -> Read {
         (Syntax::Section { calls, end }, _) => section(opening, calls, end, text, ctx),
         (Syntax::Around(inner), Some(close)) => {
             let Some((markup, body)) = enclosed(text, opening, close) else {
+                let after = text.get(opening.len()..).unwrap_or_default();
+                if cut::prose_after(after) {
+                    return (Vec::new(), 0);
+                }
                 return unclosed(text);
             };
-            let mut calls = inner_call(inner, body, markup, ctx);
+            // A JSON call object for a body (Doubao writes Seed's wrapper
+            // around Hermes JSON when asked for it): read as `<tool_call>`'s.
+            let mut calls = if body.trim_start().starts_with('{') {
+                closed(&Syntax::Calls { join: None }, body, markup, ctx)
+            } else {
+                inner_call(inner, body, markup, ctx)
+            };
             for call in &mut calls {
                 call.family = row.family;
             }
@@ -152,7 +181,12 @@ fn closed(syntax: &Syntax, inner: &str, markup: &str, ctx: &Ctx) -> Vec<Leaked> 
     match syntax {
         Syntax::Calls { .. } => match serde_json::from_str::<Value>(inner.trim()) {
             Ok(value) => json_calls(&value, inner, markup),
-            Err(e) => malformed(markup, "", not_json(&e)).0,
+            Err(e) => {
+                let name = cut::json_name(inner)
+                    .and_then(cut::plain)
+                    .unwrap_or_default();
+                malformed(markup, name, not_json(&e)).0
+            }
         },
         Syntax::Named { id, sep } => {
             let Some((head, json)) = inner.split_once(sep) else {
@@ -297,6 +331,10 @@ fn section(opening: &str, calls: &[&str], end: &str, text: &str, ctx: &mut Ctx) 
     malformed(markup, &name, why)
 }
 
+/// The most digits a lenient Kimi id's trailing run may hold (its index and
+/// any digits ending the name).
+const MAX_INDEX_DIGITS: usize = 9;
+
 impl Id {
     /// The name in the id `head`, or why it cannot be told.
     fn read_declared<'h>(self, head: &'h str, ctx: &Ctx) -> Result<&'h str, String> {
@@ -314,24 +352,43 @@ impl Id {
             return Ok(self.read(head));
         }
         // `functions` without its `.`, or an index without its `:`: every
-        // reading, and the declared ones among them.
+        // reading, and the declared ones among them. With its `:` the index
+        // is told; without it, each split of the trailing digits is one
+        // (`exec_25`: `exec_25`, `exec_2:5`, `exec_:25`).
         let name = head.strip_prefix("functions").unwrap_or(head);
         let name = name.strip_prefix('.').unwrap_or(name);
-        let name = name.rsplit_once(':').map_or(name, |(n, _)| n);
-        let bare = name.trim_end_matches(|c: char| c.is_ascii_digit());
-        let mut readings = vec![name];
-        if !bare.is_empty() && bare != name {
-            readings.push(bare);
-        }
+        let readings: Vec<&str> = match name.rsplit_once(':') {
+            Some((name, _)) => vec![name],
+            None => {
+                let bare = name.trim_end_matches(|c: char| c.is_ascii_digit());
+                // Each reading is looked up: a run longer than an index is
+                // no reading (linear, not quadratic, in the id).
+                let run = name.len() - bare.len();
+                (bare.len()..=name.len())
+                    .rev()
+                    .filter(|_| run <= MAX_INDEX_DIGITS)
+                    .filter_map(|end| name.get(..end))
+                    .filter(|n| !n.is_empty())
+                    .collect()
+            }
+        };
         let declared: Vec<&str> = readings
             .iter()
             .copied()
             .filter(|n| ctx.declared(n))
             .collect();
         match (readings.as_slice(), declared.as_slice()) {
-            ([one], _) | (_, [one]) if !one.is_empty() => Ok(one),
-            _ => Err(format!(
+            ([one], _) | (_, [one]) => Ok(one),
+            (_, []) => Err(format!(
                 "the call id {head:?} of the tool call written in the text is not functions.NAME:INDEX, and no one declared tool is named by it"
+            )),
+            (_, several) => Err(format!(
+                "the call id {head:?} of the tool call written in the text is not functions.NAME:INDEX, and it names more than one declared tool: {}",
+                several
+                    .iter()
+                    .map(|n| format!("{n:?}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )),
         }
     }

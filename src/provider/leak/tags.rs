@@ -19,7 +19,8 @@
 //! The Llama JSON body with its head broken reads when one reading exists:
 //! `<function=read{…}</function>` and `<function=read{…}></function>` (the
 //! `>` missing, or after the JSON), and `function=read>{…}</function>` (the
-//! `<` missing: only that whole shape, else it is text). A head not closed by
+//! `<` missing: only that whole shape, starting a line and naming a declared
+//! tool, else it is text). A head not closed by
 //! `>` otherwise (Llama 3.3 on Groq writes `<function=read={…}` and
 //! `<function=read {…}`), a name that is not one word, or text outside the
 //! parameters is malformed: never read as a call.
@@ -202,11 +203,19 @@ fn params(c: &mut Cursor<'_>, p: &Params) -> Result<(Map<String, Value>, Vec<Str
             _ => Value::String(raw.to_owned()),
         };
         text.insert(pname.clone(), p.untyped && string.is_none());
-        args.insert(pname, value);
+        // Two values for one parameter are two readings: neither is taken.
+        if args.insert(pname.clone(), value).is_some() {
+            return Err(given_twice(&pname));
+        }
     }
 }
 
 const CDATA: &str = "<![CDATA[";
+
+/// Why a call naming one parameter twice is malformed.
+pub(super) fn given_twice(name: &str) -> String {
+    format!("parameter \"{name}\" is given twice in the tool call written in the text")
+}
 
 /// The `"…"` (or `'…'`) the head starts with.
 fn quoted(head: &str) -> Option<String> {
@@ -234,15 +243,17 @@ fn name_then_json(inner: &str) -> Option<(&str, Map<String, Value>)> {
 }
 
 /// `function=NAME>{…}</function>` at the start of `text` (the `<` missing):
-/// that whole shape is a call; anything else is text (no call, nothing used).
-pub(super) fn bare_function(text: &str, _ctx: &mut Ctx) -> Read {
+/// that whole shape, starting a line and naming a declared tool, is a call;
+/// anything else is text (no call, nothing used): `function=handler {…}` in
+/// a sentence is configuration, not a call.
+pub(super) fn bare_function(text: &str, ctx: &mut Ctx) -> Read {
     const CLOSE: &str = "</function>";
     let mut c = Cursor::new(text);
     c.eat("function=");
     let name = c.take_while(is_ident);
-    c.eat(">");
+    let head_closed = c.eat(">");
     c.skip_space();
-    if name.is_empty() || !c.starts_with("{") {
+    if !head_closed || !c.starts_with("{") || !ctx.declared(name) || !ctx.starts_line(text) {
         return (Vec::new(), 0);
     }
     let args = match json_value(&mut c) {

@@ -126,11 +126,11 @@ fn prose_is_left_alone() {
     let text =
         "Use <function> tags or <tool_call> wrappers? No: a < b, <invoke>, <important-rules>.";
     let (calls, clean) = find(text);
-    // `<tool_call>` without a closing tag in prose is malformed, not ignored:
-    // text that opens a call must finish it.
-    assert_eq!(calls.len(), 1);
-    assert!(calls[0].args.is_err());
-    assert!(clean.starts_with("Use <function> tags or"));
+    // `<tool_call>` named in a sentence, prose after it, is text: no call
+    // syntax writes a word then another word there (a call cut off right
+    // after its opening, or in its name, is still rejected: tests_attack).
+    assert!(calls.is_empty(), "{calls:?}");
+    assert_eq!(clean, text);
     let (calls, clean) = find("No markup here: <b>bold</b>, Vec<T>.");
     assert!(calls.is_empty());
     assert_eq!(clean, "No markup here: <b>bold</b>, Vec<T>.");

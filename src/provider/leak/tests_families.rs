@@ -164,7 +164,7 @@ fn function_tags_missing_a_bracket_or_with_the_json_before_it() {
         "<function=read{\"file_path\": \"/a\"}</function>",
         "<function=read{\"file_path\": \"/a\"}></function>",
         "function=read>{\"file_path\": \"/a\"}</function>",
-        "I will read it: function=read>{\"file_path\": \"/a\"}</function>",
+        "I will read it:\nfunction=read>{\"file_path\": \"/a\"}</function>",
     ] {
         let (call, _) = one(text);
         assert_eq!(call.name, "read", "{text}");
@@ -352,6 +352,14 @@ fn reading_new_rows_looks_at_each_byte_a_bounded_number_of_times() {
         "read(file_path: 'a')\n",
         "<tool_call>{\"name\": \"read\", \"arguments\": {}} x",
         "<|START_ACTION|>[] x",
+        // The attack pass's fixes: `function=` at line start, every split of
+        // a Kimi id's digits, a parameter given twice.
+        "\n  function=read>{\"a\": 1}",
+        "<|tool_call_begin|>functionsexec_1234<|tool_call_argument_begin|>{}<|tool_call_end|>",
+        "<function name=\"read\"><param name=\"a\">1</param><param name=\"a\">1</param></function>",
+        "wrap calls in <tool_call> tags; ",
+        "<seed:tool_call> tags; <seed:tool_call>{\"name\": \"read\", \"arguments\": {}}</seed:tool_call>",
+        "\n<tool_call>[{\"name\": \"read\", \"arguments\": {}}]\nx ",
     ] {
         let looked = |n: usize| {
             let text = unit.repeat(n);

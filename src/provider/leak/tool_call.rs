@@ -9,14 +9,16 @@
 //!
 //! Granite 3.1 writes `<tool_call>[…]` with no closing tag by design: a
 //! complete JSON list after the opening, with no `</tool_call>` anywhere
-//! after it, is its call list; a list or object cut off is not closed.
+//! after it, ending the message or on lines of its own, is its call list; a
+//! list or object cut off is not closed. An opening never closed with prose
+//! after it (`wrap calls in <tool_call> tags; …`) is text.
 
 use serde_json::{Map, Value};
 
 use super::cursor::Cursor;
 use super::json::{json_calls, json_first_name, json_value};
 use super::scan::{self, Ctx, Read};
-use super::tags::layout_trimmed;
+use super::tags::{self, layout_trimmed};
 use super::{Leaked, enclosed, malformed, no_name, not_json, pythonic, unclosed_call};
 use super::{cut, table};
 
@@ -36,8 +38,11 @@ pub(super) fn read(text: &str, ctx: &mut Ctx) -> Read {
         None
     };
     let Some((markup, body)) = closed else {
-        if let Some(read) = granite_31(text).or_else(|| complete_at_end(text, ctx)) {
+        if let Some(read) = granite_31(text, ctx).or_else(|| complete_at_end(text, ctx)) {
             return read;
+        }
+        if cut::prose_after(after) {
+            return (Vec::new(), 0);
         }
         // Cut off: named when its JSON or `<function=` head got that far.
         let rest = after.trim_start();
@@ -84,8 +89,11 @@ pub(super) fn read(text: &str, ctx: &mut Ctx) -> Read {
 
 /// Granite 3.1: `<tool_call>[{"name", "arguments"}, …]` with no closing tag
 /// by design: a complete JSON list right after the opening, when no
-/// `</tool_call>` follows in the text.
-fn granite_31(text: &str) -> Option<Read> {
+/// `</tool_call>` follows in the text, and the list ends the message or
+/// stands on its own lines (the opening starts a line, nothing but space
+/// after the list on its last). A list in a sentence, prose after it on its
+/// line, is text (no call, nothing used).
+fn granite_31(text: &str, ctx: &Ctx) -> Option<Read> {
     let mut c = Cursor::new(text);
     c.eat(OPEN);
     c.skip_space();
@@ -94,6 +102,16 @@ fn granite_31(text: &str) -> Option<Read> {
     }
     let (value, json) = json_value(&mut c).ok()?;
     value.is_array().then_some(())?;
+    let rest = c.rest();
+    let ends = rest.trim().is_empty();
+    let own_lines = ctx.starts_line(text)
+        && rest
+            .split('\n')
+            .next()
+            .is_none_or(|line| line.trim().is_empty());
+    if !ends && !own_lines {
+        return Some((Vec::new(), 0));
+    }
     let mut calls = json_calls(&value, json, c.done());
     for call in &mut calls {
         call.family = "granite";
@@ -170,7 +188,13 @@ fn glm(body: &str, markup: &str) -> Vec<Leaked> {
             )
             .0;
         };
-        args.insert(key.trim().to_owned(), Value::String(layout_trimmed(value)));
+        let key = key.trim();
+        if args
+            .insert(key.to_owned(), Value::String(layout_trimmed(value)))
+            .is_some()
+        {
+            return malformed(markup, &name, tags::given_twice(key)).0;
+        }
     }
     let mut call = super::leaked(name, Ok(args), markup);
     if let Ok(args) = &call.args {
