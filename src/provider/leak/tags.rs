@@ -29,7 +29,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use super::cursor::Cursor;
+use super::cursor::{Cursor, looked};
 use super::json::{json_value, object_call};
 use super::scan::{Ctx, Read};
 use super::{Written, attribute, leaked, malformed, no_name, unclosed_call};
@@ -149,6 +149,10 @@ fn params(c: &mut Cursor<'_>, p: &Params) -> Result<(Map<String, Value>, Vec<Str
     let mut args = Map::new();
     // Per parameter: whether its (last) value is untyped text.
     let mut text = HashMap::new();
+    // The next `]]>`: where it was looked for from and where it is. Searched
+    // once and reused while the cursor is before it (searching from every
+    // CDATA that never closes was quadratic).
+    let mut cdata_end: Option<(usize, Option<usize>)> = None;
     loop {
         c.skip_space();
         if c.is_at_end() {
@@ -176,7 +180,21 @@ fn params(c: &mut Cursor<'_>, p: &Params) -> Result<(Map<String, Value>, Vec<Str
         let cdata = if c.starts_with(CDATA) {
             let mut after = *c;
             after.eat(CDATA);
-            let data = after.take_until("]]>");
+            let from = after.at();
+            let end = match cdata_end {
+                Some((searched, found)) if searched <= from && found.is_none_or(|q| q >= from) => {
+                    found
+                }
+                _ => {
+                    let found = after.rest().find("]]>").map(|k| from + k);
+                    looked(found.map_or(after.rest().len(), |q| q - from));
+                    cdata_end = Some((from, found));
+                    found
+                }
+            };
+            let data = end
+                .and_then(|q| after.take(q.checked_sub(from)?))
+                .filter(|_| after.eat("]]>"));
             after.skip_space();
             match data {
                 Some(data) if after.eat(p.close) => {

@@ -584,3 +584,32 @@ fn call_notation_takes_json_literals() {
     assert_eq!(call.name, "read");
     assert!(call.args.is_err());
 }
+
+#[test]
+fn many_parameters_whose_cdata_never_closes_are_read_in_linear_time() {
+    for (open, param, close) in [
+        (
+            "<function name=\"read\">",
+            "<param name=\"p{}\"><![CDATA[x</param>",
+            "</function>",
+        ),
+        (
+            "<minimax:tool_call><invoke name=\"read\">",
+            "<parameter name=\"p{}\"><![CDATA[x</parameter>",
+            "</invoke></minimax:tool_call>",
+        ),
+    ] {
+        let looked = |n: usize| {
+            let params: String = (0..n)
+                .map(|i| param.replace("{}", &i.to_string()))
+                .collect();
+            let text = format!("{open}{params}{close}");
+            let before = cursor::scanned();
+            let (calls, _) = find_declared(&text);
+            assert_eq!(calls.len(), 1, "{open}");
+            cursor::scanned() - before
+        };
+        let (small, big) = (looked(500), looked(5_000));
+        assert!(big <= 15 * small.max(1), "{open}: {small} → {big}");
+    }
+}
