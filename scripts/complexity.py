@@ -58,6 +58,17 @@ def tool_calls_list(n):
     return FILTER, assistant(f"[TOOL_CALLS][{calls}]")
 
 
+def broken_wrapped_calls(n):
+    # Each a rejected call whose markup ends at its closing tag, in one
+    # paragraph: where the paragraph ends must not be searched for again each.
+    return FILTER, assistant('<tools>\n{"name": "read" x}\n</tools>\n' * n)
+
+
+def unclosed_cdata_params(n):
+    params = "".join(f'<param name="p{i}"><![CDATA[x</param>' for i in range(n))
+    return FILTER, assistant(f'<function name="read">{params}</function>')
+
+
 def code_spans(n):
     return FILTER, assistant("`<tool_call>` " * n)
 
@@ -176,6 +187,8 @@ SURFACES = [
     ("bare JSON list, n calls", json_list, 1200, lambda n: n),
     ("[TOOL_CALLS] list, n calls", tool_calls_list, 1200, lambda n: n),
     ("code spans of <tool_call>, n", code_spans, 20000, lambda n: 0),
+    ("broken calls in <tools> wrappers, n", broken_wrapped_calls, 2000, None),
+    ("n parameters, CDATA never closed", unclosed_cdata_params, 2000, None),
     ("OpenAI chunk stream, n calls", openai_stream, 6000, lambda n: n),
     ("Anthropic stream, n calls", anthropic_stream, 6000, lambda n: n),
     ("n misspelt keys, n-property schema", near_miss_keys, 40, lambda n: 1),
