@@ -47,9 +47,8 @@ enum Flat {
 
 /// Keys of a package manifest or a tool's definition: an object holding one
 /// is data about a tool (`{"name": "glob", "version": …}`,
-/// `{"name": "read", "description": …}`), never flat arguments.
-const NOT_FLAT: [&str; 13] = [
-    "description",
+/// `{"name": "read", "input_schema": …}`), never flat arguments.
+const NOT_FLAT: [&str; 12] = [
     "properties",
     "input_schema",
     "inputSchema",
@@ -195,7 +194,12 @@ pub(super) fn call_of(
     if !declared(name) {
         return None;
     }
-    let mut present = ARGS.iter().filter(|k| m.contains_key(**k));
+    // Anthropic's `input` is always an object: `input` holding text is a
+    // parameter of that name (`{"name": "python", "input": "print(1)"}`), not
+    // the arguments as JSON text (which `arguments` may be).
+    let mut present = ARGS
+        .iter()
+        .filter(|k| m.get(**k).is_some_and(|v| **k != "input" || !v.is_string()));
     let args = match (present.next(), present.next()) {
         (Some(key), None) => {
             if m.keys().any(|k| !KNOWN.contains(&k.as_str())) {
@@ -217,7 +221,11 @@ pub(super) fn call_of(
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect();
             let flat = kind.is_some() || rule.flat == Flat::Always;
-            if !flat || args.keys().any(|k| NOT_FLAT.contains(&k.as_str())) {
+            // `description` alone beside the name is a tool listed
+            // (`{"name": "read", "description": …}`); with other keys it may
+            // be a parameter (bash's).
+            let listed = args.len() == 1 && args.contains_key("description");
+            if !flat || listed || args.keys().any(|k| NOT_FLAT.contains(&k.as_str())) {
                 return None;
             }
             Ok(args)

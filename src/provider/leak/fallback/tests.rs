@@ -458,9 +458,19 @@ fn flat_arguments_need_a_wrapper_and_no_definition_keys() {
         "<tools>{\"name\": \"read\", \"description\": \"Reads a file\"}</tools>",
         "{\"type\": \"function\", \"name\": \"read\", \"description\": \"Reads a file\"}",
         "Here is the package.json:\n```json\n{\"name\": \"glob\", \"version\": \"10.3.10\", \"main\": \"index.js\"}\n```",
+        // `input` holding text is a parameter of that name, never the
+        // arguments as JSON text (F21): flat, so not as the whole message.
+        "{\"name\": \"read\", \"input\": \"{\\\"command\\\": \\\"ls\\\"}\"}",
     ] {
         no_call(text);
     }
+    // `description` beside other keys may be a parameter (bash's).
+    let text = "<tools>{\"name\": \"glob\", \"pattern\": \"*\", \"description\": \"list\"}</tools>";
+    let (name, args, _, _) = one(text);
+    assert_eq!(
+        (name.as_str(), args),
+        ("glob", json!({"pattern": "*", "description": "list"})),
+    );
     // In a wrapper, marker or tool_call fence, flat arguments stand.
     for text in [
         "<tools>{\"name\": \"read\", \"file_path\": \"/a\"}</tools>",
