@@ -387,8 +387,22 @@ def t_two_words_dropped(rng, tool):
     return "page_" + tool[5:]
 
 
-# Tools declared beside each `tool_NNNN`, with its schema, for the name cases.
-TOOLBOXES = ["kit_open_page_", "delete_all_rows_"]
+def t_other_namespace(rng, tool):
+    # `mcp__srv__find_0007` and `kit_open_page_0007` declared: a namespace of
+    # another server or toolbox is never dropped onto them (attack F1).
+    return rng.choice(["mcp__other__find_", "other__find_", "gitlab.find_", "other.open_page_",
+                       "mcp__other__open_page_"]) + tool[5:]
+
+
+def t_lone_prefix_dropped(rng, tool):
+    # `p0007_all_items_0007` declared: `p0007` starts no other tool, so it is
+    # no toolbox, and `all_items_0007` is no name of it (attack F10).
+    return "all_items_" + tool[5:]
+
+
+# Tools declared beside each `tool_NNNN`, with its schema, for the name cases
+# (`{n}`: the tool's number).
+TOOLBOXES = ["kit_open_page_{n}", "delete_all_rows_{n}", "mcp__srv__find_{n}", "p{n}_all_items_{n}"]
 
 
 NAMES = [
@@ -402,6 +416,8 @@ NAME_NEGATIVES = [
     ("broken-name-token", t_broken_token),
     ("verb-prefix-dropped", t_verb_dropped),
     ("two-name-words-dropped", t_two_words_dropped),
+    ("other-namespace-dropped", t_other_namespace),
+    ("lone-prefix-dropped", t_lone_prefix_dropped),
 ]
 
 
@@ -575,7 +591,7 @@ def run(a, rng, work):
         with open(os.path.join(schema_dir, tool + ".json"), "w") as f:
             json.dump(schema, f)
         for toolbox in TOOLBOXES:
-            with open(os.path.join(schema_dir, toolbox + tool[5:] + ".json"), "w") as f:
+            with open(os.path.join(schema_dir, toolbox.format(n=tool[5:]) + ".json"), "w") as f:
                 json.dump(schema, f)
         schema = dict(schema, _tool=tool)  # the tool's name, for the mistakes (not in the file)
         args = make_args(rng, schema)
