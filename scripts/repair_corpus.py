@@ -390,8 +390,9 @@ def t_two_words_dropped(rng, tool):
 def t_other_namespace(rng, tool):
     # `mcp__srv__find_0007` and `kit_open_page_0007` declared: a namespace of
     # another server or toolbox is never dropped onto them (attack F1).
-    return rng.choice(["mcp__other__find_", "other__find_", "gitlab.find_", "other.open_page_",
-                       "mcp__other__open_page_"]) + tool[5:]
+    # (Chosen by the tool's number, so the other cases draw what they drew.)
+    spaces = ["mcp__other__find_", "other__find_", "gitlab.find_", "other.open_page_", "mcp__other__open_page_"]
+    return spaces[int(tool[5:]) % len(spaces)] + tool[5:]
 
 
 def t_lone_prefix_dropped(rng, tool):
@@ -514,6 +515,16 @@ def n_near_miss_key(rng, schema, args):
     return {(k + rng.choice(["s", "d", "_x"]) if key == k else key): v for key, v in args.items()}, "value"
 
 
+def n_list_as_text(rng, schema, args):
+    # Two URLs in one text where an array is wanted: two items or one, never
+    # wrapped as one (attack F13). (No draw: the other cases draw what they drew.)
+    urls = args.get("urls")
+    if not urls:
+        return None
+    sep = [", ", ",", "\n"][len(urls[0]) % 3]
+    return dict(args, urls=urls[0] + sep + "https://b.example"), "value"
+
+
 NEGATIVES = [
     ("enum-unknown-value", n_enum_unknown),
     ("missing-required", n_missing_required),
@@ -527,6 +538,7 @@ NEGATIVES = [
     ("near-miss-key", n_near_miss_key),
     ("wrapper-with-another-name", n_wrapper_with_another_name),
     ("wrapper-that-does-not-fit", n_wrapper_that_does_not_fit),
+    ("list-as-text-for-array", n_list_as_text),
 ]
 
 

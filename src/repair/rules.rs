@@ -122,10 +122,16 @@ pub(super) const PINNING_FORMATS: [&str; 11] = [
 
 /// 5. A single value where the schema wants an array of such values.
 ///
-/// A placeholder means "no value" and is never wrapped.
+/// A placeholder means "no value" and is never wrapped, nor is a text with
+/// more than one reading ([`one_item`]).
 pub(super) fn wrap_array(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fix> {
     let (v, path) = value_site(doc, site)?;
     if v.is_array() || is_placeholder(v) {
+        return None;
+    }
+    if let Value::String(text) = v
+        && !one_item(text)
+    {
         return None;
     }
     let w = s.wanted(doc, path);
@@ -134,6 +140,17 @@ pub(super) fn wrap_array(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fi
         return None;
     }
     Some(set(path, v, Value::Array(vec![v.clone()])))
+}
+
+/// Whether `text` can only be one item. Text that opens a list, an object or
+/// a quoted string (`[`, `{`, `"`, `'`, after blanks) and was not parsed as
+/// the value the schema wants (`parse-json-string` runs first) is cut off or
+/// broken, or its quotes are JSON's as much as the value's: `["a.txt"` is no
+/// file name, and `"a.txt"` may be `a.txt`. A list separator (`,` or a line
+/// break) makes two readings too: `a.txt, b.txt` is two files or one name.
+fn one_item(text: &str) -> bool {
+    let opens = text.trim_start().starts_with(['[', '{', '"', '\'']);
+    !opens && !text.contains([',', '\n', '\r'])
 }
 
 /// 6. A placeholder at an optional property whose schema rejects it.
