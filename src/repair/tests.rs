@@ -332,50 +332,6 @@ fn wrap_array_only_a_valid_item() {
 }
 
 #[test]
-fn wrap_array_only_text_with_one_reading() {
-    // Attack F13: text that opens a list or a value and does not parse is
-    // broken or cut off; quoted text and a separated list are two readings.
-    let schema = object(
-        json!({"paths": {"type": "array", "items": {"type": "string"}}}),
-        &["paths"],
-    );
-    for text in [
-        r#"["a.txt", "b.txt""#,
-        "[a.txt]",
-        "  [a.txt",
-        r#"{"path": "a.txt""#,
-        r#""a.txt""#,
-        "'a.txt'",
-        "a.txt, b.txt",
-        "a.txt,b.txt",
-        "a.txt\nb.txt",
-    ] {
-        assert_eq!(
-            fix(schema.clone(), json!({ "paths": text })),
-            None,
-            "{text}"
-        );
-    }
-    // One item, written as one.
-    for text in ["a.txt", "dir/my file.txt", "a.txt]"] {
-        assert_eq!(
-            fix(schema.clone(), json!({ "paths": text })),
-            Some((json!({ "paths": [text] }), vec!["wrap-array"])),
-            "{text}"
-        );
-    }
-    // A number or boolean item is no text.
-    let ids = object(
-        json!({"ids": {"type": "array", "items": {"type": "integer"}}}),
-        &["ids"],
-    );
-    assert_eq!(
-        fix(ids, json!({"ids": 5})),
-        Some((json!({"ids": [5]}), vec!["wrap-array"]))
-    );
-}
-
-#[test]
 fn drop_placeholder_only_at_optional_properties() {
     // jarvis #199 (Groq): null for an optional string.
     let schema = object(
