@@ -387,8 +387,23 @@ def t_two_words_dropped(rng, tool):
     return "page_" + tool[5:]
 
 
-# Tools declared beside each `tool_NNNN`, with its schema, for the name cases.
-TOOLBOXES = ["kit_open_page_", "delete_all_rows_"]
+def t_other_namespace(rng, tool):
+    # `mcp__srv__find_0007` and `kit_open_page_0007` declared: a namespace of
+    # another server or toolbox is never dropped onto them (attack F1).
+    # (Chosen by the tool's number, so the other cases draw what they drew.)
+    spaces = ["mcp__other__find_", "other__find_", "gitlab.find_", "other.open_page_", "mcp__other__open_page_"]
+    return spaces[int(tool[5:]) % len(spaces)] + tool[5:]
+
+
+def t_lone_prefix_dropped(rng, tool):
+    # `p0007_all_items_0007` declared: `p0007` starts no other tool, so it is
+    # no toolbox, and `all_items_0007` is no name of it (attack F10).
+    return "all_items_" + tool[5:]
+
+
+# Tools declared beside each `tool_NNNN`, with its schema, for the name cases
+# (`{n}`: the tool's number).
+TOOLBOXES = ["kit_open_page_{n}", "delete_all_rows_{n}", "mcp__srv__find_{n}", "p{n}_all_items_{n}"]
 
 
 NAMES = [
@@ -402,6 +417,8 @@ NAME_NEGATIVES = [
     ("broken-name-token", t_broken_token),
     ("verb-prefix-dropped", t_verb_dropped),
     ("two-name-words-dropped", t_two_words_dropped),
+    ("other-namespace-dropped", t_other_namespace),
+    ("lone-prefix-dropped", t_lone_prefix_dropped),
 ]
 
 
@@ -498,6 +515,16 @@ def n_near_miss_key(rng, schema, args):
     return {(k + rng.choice(["s", "d", "_x"]) if key == k else key): v for key, v in args.items()}, "value"
 
 
+def n_list_as_text(rng, schema, args):
+    # Two URLs in one text where an array is wanted: two items or one, never
+    # wrapped as one (attack F13). (No draw: the other cases draw what they drew.)
+    urls = args.get("urls")
+    if not urls:
+        return None
+    sep = [", ", ",", "\n"][len(urls[0]) % 3]
+    return dict(args, urls=urls[0] + sep + "https://b.example"), "value"
+
+
 NEGATIVES = [
     ("enum-unknown-value", n_enum_unknown),
     ("missing-required", n_missing_required),
@@ -511,6 +538,7 @@ NEGATIVES = [
     ("near-miss-key", n_near_miss_key),
     ("wrapper-with-another-name", n_wrapper_with_another_name),
     ("wrapper-that-does-not-fit", n_wrapper_that_does_not_fit),
+    ("list-as-text-for-array", n_list_as_text),
 ]
 
 
@@ -575,7 +603,7 @@ def run(a, rng, work):
         with open(os.path.join(schema_dir, tool + ".json"), "w") as f:
             json.dump(schema, f)
         for toolbox in TOOLBOXES:
-            with open(os.path.join(schema_dir, toolbox + tool[5:] + ".json"), "w") as f:
+            with open(os.path.join(schema_dir, toolbox.format(n=tool[5:]) + ".json"), "w") as f:
                 json.dump(schema, f)
         schema = dict(schema, _tool=tool)  # the tool's name, for the mistakes (not in the file)
         args = make_args(rng, schema)

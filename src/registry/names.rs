@@ -10,11 +10,19 @@
 //! costs a few lookups however many tools there are, never a pass over them.
 //!
 //! Only separated words count: a namespace ends in `.`, `:`, `::`, `/` or two
-//! or more `_`; a dropped toolbox prefix is one whole word before `_` or `-`,
-//! no verb (`delete_all_files` is not `all_files`), and what is left has two
-//! words or more, written as words (`execute_javascript`, not
-//! `executejavascript`). So `unread` never means `read`, nor `files`
-//! `search_files`.
+//! or more `_`; a dropped toolbox prefix is one whole word before `_` or `-`
+//! that two declared tools or more start with (`browser_click` beside
+//! `browser_execute_javascript`), no verb (`delete_all_files` is not
+//! `all_files`), and what is left has two words or more, written as words
+//! (`execute_javascript`, not `executejavascript`). So `unread` never means
+//! `read`, nor `files` `search_files`, nor `all_instances` a lone
+//! `terminate_all_instances`.
+//!
+//! One side is shortened, never both: a namespace dropped from the called
+//! name leaves a declared name as it is (`svn__list`: `list`); a namespace or
+//! toolbox dropped from a declared name is matched by the called name whole
+//! (`github.create_issue`: `mcp__github__create_issue`). `gitlab.delete_repo`
+//! is another toolbox's tool, never `github_delete_repo`.
 
 use std::collections::HashMap;
 
@@ -42,13 +50,73 @@ pub(super) struct Aliases {
 
 /// Words that say what a tool does, not which toolbox it is in: never dropped
 /// as a prefix, since the name left would not say it (`delete_all_files` is
-/// not what `all_files` asks for).
-const VERBS: [&str; 48] = [
-    "add", "append", "apply", "call", "cancel", "check", "clear", "close", "copy", "create",
-    "delete", "disable", "do", "download", "drop", "edit", "enable", "execute", "exec", "fetch",
-    "find", "get", "insert", "install", "kill", "list", "load", "make", "move", "open", "patch",
-    "post", "put", "query", "read", "remove", "rename", "reset", "run", "save", "search", "send",
-    "set", "start", "stop", "update", "upload", "write",
+/// not what `all_files` asks for). Needed beside the rule that a toolbox is
+/// shared by two tools: a verb is the prefix most often shared (`delete_user`
+/// beside `delete_all_files`). A verb not listed here is dropped only where
+/// two declared tools start with it.
+const VERBS: [&str; 62] = [
+    "add",
+    "append",
+    "apply",
+    "approve",
+    "archive",
+    "call",
+    "cancel",
+    "check",
+    "clear",
+    "close",
+    "copy",
+    "create",
+    "delete",
+    "deploy",
+    "destroy",
+    "disable",
+    "do",
+    "download",
+    "drop",
+    "edit",
+    "enable",
+    "erase",
+    "execute",
+    "exec",
+    "fetch",
+    "find",
+    "get",
+    "insert",
+    "install",
+    "kill",
+    "list",
+    "load",
+    "make",
+    "merge",
+    "move",
+    "open",
+    "patch",
+    "post",
+    "purge",
+    "put",
+    "query",
+    "read",
+    "reboot",
+    "remove",
+    "rename",
+    "reset",
+    "restart",
+    "revoke",
+    "run",
+    "save",
+    "search",
+    "send",
+    "set",
+    "shutdown",
+    "start",
+    "stop",
+    "terminate",
+    "truncate",
+    "update",
+    "upload",
+    "wipe",
+    "write",
 ];
 
 /// A name as words: lower case, `-` as `_`.
@@ -112,9 +180,11 @@ fn namespace_tails(name: &str) -> Vec<&str> {
     tails
 }
 
-/// `name` without one leading toolbox word (`browser_execute_javascript`:
-/// `execute_javascript`), when what is left has two words or more.
-fn toolbox_tail(name: &str) -> Option<&str> {
+/// `name` split into one leading toolbox word and the rest
+/// (`browser_execute_javascript`: `browser`, `execute_javascript`), when what
+/// is left has two words or more and the word is no verb. The word is a
+/// toolbox only where two declared tools start with it ([`first_word`]).
+fn toolbox_tail(name: &str) -> Option<(&str, &str)> {
     let sep = name.find(['_', '-'])?;
     let (word, rest) = name.split_at(sep);
     let sep_char = rest.chars().next()?;
@@ -127,7 +197,26 @@ fn toolbox_tail(name: &str) -> Option<&str> {
     let mut words = rest.split(sep_char);
     let two = words.clone().count() >= 2;
     (alnum(word) && two && words.all(|w| !w.is_empty() && !w.contains(['.', ':', '/'])))
-        .then_some(rest)
+        .then_some((word, rest))
+}
+
+/// The first word of `name` before `_` or `-`, in lower case: the toolbox it
+/// may be in, when another declared tool starts with it too.
+fn first_word(name: &str) -> Option<String> {
+    let (word, _) = name.split_once(['_', '-'])?;
+    (!word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric()))
+        .then(|| word.to_ascii_lowercase())
+}
+
+/// `name` with the namespace separators `.`, `:` and `/` read as word
+/// separators (`file.read`: `fileread`), normalised.
+fn flat(name: &str) -> String {
+    normalise(
+        &name
+            .chars()
+            .filter(|c| !matches!(c, '.' | ':' | '/'))
+            .collect::<String>(),
+    )
 }
 
 /// `name` without a special token after it (`read<|channel|>commentary`:
@@ -149,6 +238,22 @@ impl Registry {
     pub(super) fn aliases(&self) -> &Aliases {
         self.aliases.get_or_init(|| {
             let mut a = Aliases::default();
+            // How many tools start with each word, under any namespace of
+            // theirs: a toolbox is a word two tools or more share.
+            let mut sharing: HashMap<String, usize> = HashMap::new();
+            for &i in self.order() {
+                let name = self.entry(i).name.as_str();
+                let mut firsts: Vec<String> = std::iter::once(name)
+                    .chain(namespace_tails(name))
+                    .filter_map(first_word)
+                    .collect();
+                firsts.sort_unstable();
+                firsts.dedup();
+                for word in firsts {
+                    *sharing.entry(word).or_default() += 1;
+                }
+            }
+            let shared = |word: &str| sharing.get(&word.to_ascii_lowercase()) >= Some(&2);
             for &i in self.order() {
                 let e = self.entry(i);
                 let norm = normalise(&e.name);
@@ -162,7 +267,8 @@ impl Registry {
                 let mut toolboxes: Vec<String> = std::iter::once(e.name.as_str())
                     .chain(tails.iter().copied())
                     .filter_map(toolbox_tail)
-                    .map(words)
+                    .filter(|(word, _)| shared(word))
+                    .map(|(_, rest)| words(rest))
                     .collect();
                 let mut tails: Vec<String> = tails.into_iter().map(normalise).collect();
                 for (keys, map) in [
@@ -200,33 +306,40 @@ impl Registry {
     }
 
     /// Every tool an unknown `name` may mean, each once, sorted: the same name
-    /// but for case and separators once a special token after it or
-    /// namespaces in front of it are dropped (`functions.read`,
-    /// `read<|channel|>commentary`: `read`), or without namespaces or a
-    /// toolbox prefix of the tool's own (`execute_javascript`:
-    /// `browser_execute_javascript`). One tool is one reading; two are none.
+    /// but for case and separators once a special token after it
+    /// (`read<|channel|>commentary`: `read`) is dropped; with its own
+    /// namespaces dropped, the name of a declared tool as it is
+    /// (`functions.read`: `read`); or, with nothing dropped from it, the
+    /// declared name without namespaces or a toolbox prefix of its own
+    /// (`execute_javascript`: `browser_execute_javascript`,
+    /// `github.create_issue`: `mcp__github__create_issue`). A namespace dropped
+    /// from the call is never combined with one dropped from the declared
+    /// name: `mcp__jira__create_issue` is a tool of another server, not
+    /// `mcp__github__create_issue`. One tool is one reading; two are none.
     pub fn meant(&self, name: &str) -> Vec<&str> {
         let a = self.aliases();
         let base = without_token(name).unwrap_or(name);
         let mut hits: Vec<usize> = Vec::new();
-        for form in std::iter::once(base).chain(namespace_tails(base)) {
-            if form != name
-                && let Some(i) = self.find(form)
-            {
-                hits.push(i);
-            }
-            let norm = normalise(form);
-            hits.extend(a.by_normalised.get(&norm).into_iter().flatten());
-            hits.extend(a.by_tail.get(&norm).into_iter().flatten());
-            hits.extend(a.by_toolbox.get(&words(form)).into_iter().flatten());
+        // Nothing dropped from the call: the declared name as written, or
+        // without its namespaces or toolbox (`.`, `:`, `/` read as word
+        // separators too: `file.read` may be `file_read`).
+        for key in [normalise(base), flat(base)] {
+            hits.extend(a.by_normalised.get(&key).into_iter().flatten());
+            hits.extend(a.by_tail.get(&key).into_iter().flatten());
         }
-        // The namespace separators read as word separators too: `file.read`
-        // may be `file_read` as well as `read`.
-        let flat: String = base
-            .chars()
-            .filter(|c| !matches!(c, '.' | ':' | '/'))
-            .collect();
-        hits.extend(a.by_normalised.get(&normalise(&flat)).into_iter().flatten());
+        hits.extend(a.by_toolbox.get(&words(base)).into_iter().flatten());
+        if base != name
+            && let Some(i) = self.find(base)
+        {
+            hits.push(i);
+        }
+        // The call's namespaces dropped: a declared name as it is.
+        for form in namespace_tails(base) {
+            hits.extend(self.find(form));
+            for key in [normalise(form), flat(form)] {
+                hits.extend(a.by_normalised.get(&key).into_iter().flatten());
+            }
+        }
         hits.sort_unstable();
         hits.dedup();
         let mut names = self.named(Some(&hits));
@@ -291,9 +404,9 @@ mod tests {
     fn a_toolbox_is_one_word_and_leaves_two() {
         assert_eq!(
             toolbox_tail("browser_execute_javascript"),
-            Some("execute_javascript")
+            Some(("browser", "execute_javascript"))
         );
-        assert_eq!(toolbox_tail("git-list-files"), Some("list-files"));
+        assert_eq!(toolbox_tail("git-list-files"), Some(("git", "list-files")));
         assert_eq!(toolbox_tail("search_files"), None);
         assert_eq!(toolbox_tail("read"), None);
         assert_eq!(toolbox_tail("a_b__c"), None);
@@ -320,8 +433,11 @@ mod tests {
             "read",
             "search_files",
             "browser_execute_javascript",
+            "browser_click",
             "git_list_files",
+            "git_status",
             "svn_list_files",
+            "svn_status",
             "mcp__github__create_issue",
             "delete_all_files",
         ]);
@@ -359,12 +475,96 @@ mod tests {
     }
 
     #[test]
+    fn a_namespace_dropped_from_the_call_is_never_another_servers() {
+        let reg = registry(&[
+            "mcp__github__create_issue",
+            "github_delete_repo",
+            "github_create_pr",
+            "fs__write",
+            "list",
+            "read",
+        ]);
+        for (name, meant) in [
+            // Another server's or toolbox's tool, not declared here.
+            ("gitlab.delete_repo", vec![]),
+            ("gitlab__delete_repo", vec![]),
+            ("mcp__jira__create_issue", vec![]),
+            ("gitlab__create_issue", vec![]),
+            ("jira__write", vec![]),
+            ("mcp__github__write", vec![]),
+            ("functions.delete_repo", vec![]),
+            // The called namespace dropped, the rest a declared tool.
+            ("svn__list", vec!["list"]),
+            ("server__read", vec!["read"]),
+            ("functions.read", vec!["read"]),
+            ("mcp__fs__write", vec!["fs__write"]),
+            ("mcp__github__delete_repo", vec!["github_delete_repo"]),
+            // The called namespace is the declared tool's own.
+            ("github.delete_repo", vec!["github_delete_repo"]),
+            ("github.create_issue", vec!["mcp__github__create_issue"]),
+            ("fs.write", vec!["fs__write"]),
+            // Nothing dropped from the call: the declared one's dropped.
+            ("create_issue", vec!["mcp__github__create_issue"]),
+            ("delete_repo", vec!["github_delete_repo"]),
+        ] {
+            assert_eq!(reg.meant(name), meant, "{name}");
+        }
+    }
+
+    #[test]
+    fn a_toolbox_is_a_prefix_two_tools_share() {
+        // Each prefix on one tool only: no toolbox (attack F10).
+        let reg = registry(&[
+            "terminate_all_instances",
+            "purge_user_data",
+            "truncate_audit_log",
+            "shutdown_web_server",
+            "describe_instance",
+        ]);
+        for name in [
+            "all_instances",
+            "user_data",
+            "audit_log",
+            "web_server",
+            "ec2.all_instances",
+        ] {
+            assert!(reg.meant(name).is_empty(), "{name}");
+        }
+        let reg = registry(&["browser_execute_javascript"]);
+        assert!(reg.meant("execute_javascript").is_empty());
+        // Shared: a toolbox, also behind a namespace.
+        let reg = registry(&["browser_execute_javascript", "browser_click"]);
+        assert_eq!(
+            reg.meant("execute_javascript"),
+            ["browser_execute_javascript"]
+        );
+        let reg = registry(&[
+            "mcp__pw__browser_execute_javascript",
+            "mcp__pw__browser_click",
+        ]);
+        assert_eq!(
+            reg.meant("execute_javascript"),
+            ["mcp__pw__browser_execute_javascript"]
+        );
+        // A verb shared by two tools is still what they do, not a toolbox.
+        let reg = registry(&[
+            "delete_all_files",
+            "delete_user",
+            "terminate_all_instances",
+            "terminate_instance",
+        ]);
+        assert!(reg.meant("all_files").is_empty());
+        assert!(reg.meant("all_instances").is_empty());
+    }
+
+    #[test]
     fn a_big_registry_answers_by_lookups() {
         let names: Vec<String> = (0..FUZZY_TOOLS + 10)
-            .map(|i| format!("box{i}_do_thing{i}"))
+            .map(|i| format!("box{}_do_thing{i}", i % 10))
             .collect();
         let reg = Registry::from_schemas(names.iter().map(|n| (n.clone(), json!({}))));
-        assert_eq!(reg.meant("ns.do_thing7"), ["box7_do_thing7"]);
+        assert_eq!(reg.meant("do_thing7"), ["box7_do_thing7"]);
+        assert!(reg.meant("ns.do_thing7").is_empty());
         assert_eq!(reg.meant("ns__box7_do_thing7"), ["box7_do_thing7"]);
         // A name of a megabyte: a few forms, each one lookup.
         let long = format!("{}<|channel|>x", "ns.".repeat(300_000));

@@ -122,10 +122,16 @@ pub(super) const PINNING_FORMATS: [&str; 11] = [
 
 /// 5. A single value where the schema wants an array of such values.
 ///
-/// A placeholder means "no value" and is never wrapped.
+/// A placeholder means "no value" and is never wrapped, nor is a text with
+/// more than one reading ([`one_item`]).
 pub(super) fn wrap_array(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fix> {
     let (v, path) = value_site(doc, site)?;
     if v.is_array() || is_placeholder(v) {
+        return None;
+    }
+    if let Value::String(text) = v
+        && !one_item(text)
+    {
         return None;
     }
     let w = s.wanted(doc, path);
@@ -134,6 +140,17 @@ pub(super) fn wrap_array(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<Fi
         return None;
     }
     Some(set(path, v, Value::Array(vec![v.clone()])))
+}
+
+/// Whether `text` can only be one item. Text that opens a list, an object or
+/// a quoted string (`[`, `{`, `"`, `'`, after blanks) and was not parsed as
+/// the value the schema wants (`parse-json-string` runs first) is cut off or
+/// broken, or its quotes are JSON's as much as the value's: `["a.txt"` is no
+/// file name, and `"a.txt"` may be `a.txt`. A list separator (`,` or a line
+/// break) makes two readings too: `a.txt, b.txt` is two files or one name.
+fn one_item(text: &str) -> bool {
+    let opens = text.trim_start().starts_with(['[', '{', '"', '\'']);
+    !opens && !text.contains([',', '\n', '\r'])
 }
 
 /// 6. A placeholder at an optional property whose schema rejects it.
@@ -321,5 +338,69 @@ pub(super) fn json_type_name(v: &Value) -> &'static str {
         Value::String(_) => "string",
         Value::Array(_) => "array",
         Value::Object(_) => "object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use serde_json::json;
+
+    /// Repairs `args`; the result and the kinds used, or None.
+    fn fix(schema: Value, args: Value) -> Option<(Value, Vec<&'static str>)> {
+        let t = Tool::from_schema(schema);
+        repair(&t, &args, Policy::default()).map(|(v, r)| {
+            assert!(t.validator.is_valid(&v), "repaired output must validate");
+            (v, r.iter().map(|r| r.kind.name()).collect())
+        })
+    }
+
+    fn object(props: Value, required: &[&str]) -> Value {
+        json!({"type": "object", "properties": props, "required": required, "additionalProperties": false})
+    }
+
+    #[test]
+    fn wrap_array_only_text_with_one_reading() {
+        // Attack F13: text that opens a list or a value and does not parse is
+        // broken or cut off; quoted text and a separated list are two readings.
+        let schema = object(
+            json!({"paths": {"type": "array", "items": {"type": "string"}}}),
+            &["paths"],
+        );
+        for text in [
+            r#"["a.txt", "b.txt""#,
+            "[a.txt]",
+            "  [a.txt",
+            r#"{"path": "a.txt""#,
+            r#""a.txt""#,
+            "'a.txt'",
+            "a.txt, b.txt",
+            "a.txt,b.txt",
+            "a.txt\nb.txt",
+        ] {
+            assert_eq!(
+                fix(schema.clone(), json!({ "paths": text })),
+                None,
+                "{text}"
+            );
+        }
+        // One item, written as one.
+        for text in ["a.txt", "dir/my file.txt", "a.txt]"] {
+            assert_eq!(
+                fix(schema.clone(), json!({ "paths": text })),
+                Some((json!({ "paths": [text] }), vec!["wrap-array"])),
+                "{text}"
+            );
+        }
+        // A number or boolean item is no text.
+        let ids = object(
+            json!({"ids": {"type": "array", "items": {"type": "integer"}}}),
+            &["ids"],
+        );
+        assert_eq!(
+            fix(ids, json!({"ids": 5})),
+            Some((json!({"ids": [5]}), vec!["wrap-array"]))
+        );
     }
 }

@@ -27,6 +27,7 @@ mod pull;
 mod readme;
 mod refs;
 mod render;
+mod repair_findings;
 mod repair_meaning;
 mod repairs;
 mod robustness;

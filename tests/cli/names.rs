@@ -5,9 +5,10 @@
 
 use super::*;
 
-/// `read` and `search_files` (closed), `browser_execute_javascript`, two
-/// tools that end the same way (`git_list_files`, `svn_list_files`), and
-/// `delete_all_files`.
+/// `read` and `search_files` (closed), the toolbox `browser_`
+/// (`browser_execute_javascript`, `browser_click`), two tools that end the
+/// same way in two toolboxes (`git_list_files`, `svn_list_files`), and two
+/// tools that start with the same verb (`delete_all_files`, `delete_user`).
 fn schemas() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let closed = r#"{"type":"object","properties":{"file_path":{"type":"string"},"offset":{"type":"integer"}},"required":["file_path"],"additionalProperties":false}"#;
@@ -22,7 +23,15 @@ fn schemas() -> tempfile::TempDir {
         "browser_execute_javascript.json",
         r#"{"type":"object","properties":{"code":{"type":"string"}},"required":["code"]}"#,
     );
-    for tool in ["git_list_files", "svn_list_files", "delete_all_files"] {
+    for tool in [
+        "git_list_files",
+        "git_status",
+        "svn_list_files",
+        "svn_status",
+        "delete_all_files",
+        "delete_user",
+        "browser_click",
+    ] {
         write(
             dir.path(),
             &format!("{tool}.json"),
@@ -70,7 +79,6 @@ fn a_name_with_a_namespace_or_a_token_is_the_one_tool_it_ends_in() {
         ("functions.read<|channel|>commentary", "read"),
         ("search__files", "search_files"),
         ("execute_javascript", "browser_execute_javascript"),
-        ("functions.execute_javascript", "browser_execute_javascript"),
     ] {
         let args = if tool == "read" {
             r#"{"file_path": "/a"}"#
@@ -102,6 +110,9 @@ fn a_name_that_two_tools_could_mean_or_none_is_unknown() {
         "reread",
         // A verb is no toolbox: `all_files` does not ask to delete them.
         "all_files",
+        // A namespace dropped from the call and a toolbox dropped from the
+        // declared name: two steps, no reading.
+        "functions.execute_javascript",
         // A path is no namespace.
         "../schemas/read",
         // One word of a tool's name is no tool.
@@ -220,4 +231,59 @@ fn a_call_without_a_name_is_converted_without_inventing_one() {
     let lines = json_lines(&out.stdout);
     assert_eq!(lines[0]["tool"], "");
     assert_eq!(lines[0]["provider_name"], "");
+}
+
+/// Tools of one server and toolbox (attack F1, F10): `mcp__github__create_issue`,
+/// `github_delete_repo`, `github_create_pr`, `fs__write`, `list`, and tools
+/// whose first word is on no other tool (`terminate_all_instances`).
+fn servers() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for tool in [
+        "mcp__github__create_issue",
+        "github_delete_repo",
+        "github_create_pr",
+        "fs__write",
+        "list",
+        "terminate_all_instances",
+        "purge_user_data",
+        "describe_instance",
+    ] {
+        write(
+            dir.path(),
+            &format!("{tool}.json"),
+            r#"{"type":"object","properties":{"title":{"type":"string"}}}"#,
+        );
+    }
+    dir
+}
+
+#[test]
+fn a_namespace_of_another_server_is_never_dropped_onto_a_tool() {
+    let dir = servers();
+    for name in [
+        "gitlab.delete_repo",
+        "mcp__jira__create_issue",
+        "gitlab__create_issue",
+        "jira__write",
+        // A first word on one tool only is no toolbox.
+        "all_instances",
+        "user_data",
+        "ec2.all_instances",
+    ] {
+        let v = one(&dir, &call(name, r#"{"title": "x"}"#));
+        assert_eq!(v["status"], "rejected", "{name}: {v}");
+        assert_eq!(v["tool"], name, "{name}");
+        assert!(v["repairs"].as_array().unwrap().is_empty(), "{name}: {v}");
+    }
+    for (name, tool) in [
+        ("svn__list", "list"),
+        ("github.delete_repo", "github_delete_repo"),
+        ("github.create_issue", "mcp__github__create_issue"),
+        ("mcp__fs__write", "fs__write"),
+        ("delete_repo", "github_delete_repo"),
+    ] {
+        let v = one(&dir, &call(name, r#"{"title": "x"}"#));
+        assert_eq!(v["status"], "repaired", "{name}: {v}");
+        assert_eq!(v["tool"], tool, "{name}");
+    }
 }
