@@ -63,6 +63,17 @@ impl std::error::Error for TemplateError {}
 /// Variable values, by name.
 pub type Vars = BTreeMap<String, String>;
 
+/// The text a variable's JSON value stands for (`--vars FILE`, and the Python
+/// `vars` mapping): a string as it is, a number as written. Anything else is
+/// no variable's value: the error is its JSON type (`boolean`, `array`, …).
+pub fn var_text(value: serde_json::Value) -> Result<String, &'static str> {
+    match value {
+        serde_json::Value::String(s) => Ok(s),
+        serde_json::Value::Number(n) => Ok(n.to_string()),
+        other => Err(crate::provider::json_type(&other)),
+    }
+}
+
 /// One rendered template and what it used.
 #[derive(Debug)]
 pub struct Rendered {

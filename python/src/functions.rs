@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 use callfix::error::Chain;
 
 use crate::boundary::{catch, error};
+use crate::to_json::value_of;
 use crate::to_python::to_py;
 use crate::toolset::Toolset;
 
@@ -18,9 +19,12 @@ use crate::toolset::Toolset;
 /// reported at once in the `CallfixError`.
 #[pyfunction]
 #[pyo3(signature = (template, vars = None))]
-pub(crate) fn render(template: &str, vars: Option<BTreeMap<String, String>>) -> PyResult<String> {
+pub(crate) fn render(
+    template: &str,
+    vars: Option<BTreeMap<String, Bound<'_, PyAny>>>,
+) -> PyResult<String> {
     let mut all = callfix::render::builtins();
-    all.extend(vars.unwrap_or_default());
+    all.extend(var_texts(vars)?);
     catch(|| {
         callfix::render::render(template, "<template>", &all, callfix::render::Syntax::Angle)
             .map(|r| r.text)
@@ -29,6 +33,21 @@ pub(crate) fn render(template: &str, vars: Option<BTreeMap<String, String>>) -> 
                 error(all.join("; "))
             })
     })
+}
+
+/// Variable values as `--vars FILE` takes them: strings, and numbers as
+/// written; anything else raises `CallfixError` naming the variable.
+fn var_texts(vars: Option<BTreeMap<String, Bound<'_, PyAny>>>) -> PyResult<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    for (name, value) in vars.unwrap_or_default() {
+        let text = callfix::render::var_text(value_of(&value)?).map_err(|kind| {
+            error(format!(
+                "vars: \"{name}\" is {kind}, not a string or number"
+            ))
+        })?;
+        out.push((name, text));
+    }
+    Ok(out)
 }
 
 /// The tool definitions a provider's API expects for every tool of `toolset`:
@@ -40,7 +59,7 @@ pub(crate) fn tools<'py>(
     toolset: &Toolset,
     provider: &str,
     descriptions: Option<PathBuf>,
-    vars: Option<BTreeMap<String, String>>,
+    vars: Option<BTreeMap<String, Bound<'py, PyAny>>>,
     openai_strict: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let provider = callfix::provider::by_name(provider).ok_or_else(|| {
@@ -60,7 +79,7 @@ pub(crate) fn tools<'py>(
         None => BTreeMap::new(),
     };
     let mut all = callfix::render::builtins();
-    all.extend(vars.unwrap_or_default());
+    all.extend(var_texts(vars)?);
     if openai_strict && !provider.has_strict_mode() {
         return Err(error(format!(
             "openai_strict applies to provider \"openai\" or \"openai-responses\", not \"{}\"",

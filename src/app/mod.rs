@@ -388,15 +388,9 @@ pub(crate) fn load_vars(args: &VarArgs) -> anyhow::Result<callfix::render::Vars>
             bail!("--vars {name}: expected a JSON object");
         };
         for (k, v) in map {
-            let v = match v {
-                serde_json::Value::String(s) => s,
-                serde_json::Value::Number(n) => n.to_string(),
-                other => {
-                    bail!(
-                        "--vars {name}: \"{k}\" is {}, not a string or number",
-                        callfix::provider::json_type(&other)
-                    );
-                }
+            let v = match callfix::render::var_text(v) {
+                Ok(v) => v,
+                Err(kind) => bail!("--vars {name}: \"{k}\" is {kind}, not a string or number"),
             };
             vars.insert(k, v);
         }

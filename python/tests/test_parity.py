@@ -1,0 +1,30 @@
+"""Python entries take what the CLI takes, and say what it says."""
+
+import json
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+import callfix
+
+
+def test_render_takes_numbers_as_the_cli_vars_file_does(tmp_path: pathlib.Path):
+    template = "v<N>, <F>, <S>"
+    values = {"N": 3, "F": 1.5, "S": "x"}
+    assert callfix.render(template, values) == "v3, 1.5, x"
+    # The same values through `callfix render --vars FILE`.
+    (tmp_path / "t.txt").write_text(template)
+    (tmp_path / "vars.json").write_text(json.dumps(values))
+    out = subprocess.run(
+        [sys.executable, "-m", "callfix", "render", "--vars", str(tmp_path / "vars.json"), str(tmp_path / "t.txt")],
+        capture_output=True, text=True, check=True,
+    )
+    assert out.stdout.rstrip("\n") == "v3, 1.5, x"
+
+
+@pytest.mark.parametrize("value, kind", [(True, "boolean"), (None, "null"), ([1], "array")])
+def test_render_refuses_what_the_cli_refuses(value, kind):
+    with pytest.raises(callfix.CallfixError, match=f'"B" is {kind}, not a string or number'):
+        callfix.render("<B>", {"B": value})
