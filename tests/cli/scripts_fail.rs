@@ -1,5 +1,5 @@
-//! The project's checking scripts can fail: a case they cannot judge is a failure,
-//! never a pass.
+//! The project's checking scripts can fail: a case they cannot judge, or a command
+//! that crashes, is a failure, never a pass.
 
 use crate::root;
 
@@ -47,5 +47,39 @@ fn conformance_fails_a_schema_that_does_not_compile() {
     assert!(
         stdout.contains("\n1 tests, 0 passed, 1 failed "),
         "{stdout}"
+    );
+}
+
+/// `scripts/bench.sh` times commands with its `best` function: one that crashes
+/// (here a shell killing itself with SIGSEGV) ends the bench with its exit code,
+/// never timed as a fast run.
+#[test]
+fn bench_fails_a_timed_command_that_crashes() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.jsonl");
+    std::fs::write(&input, "{}\n").unwrap();
+    // The bench's own helper functions, taken from the script, then one timed run.
+    let script = format!(
+        "set -euo pipefail\n\
+         eval \"$(sed -n '/^checked() {{/,/^}}/p;/^best() {{/,/^}}/p' '{bench}')\"\n\
+         t=$(best 1 '{input}' sh -c 'kill -SEGV $$')\n\
+         echo \"timed: $t\"\n",
+        bench = root().join("scripts/bench.sh").display(),
+        input = input.display(),
+    );
+    let out = std::process::Command::new("bash")
+        .args(["-c", &script])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_ne!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("error: bench: exit 139 from: sh -c kill -SEGV $$"),
+        "{stderr}"
+    );
+    assert!(
+        out.stdout.is_empty(),
+        "{:?}",
+        String::from_utf8_lossy(&out.stdout)
     );
 }
