@@ -50,13 +50,25 @@ if command -v python3 >/dev/null; then
   PYTHONPATH="$cache/py" python3 -c 'import jsonschema' 2>/dev/null && have_py=yes
 fi
 
+# Runs a timed command. It must succeed: exit 0, or 1 (callfix's answer when a
+# call is rejected, as on the broken stream). Any other exit (an error, a panic,
+# a signal) ends the bench with the command named, never timed as a fast run.
+checked() {
+  local code=0
+  "$@" || code=$?
+  if [ "$code" -gt 1 ]; then
+    echo "error: bench: exit $code from: $*" >&2
+    exit 1
+  fi
+}
+
 # Best wall time in seconds of N runs of a command reading a file.
 best() {
   local n=$1 file=$2; shift 2
   local best=999999 start end t
   for _ in $(seq "$n"); do
     start=$(date +%s.%N)
-    "$@" < "$file" > /dev/null || true
+    checked "$@" < "$file" > /dev/null
     end=$(date +%s.%N)
     t=$(echo "$end - $start" | bc -l)
     if (( $(echo "$t < $best" | bc -l) )); then best=$t; fi
@@ -69,7 +81,7 @@ cpu() {
   local n=$1 file=$2; shift 2
   local best=999999 t
   for _ in $(seq "$n"); do
-    /usr/bin/time -f '%U %S' -o "$work/cpu" "$@" < "$file" > /dev/null 2>/dev/null || true
+    checked /usr/bin/time -f '%U %S' -o "$work/cpu" "$@" < "$file" > /dev/null 2>/dev/null
     t=$(awk '{print $1 + $2}' "$work/cpu" | tail -1)
     if (( $(echo "$t < $best" | bc -l) )); then best=$t; fi
   done
@@ -118,7 +130,7 @@ printf -- '-f json / -f args (CPU):                %.2f (target <= 1.3)\n' "$(ec
 declare -A walls=([1]=999999 [2]=999999)
 for _ in $(seq 5); do
   for j in 1 2; do
-    /usr/bin/time -f %e -o "$work/wall" "$bin" -s "$work/schemas" -f json --jobs $j "$work/valid.jsonl" > "$work/jobs$j.out" || true
+    checked /usr/bin/time -f %e -o "$work/wall" "$bin" -s "$work/schemas" -f json --jobs $j "$work/valid.jsonl" > "$work/jobs$j.out"
     t=$(tail -1 "$work/wall")
     if (( $(echo "$t < ${walls[$j]}" | bc -l) )); then walls[$j]=$t; fi
   done
@@ -130,11 +142,11 @@ printf -- '--jobs 2 / --jobs 1 (wall):             %.2f (%.2f s / %.2f s, same o
 # One call, fresh process, 2,000 schema files: mean of 200 runs.
 $gen "$work/big" "$work/one.jsonl" --calls 1 --tools 2000 > /dev/null
 start=$(date +%s.%N)
-for _ in $(seq 200); do "$bin" -s "$work/big" "$work/one.jsonl" > /dev/null || true; done
+for _ in $(seq 200); do checked "$bin" -s "$work/big" "$work/one.jsonl" > /dev/null; done
 end=$(date +%s.%N)
 one=$(echo "($end - $start) * 1000 / 200" | bc -l)
 start=$(date +%s.%N)
-for _ in $(seq 200); do "$floor2" "$work/big" < "$work/one.jsonl" > /dev/null || true; done
+for _ in $(seq 200); do checked "$floor2" "$work/big" < "$work/one.jsonl" > /dev/null; done
 end=$(date +%s.%N)
 one_floor=$(echo "($end - $start) * 1000 / 200" | bc -l)
 printf 'one call, 2,000-file dir:  %.2f ms per process (target < 5 ms); floor (start, read, compile one schema) %.2f ms: %.2f (target <= 1.5)\n' \
@@ -145,7 +157,7 @@ head -n 10000 "$work/valid.jsonl" > "$work/small.jsonl"
 : > "$work/huge.jsonl"
 for _ in $(seq $(( (1000000 + calls - 1) / calls ))); do cat "$work/valid.jsonl" >> "$work/huge.jsonl"; done
 head -n 1000000 "$work/huge.jsonl" > "$work/million.jsonl"
-rss() { /usr/bin/time -f %M "$bin" -s "$work/schemas" "$@" 2>&1 >/dev/null | tail -1; }
+rss() { checked /usr/bin/time -f %M -o "$work/rss" "$bin" -s "$work/schemas" "$@" > /dev/null; tail -1 "$work/rss"; }
 for j in 1 2; do
   small=$(rss "$work/small.jsonl" --jobs $j)
   big=$(rss "$work/million.jsonl" --jobs $j)

@@ -317,9 +317,26 @@ fn auto_is_github_only_under_github_actions() {
         }
         String::from_utf8(cmd.output().unwrap().stdout).unwrap()
     };
-    assert!(run(Some("true")).starts_with("::error file="));
-    assert!(run(None).starts_with("calls.jsonl") || run(None).starts_with("descriptions/"));
-    assert!(!run(Some("false")).contains("::"));
+    let text = "descriptions/list.txt:1:22: error[description-render]: unknown variable <PLATFROM>; did you mean <PLATFORM>?\n\
+                schemas/search.json:1:1: warning[description-file-missing]: no descriptions/search.txt: the tool's own description is used\n\
+                schemas/search.json:14:7: warning[property-undescribed]: property limit has no description (the model learns the tool from them)\n\
+                schemas/search.json:16:27: error[required-undeclared]: \"required\" names \"glob\", which is not a declared property\n";
+    let github = String::from_utf8(
+        callfix()
+            .current_dir(findings_fixture())
+            .args(["check", "--format", "github"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert!(
+        github.starts_with("::error file=descriptions/list.txt,line=1,col=22,"),
+        "{github}"
+    );
+    assert_eq!(run(Some("true")), github);
+    assert_eq!(run(None), text);
+    assert_eq!(run(Some("false")), text);
 }
 
 /// A plain tool list with its descriptions inside needs no descriptions folder;

@@ -32,6 +32,7 @@ mod repair_meaning;
 mod repairs;
 mod robustness;
 mod schemas;
+mod scripts_fail;
 mod stream_attacks;
 mod streams;
 mod terminal;
