@@ -95,7 +95,7 @@ pub(super) fn convert(
         out.push(Item {
             rank,
             position: position.clone(),
-            error: ArgError { path, message },
+            error: ArgError::at(path, message),
         });
     };
     match err.kind() {
@@ -161,10 +161,7 @@ pub(super) fn convert(
                 out.push(Item {
                     rank: 2,
                     position: key_position,
-                    error: ArgError {
-                        path: join(&path, key),
-                        message,
-                    },
+                    error: ArgError::at(join(&path, key), message),
                 });
             }
         }
@@ -244,10 +241,7 @@ pub(super) fn reduce_branches(
         out.push(Item {
             rank: 1,
             position: position.to_vec(),
-            error: ArgError {
-                path: path.to_owned(),
-                message,
-            },
+            error: ArgError::at(path.to_owned(), message),
         });
         return;
     }

@@ -153,12 +153,24 @@ mod unit {
     }
 
     #[test]
+    fn an_error_that_reads_like_the_count_is_not_taken_for_it() {
+        // The count of left-out errors is data on the entry that carries it; an
+        // error whose text merely reads like one is listed and counted as itself.
+        let style = Style {
+            max_errors: 1,
+            ..Style::default()
+        };
+        let errors = [ArgError::root("a"), ArgError::root("(+7 more)")];
+        assert_eq!(
+            instruction(&style, &errors),
+            format!("{DEFAULT_PREFIX} a; (+1 more)")
+        );
+    }
+
+    #[test]
     fn instruction_truncates_each_error_and_counts_the_rest() {
         let errors: Vec<ArgError> = (0..8)
-            .map(|i| ArgError {
-                path: format!("p{i}"),
-                message: "é".repeat(150),
-            })
+            .map(|i| ArgError::at(format!("p{i}"), "é".repeat(150)))
             .collect();
         let text = instruction(&Style::default(), &errors);
         assert!(text.ends_with("; (+3 more)"), "{text}");
