@@ -1,9 +1,17 @@
 //! Diagnosis: the validator's errors turned into `path: message` items, ordered,
 //! de-duplicated and capped.
 
-#[allow(unused_imports)]
-use super::*;
+use std::collections::HashMap;
+
+use jsonschema::ValidationError;
+use jsonschema::error::{TypeKind, ValidationErrorKind};
+use serde_json::{Map, Value};
+
+use super::{ArgError, cut, join, plural, quote, short_json};
 use crate::json::pointer_segments;
+use crate::provider::json_type;
+use crate::registry::Tool;
+use crate::suggest;
 
 /// At most this many errors are kept per call (the model reads `--max-errors` of
 /// them); the rest are counted in a last `(+N more)` entry.

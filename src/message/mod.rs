@@ -7,24 +7,16 @@
 //! then the rest, each group in document order; anyOf/oneOf failures are reduced to
 //! the closest branch instead of a dump of every branch.
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io;
 
-use jsonschema::ValidationError;
-use jsonschema::error::{TypeKind, ValidationErrorKind};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use crate::provider::json_type;
-use crate::registry::{SchemaError, Tool};
-use crate::suggest;
+use crate::registry::SchemaError;
 
 mod diagnosis;
 #[cfg(test)]
 mod tests;
-
-#[allow(unused_imports)]
-use self::diagnosis::*;
 
 pub use self::diagnosis::{
     ALL_ERRORS_UP_TO, MAX_ERROR_CHARS, MAX_ERRORS, more_values_than, validation_errors,

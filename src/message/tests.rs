@@ -1,7 +1,11 @@
 mod unit {
-    #[allow(unused_imports)]
-    use super::super::diagnosis::*;
-    use super::super::*;
+    use super::super::diagnosis::{MAX_ERROR_CHARS, MAX_ERRORS};
+    use super::super::{
+        ArgError, DEFAULT_PREFIX, Style, breaks_lines, cut, instruction, invalid_json, join,
+        loop_instruction, one_line, quote, repaired, short_json, unknown_tool, validation_errors,
+    };
+    use crate::registry::Tool;
+    use serde_json::Value;
     use serde_json::json;
 
     fn tool(schema: Value) -> Tool {
@@ -343,9 +347,7 @@ mod unit {
 }
 
 mod properties {
-    #[allow(unused_imports)]
-    use super::super::diagnosis::*;
-    use super::super::*;
+    use super::super::cut;
     use proptest::prelude::*;
 
     proptest! {
@@ -364,7 +366,7 @@ mod properties {
 }
 
 mod positional {
-    use super::super::*;
+    use super::super::name_the_arguments;
 
     #[test]
     fn the_instruction_to_name_the_arguments() {
