@@ -9,6 +9,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::message::provider::{Refusal, Rewrite, note_action, note_place};
+
 /// Keywords whose value is a map of names to schemas.
 const SCHEMA_MAPS: [&str; 5] = [
     "properties",
@@ -155,19 +157,12 @@ pub struct Note {
 impl Note {
     /// Where it is, for people: the pointer, or "the top level".
     pub fn place(&self) -> &str {
-        if self.pointer.is_empty() {
-            "the top level"
-        } else {
-            &self.pointer
-        }
+        note_place(&self.pointer)
     }
 
     /// What `tools` does about it, for people: "strips it", or how it writes it.
     pub fn action(&self) -> String {
-        match self.rewritten {
-            Some(how) => format!("writes it as {how}"),
-            None => "strips it".to_owned(),
-        }
+        note_action(self.rewritten)
     }
 }
 
@@ -189,11 +184,7 @@ pub fn adapt(schema: &Value, dialect: Dialect) -> Adapted {
     if dialect == Dialect::OpenAiStrict
         && schema.get("type").and_then(Value::as_str) != Some("object")
     {
-        notes.push(refusal(
-            "",
-            "type",
-            "the top level of a strict schema must be an object",
-        ));
+        notes.push(refusal("", "type", Refusal::StrictTopNotObject));
     }
     let rules = Walk {
         takes: &|k| takes(dialect, k),
@@ -215,11 +206,11 @@ pub fn without(schema: &Value, drop: &[&str]) -> Value {
     rules.walk(schema, "", &mut Vec::new())
 }
 
-fn refusal(pointer: &str, keyword: &str, why: &str) -> Note {
+fn refusal(pointer: &str, keyword: &str, why: Refusal) -> Note {
     Note {
         pointer: pointer.to_owned(),
         keyword: keyword.to_owned(),
-        refused: Some(why.to_owned()),
+        refused: Some(why.to_string()),
         rewritten: None,
     }
 }
@@ -306,7 +297,7 @@ fn strict_object(m: &mut Map<String, Value>, at: &str, notes: &mut Vec<Note>) {
             notes.push(refusal(
                 at,
                 "additionalProperties",
-                "strict mode takes only closed objects, and this one allows other keys",
+                Refusal::StrictOpenObject,
             ));
             return;
         }
@@ -319,11 +310,7 @@ fn strict_object(m: &mut Map<String, Value>, at: &str, notes: &mut Vec<Note>) {
         _ => Vec::new(),
     };
     let Some(Value::Object(props)) = m.get_mut("properties") else {
-        notes.push(refusal(
-            at,
-            "properties",
-            "strict mode cannot express a free-form object (one with no properties)",
-        ));
+        notes.push(refusal(at, "properties", Refusal::StrictFreeForm));
         return;
     };
     for (name, schema) in props.iter_mut() {
@@ -361,11 +348,14 @@ fn one_type(m: &mut Map<String, Value>, at: &str, notes: &mut Vec<Note>) {
     match one {
         Some(t) => {
             let nullable = null && t != "null";
-            note.rewritten = Some(if nullable {
-                "one type and `nullable: true`"
-            } else {
-                "one type"
-            });
+            note.rewritten = Some(
+                if nullable {
+                    Rewrite::OneTypeNullable
+                } else {
+                    Rewrite::OneType
+                }
+                .words(),
+            );
             m.insert("type".into(), Value::String(t));
             if nullable {
                 m.insert("nullable".into(), Value::Bool(true));
