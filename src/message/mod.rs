@@ -63,7 +63,8 @@ impl ArgError {
         }
     }
 
-    /// For the entry made by [`ArgError::more`], its count; `None` for an error.
+    /// On the last entry of a capped list (`(+N more)`), how many errors it
+    /// stands for; `None` on an error.
     pub fn left_out(&self) -> Option<usize> {
         self.left_out
     }

@@ -1,36 +1,14 @@
 //! The words about provider envelopes and tool payloads: why a record holds no
 //! call callfix can read ([`ProviderProblem`]), and what adapting a schema to a
-//! provider's dialect did or could not do ([`Refusal`], [`Rewrite`]).
+//! provider's dialect did or could not do ([`Refusal`], [`Rewrite`], [`Note`]).
 //!
-//! `provider/` finds the problem and hands over its data; the sentence is
-//! written here.
+//! `provider/` names the problem as data (it sits below this stage and does not
+//! import it); each sentence is written here, as that type's `Display`.
 
 use std::fmt;
 
-/// A call envelope, as the messages name it (`Anthropic tool_use`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Envelope {
-    /// Anthropic's `tool_use` block.
-    AnthropicToolUse,
-    /// Bedrock Converse's `toolUse` block.
-    BedrockToolUse,
-    /// A Claude Code `PreToolUse` hook payload.
-    ClaudeCode,
-    /// Gemini's `functionCall` part.
-    GeminiFunctionCall,
-    /// A bare `{"name", "arguments"}` call.
-    Generic,
-    /// The `params` of an MCP `tools/call` request.
-    McpParams,
-    /// An Ollama tool call.
-    Ollama,
-    /// OpenAI's legacy `function_call`.
-    OpenAiFunctionCall,
-    /// An OpenAI Chat Completions tool call (`function`).
-    OpenAiFunction,
-    /// An OpenAI Responses `function_call` item.
-    ResponsesFunctionCall,
-}
+use crate::provider::keywords::Note;
+use crate::provider::{Envelope, Part, ProviderProblem, Refusal, Rewrite};
 
 impl fmt::Display for Envelope {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -46,53 +24,6 @@ impl fmt::Display for Envelope {
             Envelope::OpenAiFunction => "OpenAI function",
             Envelope::ResponsesFunctionCall => "OpenAI Responses function_call",
         })
-    }
-}
-
-/// Where in a record a [`ProviderProblem`] was found.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Part {
-    /// Element `i` of a top-level array (`element 2`).
-    Element(usize),
-    /// The one object a container key holds (`message`).
-    Key(&'static str),
-    /// Element `i` of a container key's array (`choices[1]`).
-    Item(&'static str, usize),
-}
-
-/// Why a record (or a part of one) is not a tool call callfix can read.
-/// `Display` writes the sentence the record's rejection gives.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ProviderProblem {
-    /// Containers nest deeper than any envelope does.
-    TooDeep,
-    /// A value that is not an object where a call should be; its JSON type.
-    NotAnObject(&'static str),
-    /// A call whose name is not a string; the JSON type it is.
-    NameNotAString(Envelope, &'static str),
-    /// A call with no name.
-    NoName(Envelope),
-    /// An MCP `tools/call` request without a `params` object.
-    McpWithoutParams,
-    /// An object with no keys.
-    EmptyObject,
-    /// An object in which no call was found: its first keys, and whether it has
-    /// more than those.
-    NoCall {
-        /// The first keys, in order.
-        keys: Vec<String>,
-        /// Whether the object has keys beyond `keys`.
-        more: bool,
-    },
-    /// The problem found inside one part of the record (as deep as containers
-    /// are followed, a handful of levels).
-    Within(Part, Box<ProviderProblem>),
-}
-
-impl ProviderProblem {
-    /// This problem, found inside `part`.
-    pub fn within(self, part: Part) -> Self {
-        ProviderProblem::Within(part, Box::new(self))
     }
 }
 
@@ -134,17 +65,6 @@ impl fmt::Display for ProviderProblem {
     }
 }
 
-/// Why a schema cannot be written in a provider's dialect (`tools --strict`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Refusal {
-    /// OpenAI strict mode: the top level is not an object.
-    StrictTopNotObject,
-    /// OpenAI strict mode: an object allows keys beyond its properties.
-    StrictOpenObject,
-    /// OpenAI strict mode: an object lists no properties.
-    StrictFreeForm,
-}
-
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
@@ -159,15 +79,6 @@ impl fmt::Display for Refusal {
     }
 }
 
-/// How a keyword was written the dialect's way, meaning the same.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Rewrite {
-    /// A `type` list of one name: that name.
-    OneType,
-    /// A `type` list of one name and `"null"`: the name and `nullable: true`.
-    OneTypeNullable,
-}
-
 impl Rewrite {
     /// The words, as a note names the rewrite.
     pub fn words(self) -> &'static str {
@@ -178,28 +89,29 @@ impl Rewrite {
     }
 }
 
-/// Where a note about a schema is, for people: its JSON Pointer, or "the top
-/// level".
-pub fn note_place(pointer: &str) -> &str {
-    if pointer.is_empty() {
-        "the top level"
-    } else {
-        pointer
+impl Note {
+    /// Where it is, for people: the pointer, or "the top level".
+    pub fn place(&self) -> &str {
+        if self.pointer.is_empty() {
+            "the top level"
+        } else {
+            &self.pointer
+        }
     }
-}
 
-/// What `tools` does about a keyword, for people: "strips it", or how it
-/// writes it (`rewritten`, from [`Rewrite::words`]).
-pub fn note_action(rewritten: Option<&str>) -> String {
-    match rewritten {
-        Some(how) => format!("writes it as {how}"),
-        None => "strips it".to_owned(),
+    /// What `tools` does about it, for people: "strips it", or how it writes it.
+    pub fn action(&self) -> String {
+        match self.rewritten {
+            Some(how) => format!("writes it as {how}"),
+            None => "strips it".to_owned(),
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{Envelope, Part, ProviderProblem, Refusal, Rewrite, note_action, note_place};
+    use crate::provider::keywords::Note;
+    use crate::provider::{Envelope, Part, ProviderProblem, Refusal, Rewrite};
 
     #[test]
     fn each_problem_is_worded_with_its_data_and_where_it_was_found() {
@@ -249,12 +161,20 @@ mod tests {
             Refusal::StrictFreeForm.to_string(),
             "strict mode cannot express a free-form object (one with no properties)"
         );
+        let note = |pointer: &str, rewritten| Note {
+            pointer: pointer.to_owned(),
+            keyword: "type".to_owned(),
+            refused: None,
+            rewritten,
+        };
+        let rewritten = note("", Some(Rewrite::OneTypeNullable.words()));
         assert_eq!(
-            note_action(Some(Rewrite::OneTypeNullable.words())),
+            rewritten.action(),
             "writes it as one type and `nullable: true`"
         );
-        assert_eq!(note_action(None), "strips it");
-        assert_eq!(note_place(""), "the top level");
-        assert_eq!(note_place("/properties/a"), "/properties/a");
+        assert_eq!(rewritten.place(), "the top level");
+        let stripped = note("/properties/a", None);
+        assert_eq!(stripped.action(), "strips it");
+        assert_eq!(stripped.place(), "/properties/a");
     }
 }

@@ -5,7 +5,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{Call, Provider, provider_name, read_call};
-use crate::message::provider::{Envelope, ProviderProblem};
+use super::{Envelope, ProviderProblem};
 
 pub(super) struct Bedrock;
 

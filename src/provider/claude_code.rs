@@ -6,7 +6,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{Call, Provider, read_call};
-use crate::message::provider::{Envelope, ProviderProblem};
+use super::{Envelope, ProviderProblem};
 
 pub(super) struct ClaudeCode;
 

@@ -9,7 +9,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::message::provider::{Refusal, Rewrite, note_action, note_place};
+use super::{Refusal, Rewrite};
 
 /// Keywords whose value is a map of names to schemas.
 const SCHEMA_MAPS: [&str; 5] = [
@@ -139,7 +139,8 @@ pub fn takes(dialect: Dialect, keyword: &str) -> bool {
         .any(|r| r.dialect == dialect && r.keywords.contains(&keyword))
 }
 
-/// One change or refusal made while adapting a schema.
+/// One change or refusal made while adapting a schema. Its words for people
+/// (`place`, `action`) are written in `message::provider`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Note {
     /// JSON Pointer to the schema object, in the schema as given.
@@ -152,18 +153,6 @@ pub struct Note {
     /// same (Gemini: `"type": ["integer", "null"]` as `"type": "integer",
     /// "nullable": true`); `tools` need not warn about it.
     pub rewritten: Option<&'static str>,
-}
-
-impl Note {
-    /// Where it is, for people: the pointer, or "the top level".
-    pub fn place(&self) -> &str {
-        note_place(&self.pointer)
-    }
-
-    /// What `tools` does about it, for people: "strips it", or how it writes it.
-    pub fn action(&self) -> String {
-        note_action(self.rewritten)
-    }
 }
 
 /// A schema as `dialect` takes it, and what was done to get there.

@@ -18,15 +18,16 @@ mod mcp;
 mod mistral;
 mod ollama;
 mod openai;
+mod problem;
 mod responses;
 pub mod stream;
 pub mod tool_list;
 
-use crate::message::provider::{Envelope, Part, ProviderProblem};
 use crate::spelling::Spellings;
 pub use convert::IdScope;
 pub use convert::{Converted, Ids, Place, convert, convert_error, convert_rejected, target_id};
 pub use leak::{Declared, Written};
+pub use problem::{Envelope, Part, ProviderProblem, Refusal, Rewrite};
 use serde_json::{Map, Value, json};
 
 /// One provider's envelopes and quirks.
