@@ -210,7 +210,7 @@ fn work(
         filter
             .stream(Input::new(&mut lines, source), &mut sink, summary)
             .map(|_| ())
-            .map_err(|e| error(format!("{e:?}")))
+            .map_err(|e| error(e.to_string()))
     });
     let outcome = match lines.raised.take() {
         Some(e) => Err(e),

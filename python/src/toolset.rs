@@ -96,7 +96,7 @@ impl Toolset {
                 Some(tool) => filter.bare(input, tool, sink, summary),
                 None => filter.stream(input, sink, summary).map(|_| ()),
             }
-            .map_err(|e| error(format!("{e:?}")));
+            .map_err(|e| error(e.to_string()));
             // Results that hold values deeper than Python is given are dropped
             // here, on the thread with the stack for them, and refused.
             if depth > MAX_DEPTH && sink.lines.iter().skip(before).any(Line::too_deep) {

@@ -19,12 +19,15 @@ use crate::verdict::{self, Fault, Status, Verdict};
 
 pub use summary::{Counts, Summary};
 
-/// Why a stream stopped early.
-#[derive(Debug)]
+/// Why a stream stopped early. `Display` says what failed and why, on one
+/// line (`cannot read the input: stream did not contain valid UTF-8`).
+#[derive(Debug, thiserror::Error)]
 pub enum StreamError {
     /// The input could not be read.
+    #[error("cannot read the input: {}", crate::error::io_reason(.0))]
     Read(io::Error),
     /// A result could not be written.
+    #[error("cannot write results: {}", crate::error::io_reason(.0))]
     Write(io::Error),
 }
 

@@ -569,3 +569,17 @@ fn a_summary_without_per_tool_counts_the_rest_alike() {
     );
     assert!(lean.contains("\n  repairs: "), "{lean}");
 }
+
+#[test]
+fn stream_error_says_what_failed_and_why() {
+    let read = StreamError::Read(io::Error::new(
+        io::ErrorKind::InvalidData,
+        "stream did not contain valid UTF-8",
+    ));
+    let write = StreamError::Write(io::Error::from(io::ErrorKind::BrokenPipe));
+    assert_eq!(
+        read.to_string(),
+        "cannot read the input: stream did not contain valid UTF-8"
+    );
+    assert_eq!(write.to_string(), "cannot write results: broken pipe");
+}

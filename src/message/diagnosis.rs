@@ -1,9 +1,17 @@
 //! Diagnosis: the validator's errors turned into `path: message` items, ordered,
 //! de-duplicated and capped.
 
-#[allow(unused_imports)]
-use super::*;
+use std::collections::HashMap;
+
+use jsonschema::ValidationError;
+use jsonschema::error::{TypeKind, ValidationErrorKind};
+use serde_json::{Map, Value};
+
+use super::{ArgError, cut, join, plural, quote, short_json};
 use crate::json::pointer_segments;
+use crate::provider::json_type;
+use crate::registry::Tool;
+use crate::suggest;
 
 /// At most this many errors are kept per call (the model reads `--max-errors` of
 /// them); the rest are counted in a last `(+N more)` entry.
@@ -95,7 +103,7 @@ pub(super) fn convert(
         out.push(Item {
             rank,
             position: position.clone(),
-            error: ArgError { path, message },
+            error: ArgError::at(path, message),
         });
     };
     match err.kind() {
@@ -161,10 +169,7 @@ pub(super) fn convert(
                 out.push(Item {
                     rank: 2,
                     position: key_position,
-                    error: ArgError {
-                        path: join(&path, key),
-                        message,
-                    },
+                    error: ArgError::at(join(&path, key), message),
                 });
             }
         }
@@ -244,10 +249,7 @@ pub(super) fn reduce_branches(
         out.push(Item {
             rank: 1,
             position: position.to_vec(),
-            error: ArgError {
-                path: path.to_owned(),
-                message,
-            },
+            error: ArgError::at(path.to_owned(), message),
         });
         return;
     }

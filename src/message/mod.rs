@@ -7,24 +7,17 @@
 //! then the rest, each group in document order; anyOf/oneOf failures are reduced to
 //! the closest branch instead of a dump of every branch.
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io;
 
-use jsonschema::ValidationError;
-use jsonschema::error::{TypeKind, ValidationErrorKind};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use crate::provider::json_type;
-use crate::registry::{SchemaError, Tool};
-use crate::suggest;
+use crate::registry::SchemaError;
 
 mod diagnosis;
+pub mod provider;
 #[cfg(test)]
 mod tests;
-
-#[allow(unused_imports)]
-use self::diagnosis::*;
 
 pub use self::diagnosis::{
     ALL_ERRORS_UP_TO, MAX_ERROR_CHARS, MAX_ERRORS, more_values_than, validation_errors,
@@ -37,6 +30,10 @@ pub struct ArgError {
     pub path: String,
     /// The instruction, e.g. `Required`.
     pub message: String,
+    /// On the last entry of a capped list, how many errors it stands for (its
+    /// message is that count, worded by [`More`]); `None` on every error.
+    #[serde(skip)]
+    left_out: Option<usize>,
 }
 
 impl ArgError {
@@ -45,24 +42,31 @@ impl ArgError {
         Self {
             path: String::new(),
             message: message.into(),
+            left_out: None,
+        }
+    }
+
+    /// An error at `path`.
+    pub fn at(path: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            path: path.into(),
+            message: message.into(),
+            left_out: None,
         }
     }
 
     /// The last entry of a capped list: how many errors were left out.
     fn more(n: usize) -> Self {
-        Self::root(format!("(+{n} more)"))
+        Self {
+            left_out: Some(n),
+            ..Self::root(More(n).to_string())
+        }
     }
 
-    /// For the entry made by [`ArgError::more`], its count.
-    fn more_count(&self) -> Option<usize> {
-        if !self.path.is_empty() {
-            return None;
-        }
-        self.message
-            .strip_prefix("(+")?
-            .strip_suffix(" more)")?
-            .parse()
-            .ok()
+    /// On the last entry of a capped list (`(+N more)`), how many errors it
+    /// stands for; `None` on an error.
+    pub fn left_out(&self) -> Option<usize> {
+        self.left_out
     }
 
     /// `path: message`, or just the message at the root.
@@ -122,7 +126,7 @@ pub fn loop_instruction(style: &Style, tool: &str, times: u32, errors: &[ArgErro
 fn push_errors(text: &mut String, style: &Style, errors: &[ArgError]) {
     // A capped list ends with the count of what it left out.
     let (errors, left_out) = match errors.split_last() {
-        Some((last, rest)) if !rest.is_empty() => match last.more_count() {
+        Some((last, rest)) if !rest.is_empty() => match last.left_out {
             Some(n) => (rest, n),
             None => (errors, 0),
         },
@@ -134,7 +138,17 @@ fn push_errors(text: &mut String, style: &Style, errors: &[ArgError]) {
     }
     let more = errors.len().saturating_sub(style.max_errors.max(1)) + left_out;
     if more > 0 {
-        let _ = write!(text, "; (+{more} more)");
+        let _ = write!(text, "; {}", More(more));
+    }
+}
+
+/// `(+N more)`: the count of errors a capped list leaves out, as every list
+/// words it.
+struct More(usize);
+
+impl std::fmt::Display for More {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "(+{} more)", self.0)
     }
 }
 
@@ -251,10 +265,10 @@ pub fn name_the_arguments(tool: &str, example: (&[&str], bool)) -> ArgError {
 
 /// A string of the arguments holds a lone surrogate escape (`\ud83d`).
 pub fn lone_surrogate(path: &str) -> ArgError {
-    ArgError {
-        path: path.to_owned(),
-        message: "holds a lone surrogate escape, which is no character".to_owned(),
-    }
+    ArgError::at(
+        path.to_owned(),
+        "holds a lone surrogate escape, which is no character".to_owned(),
+    )
 }
 
 /// Two different JSON values where one was expected.

@@ -1,7 +1,11 @@
 mod unit {
-    #[allow(unused_imports)]
-    use super::super::diagnosis::*;
-    use super::super::*;
+    use super::super::diagnosis::{MAX_ERROR_CHARS, MAX_ERRORS};
+    use super::super::{
+        ArgError, DEFAULT_PREFIX, Style, breaks_lines, cut, instruction, invalid_json, join,
+        loop_instruction, one_line, quote, repaired, short_json, unknown_tool, validation_errors,
+    };
+    use crate::registry::Tool;
+    use serde_json::Value;
     use serde_json::json;
 
     fn tool(schema: Value) -> Tool {
@@ -153,12 +157,24 @@ mod unit {
     }
 
     #[test]
+    fn an_error_that_reads_like_the_count_is_not_taken_for_it() {
+        // The count of left-out errors is data on the entry that carries it; an
+        // error whose text merely reads like one is listed and counted as itself.
+        let style = Style {
+            max_errors: 1,
+            ..Style::default()
+        };
+        let errors = [ArgError::root("a"), ArgError::root("(+7 more)")];
+        assert_eq!(
+            instruction(&style, &errors),
+            format!("{DEFAULT_PREFIX} a; (+1 more)")
+        );
+    }
+
+    #[test]
     fn instruction_truncates_each_error_and_counts_the_rest() {
         let errors: Vec<ArgError> = (0..8)
-            .map(|i| ArgError {
-                path: format!("p{i}"),
-                message: "é".repeat(150),
-            })
+            .map(|i| ArgError::at(format!("p{i}"), "é".repeat(150)))
             .collect();
         let text = instruction(&Style::default(), &errors);
         assert!(text.ends_with("; (+3 more)"), "{text}");
@@ -331,9 +347,7 @@ mod unit {
 }
 
 mod properties {
-    #[allow(unused_imports)]
-    use super::super::diagnosis::*;
-    use super::super::*;
+    use super::super::cut;
     use proptest::prelude::*;
 
     proptest! {
@@ -352,7 +366,7 @@ mod properties {
 }
 
 mod positional {
-    use super::super::*;
+    use super::super::name_the_arguments;
 
     #[test]
     fn the_instruction_to_name_the_arguments() {

@@ -4,6 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{Call, Provider, provider_name, read_call};
+use super::{Envelope, ProviderProblem};
 
 pub(super) struct Anthropic;
 
@@ -22,14 +23,14 @@ impl Provider for Anthropic {
         "anthropic"
     }
 
-    fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, String>> {
+    fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, ProviderProblem>> {
         if map.get("type").and_then(Value::as_str) != Some("tool_use") {
             return None;
         }
         let call = read_call(
             std::mem::take(map),
             self.name(),
-            "Anthropic tool_use",
+            Envelope::AnthropicToolUse,
             &["name"],
             &["input"],
             &[&["id"]],

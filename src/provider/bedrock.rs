@@ -5,6 +5,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{Call, Provider, provider_name, read_call};
+use super::{Envelope, ProviderProblem};
 
 pub(super) struct Bedrock;
 
@@ -25,14 +26,14 @@ impl Provider for Bedrock {
         "bedrock"
     }
 
-    fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, String>> {
+    fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, ProviderProblem>> {
         if !map.get("toolUse").is_some_and(Value::is_object) {
             return None;
         }
         let call = read_call(
             std::mem::take(map),
             self.name(),
-            "Bedrock toolUse",
+            Envelope::BedrockToolUse,
             &["toolUse", "name"],
             &["toolUse", "input"],
             &[&["toolUse", "toolUseId"]],

@@ -6,6 +6,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{Call, Provider, read_call};
+use super::{Envelope, ProviderProblem};
 
 pub(super) struct ClaudeCode;
 
@@ -14,7 +15,7 @@ impl Provider for ClaudeCode {
         "claude-code"
     }
 
-    fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, String>> {
+    fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, ProviderProblem>> {
         let event = map.get("hook_event_name")?.as_str()?;
         if event != "PreToolUse" {
             return Some(Ok(Vec::new()));
@@ -22,7 +23,7 @@ impl Provider for ClaudeCode {
         let call = read_call(
             std::mem::take(map),
             self.name(),
-            "Claude Code PreToolUse payload",
+            Envelope::ClaudeCode,
             &["tool_name"],
             &["tool_input"],
             &[&["tool_use_id"]],

@@ -4,6 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{Call, Provider, provider_name, read_call};
+use super::{Envelope, ProviderProblem};
 
 pub(super) struct Gemini;
 
@@ -12,14 +13,14 @@ impl Provider for Gemini {
         "gemini"
     }
 
-    fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, String>> {
+    fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, ProviderProblem>> {
         if !map.get("functionCall").is_some_and(Value::is_object) {
             return None;
         }
         let call = read_call(
             std::mem::take(map),
             self.name(),
-            "Gemini functionCall",
+            Envelope::GeminiFunctionCall,
             &["functionCall", "name"],
             &["functionCall", "args"],
             &[&["functionCall", "id"]],

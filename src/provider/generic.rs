@@ -5,6 +5,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{Call, Provider, read_call};
+use super::{Envelope, ProviderProblem};
 
 pub(super) struct Generic;
 
@@ -16,7 +17,7 @@ impl Provider for Generic {
         "generic"
     }
 
-    fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, String>> {
+    fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, ProviderProblem>> {
         // A message with a `name` (OpenAI allows one) is not a call.
         if map.contains_key("role") || !map.get("name").is_some_and(Value::is_string) {
             return None;
@@ -27,7 +28,7 @@ impl Provider for Generic {
         let call = read_call(
             std::mem::take(map),
             self.name(),
-            "call",
+            Envelope::Generic,
             &["name"],
             args_at,
             &[&["id"]],

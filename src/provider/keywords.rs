@@ -9,6 +9,8 @@
 
 use serde_json::{Map, Value};
 
+use super::{Refusal, Rewrite};
+
 /// Keywords whose value is a map of names to schemas.
 const SCHEMA_MAPS: [&str; 5] = [
     "properties",
@@ -137,7 +139,8 @@ pub fn takes(dialect: Dialect, keyword: &str) -> bool {
         .any(|r| r.dialect == dialect && r.keywords.contains(&keyword))
 }
 
-/// One change or refusal made while adapting a schema.
+/// One change or refusal made while adapting a schema. Its words for people
+/// (`place`, `action`) are written in `message::provider`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Note {
     /// JSON Pointer to the schema object, in the schema as given.
@@ -150,25 +153,6 @@ pub struct Note {
     /// same (Gemini: `"type": ["integer", "null"]` as `"type": "integer",
     /// "nullable": true`); `tools` need not warn about it.
     pub rewritten: Option<&'static str>,
-}
-
-impl Note {
-    /// Where it is, for people: the pointer, or "the top level".
-    pub fn place(&self) -> &str {
-        if self.pointer.is_empty() {
-            "the top level"
-        } else {
-            &self.pointer
-        }
-    }
-
-    /// What `tools` does about it, for people: "strips it", or how it writes it.
-    pub fn action(&self) -> String {
-        match self.rewritten {
-            Some(how) => format!("writes it as {how}"),
-            None => "strips it".to_owned(),
-        }
-    }
 }
 
 /// A schema as `dialect` takes it, and what was done to get there.
@@ -189,11 +173,7 @@ pub fn adapt(schema: &Value, dialect: Dialect) -> Adapted {
     if dialect == Dialect::OpenAiStrict
         && schema.get("type").and_then(Value::as_str) != Some("object")
     {
-        notes.push(refusal(
-            "",
-            "type",
-            "the top level of a strict schema must be an object",
-        ));
+        notes.push(refusal("", "type", Refusal::StrictTopNotObject));
     }
     let rules = Walk {
         takes: &|k| takes(dialect, k),
@@ -215,11 +195,11 @@ pub fn without(schema: &Value, drop: &[&str]) -> Value {
     rules.walk(schema, "", &mut Vec::new())
 }
 
-fn refusal(pointer: &str, keyword: &str, why: &str) -> Note {
+fn refusal(pointer: &str, keyword: &str, why: Refusal) -> Note {
     Note {
         pointer: pointer.to_owned(),
         keyword: keyword.to_owned(),
-        refused: Some(why.to_owned()),
+        refused: Some(why.to_string()),
         rewritten: None,
     }
 }
@@ -306,7 +286,7 @@ fn strict_object(m: &mut Map<String, Value>, at: &str, notes: &mut Vec<Note>) {
             notes.push(refusal(
                 at,
                 "additionalProperties",
-                "strict mode takes only closed objects, and this one allows other keys",
+                Refusal::StrictOpenObject,
             ));
             return;
         }
@@ -319,11 +299,7 @@ fn strict_object(m: &mut Map<String, Value>, at: &str, notes: &mut Vec<Note>) {
         _ => Vec::new(),
     };
     let Some(Value::Object(props)) = m.get_mut("properties") else {
-        notes.push(refusal(
-            at,
-            "properties",
-            "strict mode cannot express a free-form object (one with no properties)",
-        ));
+        notes.push(refusal(at, "properties", Refusal::StrictFreeForm));
         return;
     };
     for (name, schema) in props.iter_mut() {
@@ -361,11 +337,14 @@ fn one_type(m: &mut Map<String, Value>, at: &str, notes: &mut Vec<Note>) {
     match one {
         Some(t) => {
             let nullable = null && t != "null";
-            note.rewritten = Some(if nullable {
-                "one type and `nullable: true`"
-            } else {
-                "one type"
-            });
+            note.rewritten = Some(
+                if nullable {
+                    Rewrite::OneTypeNullable
+                } else {
+                    Rewrite::OneType
+                }
+                .words(),
+            );
             m.insert("type".into(), Value::String(t));
             if nullable {
                 m.insert("nullable".into(), Value::Bool(true));

@@ -5,6 +5,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{Call, Provider, read_call};
+use super::{Envelope, ProviderProblem};
 
 pub(super) struct Mcp;
 
@@ -13,7 +14,7 @@ impl Provider for Mcp {
         "mcp"
     }
 
-    fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, String>> {
+    fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, ProviderProblem>> {
         if !map.contains_key("jsonrpc") {
             return None;
         }
@@ -21,12 +22,12 @@ impl Provider for Mcp {
             return Some(Ok(Vec::new()));
         }
         if !map.get("params").is_some_and(Value::is_object) {
-            return Some(Err("MCP tools/call without a params object".into()));
+            return Some(Err(ProviderProblem::McpWithoutParams));
         }
         let call = read_call(
             std::mem::take(map),
             self.name(),
-            "MCP tools/call params",
+            Envelope::McpParams,
             &["params", "name"],
             &["params", "arguments"],
             &[&["id"]],

@@ -18,6 +18,7 @@ mod mcp;
 mod mistral;
 mod ollama;
 mod openai;
+mod problem;
 mod responses;
 pub mod stream;
 pub mod tool_list;
@@ -26,6 +27,7 @@ use crate::spelling::Spellings;
 pub use convert::IdScope;
 pub use convert::{Converted, Ids, Place, convert, convert_error, convert_rejected, target_id};
 pub use leak::{Declared, Written};
+pub use problem::{Envelope, Part, ProviderProblem, Refusal, Rewrite};
 use serde_json::{Map, Value, json};
 
 /// One provider's envelopes and quirks.
@@ -35,7 +37,7 @@ pub trait Provider: Sync {
 
     /// If `map` is one of this provider's call objects (or a message of its own
     /// kind that holds no call), takes the calls out of it.
-    fn read(&self, _map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, String>> {
+    fn read(&self, _map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, ProviderProblem>> {
         None
     }
 
@@ -251,7 +253,7 @@ pub fn extract(record: Value, from_text: Option<Declared>) -> Extracted {
     let mut calls = Vec::new();
     match collect(record, &mut calls, 0, from_text) {
         Ok(()) => Extracted::Calls(calls),
-        Err(reason) => Extracted::Unrecognised(reason),
+        Err(problem) => Extracted::Unrecognised(problem.to_string()),
     }
 }
 
@@ -277,9 +279,9 @@ fn collect(
     out: &mut Vec<Call>,
     depth: usize,
     from_text: Option<Declared>,
-) -> Result<(), String> {
+) -> Result<(), ProviderProblem> {
     if depth > MAX_DEPTH {
-        return Err("nested too deeply to be a tool call envelope".into());
+        return Err(ProviderProblem::TooDeep);
     }
     let text = match &value {
         Value::Object(m) if from_text.is_some() && is_assistant(m) => message_text(m),
@@ -401,21 +403,17 @@ fn collect_value(
     out: &mut Vec<Call>,
     depth: usize,
     from_text: Option<Declared>,
-) -> Result<(), String> {
+) -> Result<(), ProviderProblem> {
     let mut map = match value {
         Value::Object(map) => map,
         Value::Array(items) => {
             for (i, item) in items.into_iter().enumerate() {
-                collect(item, out, depth + 1, from_text)
-                    .map_err(|e| format!("element {i}: {e}"))?;
+                collect(item, out, depth + 1, from_text).map_err(|e| e.within(Part::Element(i)))?;
             }
             return Ok(());
         }
         other => {
-            return Err(format!(
-                "expected a tool call object, got {}",
-                json_type(&other)
-            ));
+            return Err(ProviderProblem::NotAnObject(json_type(&other)));
         }
     };
     for p in PROVIDERS {
@@ -430,7 +428,8 @@ fn collect_value(
             // `output`) is read as a list of one.
             if let Some(one @ Value::Object(_)) = map.get_mut(*key) {
                 let one = one.take();
-                return collect(one, out, depth + 1, from_text).map_err(|e| format!("{key}: {e}"));
+                return collect(one, out, depth + 1, from_text)
+                    .map_err(|e| e.within(Part::Key(key)));
             }
             if let Some(Value::Array(items)) = map.get_mut(*key) {
                 for (i, mut item) in std::mem::take(items).into_iter().enumerate() {
@@ -442,7 +441,7 @@ fn collect_value(
                         None => item,
                     };
                     collect(item, out, depth + 1, from_text)
-                        .map_err(|e| format!("{key}[{i}]: {e}"))?;
+                        .map_err(|e| e.within(Part::Item(key, i)))?;
                 }
                 return Ok(());
             }
@@ -460,20 +459,17 @@ fn collect_value(
 fn read_call(
     mut envelope: Map<String, Value>,
     provider: &'static str,
-    what: &str,
+    what: Envelope,
     name_at: &'static [&'static str],
     args_at: &'static [&'static str],
     id_keys: &[&[&str]],
-) -> Result<Call, String> {
+) -> Result<Call, ProviderProblem> {
     let name = match get(&envelope, name_at) {
         Some(Value::String(s)) => s.clone(),
         Some(other) => {
-            return Err(format!(
-                "{what} has a name that is {}, not a string",
-                json_type(other)
-            ));
+            return Err(ProviderProblem::NameNotAString(what, json_type(other)));
         }
-        None => return Err(format!("{what} has no \"name\"")),
+        None => return Err(ProviderProblem::NoName(what)),
     };
     let id = id_keys
         .iter()
@@ -513,19 +509,15 @@ fn get_mut<'a>(map: &'a mut Map<String, Value>, path: &[&str]) -> Option<&'a mut
         .try_fold(map.get_mut(*first)?, |v, k| v.get_mut(*k))
 }
 
-fn describe_unrecognised(map: &Map<String, Value>) -> String {
+/// An object in which no call was found, named by its first keys.
+fn describe_unrecognised(map: &Map<String, Value>) -> ProviderProblem {
     const SHOWN: usize = 6;
-    let mut keys: Vec<&str> = map.keys().map(String::as_str).take(SHOWN).collect();
-    if map.len() > SHOWN {
-        keys.push("…");
+    if map.is_empty() {
+        return ProviderProblem::EmptyObject;
     }
-    if keys.is_empty() {
-        "an empty object is not a tool call".into()
-    } else {
-        format!(
-            "no tool call found in an object with keys {}",
-            keys.join(", ")
-        )
+    ProviderProblem::NoCall {
+        keys: map.keys().take(SHOWN).cloned().collect(),
+        more: map.len() > SHOWN,
     }
 }
 

@@ -6,6 +6,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{Call, Provider, read_call};
+use super::{Envelope, ProviderProblem};
 
 pub(super) struct Ollama;
 
@@ -14,7 +15,7 @@ impl Provider for Ollama {
         "ollama"
     }
 
-    fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, String>> {
+    fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, ProviderProblem>> {
         let object_args = map
             .get("function")
             .and_then(|f| f.get("arguments"))
@@ -25,7 +26,7 @@ impl Provider for Ollama {
         let call = read_call(
             std::mem::take(map),
             self.name(),
-            "Ollama tool call",
+            Envelope::Ollama,
             &["function", "name"],
             &["function", "arguments"],
             &[&["id"]],

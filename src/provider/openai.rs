@@ -7,6 +7,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{Call, Provider, provider_name, read_call};
+use super::{Envelope, ProviderProblem};
 
 pub(super) struct OpenAi;
 
@@ -15,12 +16,12 @@ impl Provider for OpenAi {
         "openai"
     }
 
-    fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, String>> {
+    fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, ProviderProblem>> {
         if map.get("function_call").is_some_and(Value::is_object) {
             let call = read_call(
                 std::mem::take(map),
                 self.name(),
-                "OpenAI function_call",
+                Envelope::OpenAiFunctionCall,
                 &["function_call", "name"],
                 &["function_call", "arguments"],
                 &[],
@@ -38,7 +39,7 @@ impl Provider for OpenAi {
         let call = read_call(
             std::mem::take(map),
             self.name(),
-            "OpenAI function",
+            Envelope::OpenAiFunction,
             &["function", "name"],
             &["function", "arguments"],
             &[&["id"]],

@@ -4,6 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{Call, Provider, provider_name, read_call};
+use super::{Envelope, ProviderProblem};
 
 pub(super) struct Responses;
 
@@ -22,14 +23,14 @@ impl Provider for Responses {
         "openai-responses"
     }
 
-    fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, String>> {
+    fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, ProviderProblem>> {
         if map.get("type").and_then(Value::as_str) != Some("function_call") {
             return None;
         }
         let call = read_call(
             std::mem::take(map),
             self.name(),
-            "OpenAI Responses function_call",
+            Envelope::ResponsesFunctionCall,
             &["name"],
             &["arguments"],
             &[&["call_id"], &["id"]],
