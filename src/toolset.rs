@@ -320,6 +320,10 @@ mod tests {
         assert!(message.contains("(+1 more)"), "{message}");
         let message = rejected(tools.session(3).check("read", wrong));
         assert!(message.starts_with("Fix:"), "{message}");
+        // Repaired under the default policy; not under this one.
+        let repairable = json!({"file_path": "/a", "offset": "3"});
+        rejected(tools.check("read", repairable.clone()));
+        rejected(tools.session(3).check("read", repairable));
     }
 
     #[test]
