@@ -169,11 +169,6 @@ impl<'a> At<'a> {
             draft,
         })
     }
-
-    /// This schema with its `$ref` followed, if it has one that resolves.
-    pub fn deref(&self) -> Self {
-        self.target().unwrap_or_else(|| self.clone())
-    }
 }
 
 /// How deep a chain of `$ref`s is followed when measuring a schema.

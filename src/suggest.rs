@@ -1,4 +1,5 @@
-//! "Did you mean" for names: tool names now, template variables later.
+//! "Did you mean": the closest name (tools, template variables, subcommands)
+//! and the near-miss keys of an object (a key a small edit away from a declared one).
 
 use std::cell::Cell;
 use std::collections::HashMap;

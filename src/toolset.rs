@@ -298,6 +298,35 @@ mod tests {
     }
 
     #[test]
+    fn style_and_policy_reach_checks_and_sessions() {
+        let tools = Toolset::from_path(concat!(env!("CARGO_MANIFEST_DIR"), "/schemas"))
+            .unwrap()
+            .with_style(Style {
+                prefix: "Fix:".to_owned(),
+                max_errors: 1,
+                max_chars: 100,
+            })
+            .with_policy(Policy {
+                enabled: crate::kinds::Enabled::NONE,
+                max_rounds: 6,
+            });
+        let wrong = json!({"file_path": "/a", "offset": "3", "limit": "x"});
+        let rejected = |o: Outcome| match o {
+            Outcome::Rejected { message, .. } => message,
+            other => panic!("repaired under a policy with no repairs: {other:?}"),
+        };
+        let message = rejected(tools.check("read", wrong.clone()));
+        assert!(message.starts_with("Fix:"), "{message}");
+        assert!(message.contains("(+1 more)"), "{message}");
+        let message = rejected(tools.session(3).check("read", wrong));
+        assert!(message.starts_with("Fix:"), "{message}");
+        // Repaired under the default policy; not under this one.
+        let repairable = json!({"file_path": "/a", "offset": "3"});
+        rejected(tools.check("read", repairable.clone()));
+        rejected(tools.session(3).check("read", repairable));
+    }
+
+    #[test]
     fn text_arguments_are_salvaged_and_unknown_tools_rejected() {
         let tools = Toolset::from_path(concat!(env!("CARGO_MANIFEST_DIR"), "/schemas")).unwrap();
         match tools.check_text("glob", "```json\n{\"pattern\": \"*\"}\n```") {

@@ -1,4 +1,5 @@
-//! The command line, defined once: `--help` and the README are written from it.
+//! The command line, defined once: `--help` (quoted in docs/options.md, where it
+//! runs as a test), the shell completions and the man page are written from it.
 #![allow(rustdoc::invalid_html_tags)] // doc comments here are `--help` text, `<tool>` and all
 
 use std::path::PathBuf;
