@@ -4,9 +4,8 @@
 //! threads), then settled in order ([`Judge::settle`]): a rejection is counted
 //! in its conversation's loop memory and, past the loop limit, told to stop;
 //! its message is worded; the result is counted for `--stats`. The filter, the
-//! MCP proxy, `callfix hook`, [`Toolset`](crate::toolset::Toolset) and its
-//! [`Session`](crate::toolset::Session) all take this one step; they differ
-//! only in where repeats are kept ([`Tally`]).
+//! MCP proxy, `callfix hook`, `Toolset` and its `Session` all take this one
+//! step; they differ only in where repeats are kept ([`Tally`]).
 
 use std::collections::HashMap;
 
@@ -36,7 +35,7 @@ pub struct Judge<'a> {
 
 /// Where the settle step counts a call.
 pub enum Tally<'m> {
-    /// Nowhere: no loop detection, no statistics ([`Toolset::check`](crate::toolset::Toolset::check)).
+    /// Nowhere: no loop detection, no statistics (`Toolset::check`).
     Nothing,
     /// Repeats in a store of the caller's (a conversation of a run's
     /// [`Loops`], a `callfix hook` session's file); no statistics.
