@@ -353,4 +353,44 @@ mod tests {
         let v = judge.judge(&mut call(json!({"path": "/a"})), true);
         assert_eq!(v.status, Status::Valid);
     }
+
+    /// Every surface settles through [`Judge`]: no other file judges a call
+    /// for a result, marks one looped or words its message (the linter in
+    /// `check/` judges leaked calls for their errors only; a broken record's
+    /// message is worded where it is made, with no call to settle).
+    #[test]
+    fn the_settle_step_is_written_once() {
+        fn walk(dir: &std::path::Path, depth: u32, out: &mut Vec<std::path::PathBuf>) {
+            assert!(depth < 8, "{}", dir.display());
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    walk(&path, depth + 1, out);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    out.push(path);
+                }
+            }
+        }
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = Vec::new();
+        walk(&src, 0, &mut files);
+        let mut copies = Vec::new();
+        for file in files {
+            let name = file
+                .strip_prefix(&src)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            if name == "filter/settle.rs" || name == "verdict.rs" || name.starts_with("check/") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&file).unwrap();
+            for needle in ["verdict::judge(", ".looped = Some", "loop_limit > 0"] {
+                if text.contains(needle) {
+                    copies.push(format!("{name}: {needle}"));
+                }
+            }
+        }
+        assert!(copies.is_empty(), "settle step copied: {copies:?}");
+    }
 }
