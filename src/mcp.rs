@@ -55,7 +55,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::filter::{Loops, Options, Summary};
+use crate::filter::{Options, Summary};
 use crate::provider::Call;
 use crate::registry::Registry;
 use crate::spelling::Spellings;
@@ -151,7 +151,6 @@ pub struct Proxy {
     given: Registry,
     registry: Registry,
     options: Options,
-    loops: Loops,
     /// Client requests the server has not answered, by id (as JSON text).
     pending: HashMap<String, Value>,
     /// The proxy's own requests in flight, by id (as JSON text).
@@ -164,7 +163,8 @@ pub struct Proxy {
     out: Vec<Out>,
     /// Why the server is gone, once it is.
     gone: Option<String>,
-    /// What the session saw (`--stats`).
+    /// What the session saw (`--stats`); its loop memory holds the session's
+    /// rejected calls.
     pub summary: Summary,
 }
 
@@ -179,7 +179,6 @@ impl Proxy {
             given,
             registry: Registry::default(),
             options,
-            loops: Loops::default(),
             pending: HashMap::new(),
             own: HashSet::new(),
             next_own: 0,

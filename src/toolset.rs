@@ -28,7 +28,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::error::Unrecognised;
-use crate::filter::{Conversation, Loops, Options};
+use crate::filter::{Conversation, Judge, Loops, Options, Tally};
 use crate::kinds::Kind;
 use crate::message::{ArgError, Style};
 use crate::provider::{self, Args, Extracted};
@@ -165,9 +165,13 @@ impl Toolset {
     }
 
     fn judge(&self, call: &mut provider::Call) -> Outcome {
-        let mut v = verdict::judge(&self.registry, call, self.policy);
-        v.finish(&self.style, &call.name);
-        outcome(v)
+        let judge = Judge {
+            registry: &self.registry,
+            style: &self.style,
+            policy: self.policy,
+            loop_limit: 0,
+        };
+        outcome(judge.check(call, Tally::Nothing))
     }
 }
 
@@ -196,11 +200,10 @@ impl Session<'_> {
         let mut call = provider::bare_call(tool, String::new());
         call.args = Args::Value(arguments);
         call.args_as_text = false;
-        let mut v = verdict::judge(&self.tools.registry, &mut call, self.options.policy);
-        self.loops
-            .check(&Conversation::Input(""), &call.name, &mut v, &self.options);
-        v.finish(&self.options.style, &call.name);
-        outcome(v)
+        let judge = Judge::new(&self.tools.registry, &self.options);
+        let conversation = Conversation::Input("");
+        let mut repeats = self.loops.within(&conversation);
+        outcome(judge.check(&mut call, Tally::Repeats(&mut repeats)))
     }
 }
 

@@ -18,12 +18,13 @@ use std::fs;
 use std::io::{self, Read, Write};
 use std::path::PathBuf;
 
+use callfix::filter::{Judge, Repeats, Tally};
 use callfix::provider::claude_code::{HookAnswer, hook_answer};
 use callfix::provider::{self, Extracted};
 use callfix::registry::Lookup;
 use callfix::spelling::Spellings;
 use callfix::surrogates;
-use callfix::verdict::{self, Status, Verdict};
+use callfix::verdict::{Status, Verdict};
 use serde_json::Value;
 
 use super::cli::{HookAgent, HookArgs, RepairedDecision};
@@ -75,20 +76,14 @@ fn answer(args: &HookArgs) -> anyhow::Result<Option<(Value, Spellings)>> {
         return Ok(None);
     }
     let options = judge_options(&args.judge);
-    let mut verdict = match masked.then(|| lone_surrogate(&call.args)).flatten() {
-        Some(path) => Verdict::invalid(None, vec![callfix::message::lone_surrogate(&path)]),
-        None => verdict::judge(&registry, &mut call, options.policy),
+    let judge = Judge::new(&registry, &options);
+    let mut verdict = judge.judge(&mut call, masked);
+    let mut loops = session_id(payload_session.as_ref()).and_then(Loops::open);
+    let tally = match &mut loops {
+        Some(loops) => Tally::Repeats(loops),
+        None => Tally::Nothing,
     };
-    if options.loop_limit > 0
-        && verdict.status == Status::Rejected
-        && let Some(loops) = session_id(payload_session.as_ref()).and_then(Loops::open)
-    {
-        let times = loops.count(&call.name, &verdict);
-        if times >= options.loop_limit {
-            verdict.looped = Some(times);
-        }
-    }
-    verdict.finish(&options.style, &call.name);
+    judge.settle(&call.name, &mut verdict, tally);
     let reason = callfix::message::repaired(&verdict.repairs);
     let answer = match (verdict.status, &verdict.args) {
         (Status::Valid, _) => HookAnswer::Pass,
@@ -102,22 +97,6 @@ fn answer(args: &HookArgs) -> anyhow::Result<Option<(Value, Spellings)>> {
         },
     };
     Ok(hook_answer(answer).map(|out| (out, Spellings::scan(&text))))
-}
-
-/// Where a masked payload's tool input holds a lone surrogate escape, if it
-/// does (`""`: at its root).
-fn lone_surrogate(args: &provider::Args) -> Option<String> {
-    match args {
-        provider::Args::Value(v) => surrogates::find(v),
-        provider::Args::Text(t) if t.contains(surrogates::MARK) => Some(
-            serde_json::from_str::<Value>(t)
-                .ok()
-                .as_ref()
-                .and_then(surrogates::find)
-                .unwrap_or_default(),
-        ),
-        _ => None,
-    }
 }
 
 /// The session id of a payload, as text (`None`: no `session_id`, so no loop
@@ -180,27 +159,6 @@ impl Loops {
         })
     }
 
-    /// Counts one more rejection of this call to `tool`: how many there have
-    /// been in this session, this one included.
-    fn count(&self, tool: &str, verdict: &Verdict) -> u32 {
-        // The same text the filter counts by.
-        let call = callfix::filter::repeat_text(verdict);
-        let key = digest(&["call", tool, &call]).to_le_bytes();
-        let mut records = self.read();
-        if records.is_empty() {
-            prune(self.path.parent());
-        }
-        let times = match records.iter().position(|(k, _)| *k == key) {
-            Some(i) => records.remove(i).1.saturating_add(1),
-            None => 1,
-        };
-        records.push((key, times));
-        let excess = records.len().saturating_sub(MAX_CALLS);
-        records.drain(..excess);
-        self.write(&records);
-        times
-    }
-
     /// The records in the file; none if it is missing, unreadable or malformed.
     fn read(&self) -> Vec<([u8; 16], u32)> {
         let max = MAGIC.len() + MAX_CALLS * RECORD;
@@ -250,6 +208,29 @@ impl Loops {
         if written.is_err() {
             let _ = fs::remove_file(&tmp);
         }
+    }
+}
+
+impl Repeats for Loops {
+    /// Counts one more rejection of this call to `tool` in the file: how many
+    /// there have been in this session, this one included.
+    fn count(&mut self, tool: &str, verdict: &Verdict) -> u32 {
+        // The same text the filter counts by.
+        let call = callfix::filter::repeat_text(verdict);
+        let key = digest(&["call", tool, &call]).to_le_bytes();
+        let mut records = self.read();
+        if records.is_empty() {
+            prune(self.path.parent());
+        }
+        let times = match records.iter().position(|(k, _)| *k == key) {
+            Some(i) => records.remove(i).1.saturating_add(1),
+            None => 1,
+        };
+        records.push((key, times));
+        let excess = records.len().saturating_sub(MAX_CALLS);
+        records.drain(..excess);
+        self.write(&records);
+        times
     }
 }
 

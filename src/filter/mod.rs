@@ -1,7 +1,6 @@
 //! The filter: runs every record of an input through the stages and writes one
 //! result per call. This is the `callfix` command without a subcommand.
 
-use std::collections::HashMap;
 use std::io::{self, Read};
 
 use serde_json::Value;
@@ -15,8 +14,9 @@ use crate::registry::Registry;
 use crate::repair::Policy;
 use crate::spelling::Spellings;
 use crate::surrogates;
-use crate::verdict::{self, Fault, Status, Verdict};
+use crate::verdict::{Fault, Verdict};
 
+pub use settle::{Conversation, Judge, Loops, Repeats, Tally, Within, repeat_text};
 pub use summary::{Counts, Summary};
 
 /// Why a stream stopped early. `Display` says what failed and why, on one
@@ -76,132 +76,6 @@ impl Default for Options {
             jobs: 1,
         }
     }
-}
-
-/// Counts rejections of identical calls within one conversation, to stop a model
-/// that keeps sending the same invalid call. Each call is kept as a fixed-size
-/// digest, so memory does not grow with the size of the calls.
-#[derive(Debug, Default)]
-pub struct Loops {
-    seen: HashMap<u128, u32>,
-}
-
-impl Loops {
-    /// Distinct rejected calls remembered before the memory is reset.
-    const CAPACITY: usize = 100_000;
-
-    /// Counts a rejection in `conversation`; past `limit`, rewrites the message to
-    /// say stop.
-    pub(crate) fn check(
-        &mut self,
-        conversation: &Conversation<'_>,
-        tool: &str,
-        verdict: &mut Verdict,
-        options: &Options,
-    ) {
-        if options.loop_limit == 0 || verdict.status != Status::Rejected {
-            return;
-        }
-        let call = repeat_text(verdict);
-        if self.seen.len() >= Self::CAPACITY {
-            self.seen.clear();
-        }
-        let n = self
-            .seen
-            .entry(digest(&[
-                conversation.kind(),
-                conversation.id(),
-                tool,
-                &call,
-            ]))
-            .or_insert(0);
-        *n += 1;
-        if *n >= options.loop_limit {
-            verdict.looped = Some(*n);
-        }
-    }
-}
-
-/// What a rejected call is compared by to find repeats: its arguments with
-/// object keys sorted (key order hides no repeat), else its argument text, else
-/// its errors. The filter's loop detection and `callfix hook` count by it.
-pub fn repeat_text(verdict: &Verdict) -> String {
-    match (&verdict.args, &verdict.raw) {
-        (Some(args), _) => canonical(args),
-        (None, Some(raw)) => raw.trim().to_owned(),
-        (None, None) => verdict
-            .errors
-            .iter()
-            .map(|e| e.message.as_str())
-            .collect::<Vec<_>>()
-            .join("\n"),
-    }
-}
-
-/// A 128-bit digest of the parts (two SipHash runs with different keys).
-fn digest(parts: &[&str]) -> u128 {
-    use std::hash::{Hash, Hasher};
-    let half = |salt: u8| {
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        salt.hash(&mut h);
-        parts.hash(&mut h);
-        h.finish()
-    };
-    (u128::from(half(1)) << 64) | u128::from(half(2))
-}
-
-/// Which conversation a call belongs to, for loop detection.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Conversation<'a> {
-    /// The value at `--session`'s pointer.
-    Session(String),
-    /// An input source (stdin, a file), without `--session` or a value there.
-    Input(&'a str),
-}
-
-impl<'a> Conversation<'a> {
-    /// The conversation id of `record` at `--session`'s pointer, if it has one.
-    /// Nothing is allocated unless `--session` is set.
-    fn session(record: &Value, options: &Options) -> Option<String> {
-        match options.session.as_deref().and_then(|p| record.pointer(p))? {
-            Value::String(id) => Some(id.clone()),
-            other => Some(other.to_string()),
-        }
-    }
-
-    fn kind(&self) -> &'static str {
-        match self {
-            Conversation::Session(_) => "session",
-            Conversation::Input(_) => "input",
-        }
-    }
-
-    fn id(&self) -> &str {
-        match self {
-            Conversation::Session(id) => id,
-            Conversation::Input(source) => source,
-        }
-    }
-}
-
-/// JSON with object keys sorted, so that key order does not hide a repeat.
-fn canonical(v: &Value) -> String {
-    fn sorted(v: &Value) -> Value {
-        match v {
-            Value::Object(m) => {
-                let mut keys: Vec<&String> = m.keys().collect();
-                keys.sort();
-                Value::Object(
-                    keys.into_iter()
-                        .map(|k| (k.clone(), sorted(&m[k])))
-                        .collect(),
-                )
-            }
-            Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
-            other => other.clone(),
-        }
-    }
-    sorted(v).to_string()
 }
 
 /// A filter run: the tools and the settings every input goes through.
@@ -346,12 +220,12 @@ impl Filter<'_> {
             Ok(text) => {
                 printer.begin_record(Spellings::scan(text.as_bytes()));
                 let mut call = provider::bare_call(name, text);
-                let mut verdict = verdict::judge(registry, &mut call, options.policy);
+                let judge = Judge::new(registry, options);
+                let mut verdict = judge.judge(&mut call, false);
                 let conversation = Conversation::Input(source);
-                summary
-                    .loops
-                    .check(&conversation, &call.name, &mut verdict, options);
-                verdict.finish(&options.style, &call.name);
+                let mut repeats = summary.loops.within(&conversation);
+                // Counted below under the name asked for, even if renamed.
+                judge.settle(&call.name, &mut verdict, Tally::Repeats(&mut repeats));
                 tell_operator(registry, &call.name, &verdict, summary, printer);
                 (call, verdict)
             }
@@ -377,9 +251,10 @@ impl Filter<'_> {
     }
 }
 
-/// Where a call's arguments hold a masked lone surrogate escape, if they do.
-fn lone_surrogate(call: &provider::Call) -> Option<String> {
-    match &call.args {
+/// Where a call's arguments hold a masked lone surrogate escape, if they do
+/// (`""`: at their root).
+fn lone_surrogate(args: &provider::Args) -> Option<String> {
+    match args {
         provider::Args::Value(v) => surrogates::find(v),
         provider::Args::Text(t) if t.contains(surrogates::MARK) => {
             let parsed = serde_json::from_str::<Value>(t).ok();
@@ -417,6 +292,7 @@ fn tell_operator<S: Sink>(
 
 mod jobs;
 mod record;
+mod settle;
 mod summary;
 
 #[cfg(test)]

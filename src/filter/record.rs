@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-use super::{Conversation, Filter, Options, StreamError, Summary, lone_surrogate, tell_operator};
+use super::{Conversation, Filter, Judge, Options, StreamError, Summary, Tally, tell_operator};
 use crate::input::{Ending, RecordMeta};
 use crate::message;
 use crate::output::{Position, Printer, Sink};
@@ -17,7 +17,7 @@ use crate::provider::{self, Call, Extracted};
 use crate::repair::Kind;
 use crate::spelling::Spellings;
 use crate::surrogates;
-use crate::verdict::{self, Fault, Status, Verdict};
+use crate::verdict::{Fault, Status, Verdict};
 
 /// A record after the pure stages.
 #[derive(Debug)]
@@ -103,6 +103,7 @@ impl Filter<'_> {
         source: &str,
     ) -> Judged {
         let (registry, options) = (self.registry, self.options);
+        let judge = Judge::new(registry, options);
         let (index, line, offset) = first;
         let at = Position {
             index,
@@ -163,10 +164,7 @@ impl Filter<'_> {
                     {
                         call.args = provider::Args::Malformed(message::stream_cut_off());
                     }
-                    let verdict = match masked.then(|| lone_surrogate(&call)).flatten() {
-                        Some(path) => Verdict::invalid(None, vec![message::lone_surrogate(&path)]),
-                        None => verdict::judge(registry, &mut call, options.policy),
-                    };
+                    let verdict = judge.judge(&mut call, masked);
                     Judgement::Pending(call, verdict)
                 })
                 .collect()
@@ -245,6 +243,7 @@ impl Filter<'_> {
         printer: &mut S,
     ) -> Result<(), StreamError> {
         let (registry, options) = (self.registry, self.options);
+        let judge = Judge::new(registry, options);
         let Judged {
             at,
             spellings,
@@ -294,11 +293,7 @@ impl Filter<'_> {
                     continue;
                 }
             };
-            summary
-                .loops
-                .check(&conversation, &call.name, &mut verdict, options);
-            verdict.finish(&options.style, &call.name);
-            summary.count(&call.name, &verdict);
+            judge.settle(&call.name, &mut verdict, Tally::Run(summary, &conversation));
             if let Some(leak) = &call.leaked {
                 *summary.leaks.entry(leak.family).or_insert(0) += 1;
             }

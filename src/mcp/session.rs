@@ -11,11 +11,11 @@ use super::listing::{Fetch, Listing};
 use super::{
     FromClient, FromServer, Held, Judged, LIST_WAIT, MAX_HELD, MAX_TOOLS, Out, Proxy, error, key,
 };
-use crate::filter::Conversation;
+use crate::filter::{Conversation, Judge, Tally};
 use crate::provider::{self, Extracted};
 use crate::registry::{Lookup, Registry};
 use crate::spelling::Spellings;
-use crate::verdict::{self, Status};
+use crate::verdict::Status;
 
 impl Proxy {
     /// A line from the client, read at `now`; `judged` is the call it held, if
@@ -195,9 +195,7 @@ impl Proxy {
 
     /// The registry that holds `tool`: the given schemas first.
     fn registry_of(&self, tool: &str) -> Option<&Registry> {
-        [&self.given, &self.registry]
-            .into_iter()
-            .find(|r| !matches!(r.lookup(tool), Lookup::Unknown))
+        holder(&self.given, &self.registry, tool)
     }
 
     pub(super) fn judge(&mut self, message: Value, line: &[u8]) -> (FromClient, Option<Judged>) {
@@ -225,17 +223,17 @@ impl Proxy {
         let Some(mut call) = calls.pop() else {
             return (FromClient::Forward, None);
         };
-        let Some(registry) = self.registry_of(&call.name) else {
+        // Borrows the registries only: the summary is counted in below.
+        let Some(registry) = holder(&self.given, &self.registry, &call.name) else {
             return (FromClient::Forward, None);
         };
         // Only known tools are judged, so `rename-tool` never applies.
-        let mut verdict = verdict::judge(registry, &mut call, self.options.policy);
+        let judge = Judge::new(registry, &self.options);
+        let mut verdict = judge.judge(&mut call, false);
         let conversation = Conversation::Input("mcp");
-        self.loops
-            .check(&conversation, &call.name, &mut verdict, &self.options);
-        verdict.finish(&self.options.style, &call.name);
+        let tally = Tally::Run(&mut self.summary, &conversation);
+        judge.settle(&call.name, &mut verdict, tally);
         self.summary.records += 1;
-        self.summary.count(&call.name, &verdict);
         let spellings = Spellings::scan(line);
         let action = match verdict.status {
             Status::Valid => FromClient::Forward,
@@ -259,4 +257,12 @@ impl Proxy {
         };
         (action, Some(judged))
     }
+}
+
+/// The registry of `given` and `learned` that holds `tool`: the given schemas
+/// first.
+fn holder<'r>(given: &'r Registry, learned: &'r Registry, tool: &str) -> Option<&'r Registry> {
+    [given, learned]
+        .into_iter()
+        .find(|r| !matches!(r.lookup(tool), Lookup::Unknown))
 }

@@ -1,8 +1,17 @@
 //! The engine: fixes applied in batches, validated once per batch, kept only where
 //! they resolved their site.
 
-#[allow(unused_imports)]
-use super::*;
+use std::collections::{HashMap, HashSet};
+
+use jsonschema::ValidationError;
+use jsonschema::error::ValidationErrorKind;
+use serde_json::{Map, Value};
+
+use super::rules::{Change, Fix, RULES};
+use super::schemas::Schemas;
+use super::site::{Errors, Site, prefixes, sites};
+use crate::kinds::{Kind, Policy, Repair};
+use crate::registry::Tool;
 
 pub(super) fn get<'v>(doc: &'v Value, path: &[String]) -> Option<&'v Value> {
     path.iter().try_fold(doc, |v, seg| match v {

@@ -16,18 +16,6 @@
 //! - `text`: how text becomes a typed value, for the rules and for the untyped
 //!   values of the XML-parameter families (`type_untyped`).
 
-use std::collections::{HashMap, HashSet};
-
-use jsonschema::ValidationError;
-use jsonschema::error::ValidationErrorKind;
-use serde_json::{Map, Value};
-
-use crate::json::pointer_segments;
-use crate::registry::Tool;
-use crate::resolve::At;
-use crate::salvage;
-use crate::suggest::{self, normalise};
-
 mod engine;
 mod positional;
 mod rules;
@@ -37,12 +25,6 @@ mod site;
 mod tests;
 mod text;
 mod unwrap;
-
-use self::engine::*;
-use self::rules::*;
-use self::schemas::*;
-use self::site::*;
-use self::unwrap::*;
 
 pub use self::engine::repair;
 pub use self::positional::Parameters;

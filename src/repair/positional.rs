@@ -1,8 +1,12 @@
 //! Arguments given by position in call notation (`read('/a')`): the schema
 //! names one only where it says which parameter the value means.
 
-#[allow(unused_imports)]
-use super::*;
+use std::collections::HashSet;
+
+use serde_json::{Map, Value};
+
+use super::schemas::Schemas;
+use crate::registry::Tool;
 
 /// A tool's top-level parameters, from every schema that applies at the root
 /// (behind `$ref`, in `allOf`/`anyOf`/`oneOf`), each once, in schema order.

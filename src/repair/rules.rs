@@ -1,7 +1,14 @@
 //! The schema-guided rules, in the order they are tried.
 
-#[allow(unused_imports)]
-use super::*;
+use serde_json::Value;
+
+use super::engine::get;
+use super::schemas::Schemas;
+use super::site::Site;
+use super::text;
+use super::unwrap::unwrap_arguments;
+use crate::kinds::Kind;
+use crate::suggest::normalise;
 
 /// A change to the arguments.
 #[derive(Debug, Clone)]
@@ -343,9 +350,10 @@ pub(super) fn json_type_name(v: &Value) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use serde_json::{Value, json};
 
-    use serde_json::json;
+    use crate::registry::Tool;
+    use crate::repair::{Policy, repair};
 
     /// Repairs `args`; the result and the kinds used, or None.
     fn fix(schema: Value, args: Value) -> Option<(Value, Vec<&'static str>)> {

@@ -1,11 +1,16 @@
 //! The schema at an instance path: every subschema that applies there, and what
 //! they accept.
 
-#[allow(unused_imports)]
-use super::*;
-
 use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
+
+use serde_json::Value;
+
+use super::engine::get;
+use crate::registry::Tool;
+use crate::resolve::At;
+use crate::suggest::{self, normalise};
 
 /// What the schemas that apply at one path accept.
 #[derive(Default)]

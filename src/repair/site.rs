@@ -1,8 +1,15 @@
 //! Sites: where the validator says something is wrong, and its errors indexed by
 //! instance path.
 
-#[allow(unused_imports)]
-use super::*;
+use std::collections::{HashMap, HashSet};
+
+use jsonschema::ValidationError;
+use jsonschema::error::ValidationErrorKind;
+use serde_json::Value;
+
+use super::engine::MAX_SITES;
+use crate::json::pointer_segments;
+use crate::registry::Tool;
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(super) enum Site {

@@ -1,6 +1,8 @@
-use super::*;
+use serde_json::{Value, json};
 
-use serde_json::json;
+use super::engine::MAX_SITES;
+use super::{Enabled, Kind, Policy, repair};
+use crate::registry::Tool;
 
 fn tool(schema: Value) -> Tool {
     Tool::from_schema(schema)

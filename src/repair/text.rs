@@ -15,8 +15,15 @@
 //! (`02134` for a path stays `"02134"`), and where no reading fits (`007` for
 //! an integer), so that the validator rejects it as a string.
 
-#[allow(unused_imports)]
-use super::*;
+use std::collections::{HashMap, HashSet};
+
+use serde_json::Value;
+
+use super::engine::{MAX_SITES, get, get_mut};
+use super::schemas::{Schemas, Wanted};
+use crate::json::pointer_segments;
+use crate::registry::Tool;
+use crate::salvage;
 
 /// Where a text was written, which decides the spellings read from it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,8 +2,11 @@
 //! does not declare (`{"arguments": {"file_path": "/a"}}` for `read`), as
 //! models write them when they repeat the call's envelope inside it.
 
-#[allow(unused_imports)]
-use super::*;
+use serde_json::{Map, Value};
+
+use super::rules::{Change, Fix};
+use super::schemas::Schemas;
+use super::site::Site;
 
 /// The keys models put the arguments under.
 const WRAPPERS: [&str; 5] = ["arguments", "parameters", "input", "args", "tool_call"];
@@ -96,8 +99,10 @@ fn describes_no_other_key(s: &Schemas<'_>, doc: &Value) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
+
+    use crate::registry::Tool;
+    use crate::repair::{Policy, repair};
 
     fn read() -> Value {
         json!({"type": "object", "properties": {"file_path": {"type": "string"},
