@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use callfix::error::Chain;
 
 use crate::boundary::{catch, error};
-use crate::to_json::value_of;
+use crate::to_json::json_of;
 use crate::to_python::to_py;
 use crate::toolset::Toolset;
 
@@ -40,7 +40,7 @@ pub(crate) fn render(
 fn var_texts(vars: Option<BTreeMap<String, Bound<'_, PyAny>>>) -> PyResult<Vec<(String, String)>> {
     let mut out = Vec::new();
     for (name, value) in vars.unwrap_or_default() {
-        let text = callfix::render::var_text(value_of(&value)?).map_err(|kind| {
+        let text = callfix::render::var_text(json_of(&value)?).map_err(|kind| {
             error(format!(
                 "vars: \"{name}\" is {kind}, not a string or number"
             ))

@@ -179,6 +179,14 @@ pub(crate) fn text_of(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
     Ok(out)
 }
 
+/// A Python value as the JSON value it is (a `str` is a JSON string, never
+/// JSON text to parse).
+pub(crate) fn json_of(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
+    let mut out = Vec::with_capacity(64);
+    write_json(obj, &mut out, 0)?;
+    serde_json::from_slice(&out).map_err(|e| error(format!("not valid JSON: {e}")))
+}
+
 pub(crate) fn value_of(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
     let text = text_of(obj)?;
     serde_json::from_slice(&text).map_err(|e| error(format!("not valid JSON: {e}")))
