@@ -11,8 +11,8 @@ import callfix
 
 
 def test_render_takes_numbers_as_the_cli_vars_file_does(tmp_path: pathlib.Path):
-    template = "v<N>, <F>, <S>"
-    values = {"N": 3, "F": 1.5, "S": "x"}
+    template = "v<NUM>, <FRAC>, <STR>"
+    values = {"NUM": 3, "FRAC": 1.5, "STR": "x"}
     assert callfix.render(template, values) == "v3, 1.5, x"
     # The same values through `callfix render --vars FILE`.
     (tmp_path / "t.txt").write_text(template)
@@ -26,5 +26,5 @@ def test_render_takes_numbers_as_the_cli_vars_file_does(tmp_path: pathlib.Path):
 
 @pytest.mark.parametrize("value, kind", [(True, "boolean"), (None, "null"), ([1], "array")])
 def test_render_refuses_what_the_cli_refuses(value, kind):
-    with pytest.raises(callfix.CallfixError, match=f'"B" is {kind}, not a string or number'):
-        callfix.render("<B>", {"B": value})
+    with pytest.raises(callfix.CallfixError, match=f'"FLAG" is {kind}, not a string or number'):
+        callfix.render("<FLAG>", {"FLAG": value})
