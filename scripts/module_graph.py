@@ -4,7 +4,8 @@ whether any two reach each other (an import cycle). Exits 1 on a cycle, naming i
 
 A module's files are src/<m>.rs or src/<m>/**.rs; a reference is `crate::<m>`
 or `super::<m>` from a top-level file, in code outside `#[cfg(test)]` files
-(tests.rs). The binary (src/main.rs, src/app/) is a client, not a module.
+(tests.rs). The command line (src/main.rs, src/app/) is a client, not a module,
+and no module may name it (exits 1 if one does).
 
     python3 scripts/module_graph.py [--print]
 """
@@ -71,8 +72,26 @@ def cycle(graph):
     return None
 
 
+def clients_named(mods):
+    """Library files that name the command line (`crate::app`): the app is the
+    library's client, hidden in it only so the binary and the Python package run
+    the same code; nothing of the library may reach back into it."""
+    out = []
+    for files in mods.values():
+        for path in files:
+            text = path.read_text().split("#[cfg(test)]\nmod tests {")[0]
+            if re.search(r"\bcrate::app\b", text):
+                out.append(str(path.relative_to(SRC.parent)))
+    return out
+
+
 def main():
-    graph = edges(modules())
+    mods = modules()
+    climbing = clients_named(mods)
+    if climbing:
+        print("library code names the command line (crate::app): " + ", ".join(climbing), file=sys.stderr)
+        return 1
+    graph = edges(mods)
     if "--print" in sys.argv:
         for m in sorted(graph):
             print(f"{m} -> {', '.join(sorted(graph[m])) or '(nothing)'}")

@@ -25,6 +25,11 @@
     )
 )]
 
+/// The `callfix` command line, run by `src/main.rs` and by the Python
+/// package's `callfix` command: not part of the library's API.
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+pub mod app;
 pub mod check;
 pub mod error;
 pub mod filter;

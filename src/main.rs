@@ -1,6 +1,6 @@
 use std::process::ExitCode;
 
-mod app;
+use callfix::app;
 
 /// mimalloc: with `--jobs`, results are made on worker threads and freed on the
 /// main one, which glibc's malloc serialises on its arena locks
@@ -11,8 +11,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     if closed_stdout::at_start() {
-        let closed = callfix::error::Error::write(std::io::Error::other("stdout is closed"));
-        return ExitCode::from(app::exit_code(&Err(closed.into())));
+        return ExitCode::from(app::stdout_closed());
     }
     ExitCode::from(app::main(std::env::args_os()))
 }

@@ -1,15 +1,13 @@
-//! The `callfix` command: the binary's own app (`src/app/`), compiled into the
-//! extension, run by the `callfix` script on a venv's PATH.
+//! The `callfix` command: the binary's own app (`callfix::app`, the library's
+//! hidden `cli` module), run by the `callfix` script on a venv's PATH.
+//!
+//! Each call is a run of its own: the app keeps no process-wide state (its
+//! config and colour are decided per command line and passed down), so one
+//! interpreter can run many command lines.
 
 use std::ffi::OsString;
 
 use pyo3::prelude::*;
-
-/// The command line, compiled into the extension: `callfix` on a venv's PATH
-/// runs the very app `src/main.rs` runs.
-#[path = "../../src/app/mod.rs"]
-#[allow(dead_code, unreachable_pub)]
-mod app;
 
 /// Runs the `callfix` command line with `argv` (the first item is the program's
 /// name); returns its exit code. The `callfix` script on PATH calls this. A
@@ -18,6 +16,7 @@ mod app;
 #[pyfunction]
 pub(crate) fn _main(py: Python<'_>, argv: Vec<OsString>) -> u8 {
     py.detach(|| {
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| app::main(argv))).unwrap_or(2)
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| callfix::app::main(argv)))
+            .unwrap_or(2)
     })
 }

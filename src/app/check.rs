@@ -5,16 +5,16 @@ use std::io::{self, Write};
 
 use owo_colors::OwoColorize;
 
-use callfix::check::{Calls, Descriptions, Finding, Inputs, Report, Rule, Severity, check, report};
-use callfix::error::Error;
-use callfix::message::plural;
+use crate::check::{Calls, Descriptions, Finding, Inputs, Report, Rule, Severity, check, report};
+use crate::error::Error;
+use crate::message::plural;
 
+use super::Ctx;
 use super::cli::{CheckArgs, CheckFormat};
-use super::colour::{Stream, paint};
+use super::colour::{Colours, Stream};
 
 /// `callfix check`.
-pub(crate) fn command(args: &CheckArgs) -> anyhow::Result<super::Ended> {
-    super::set_color(args.color);
+pub(crate) fn command(args: &CheckArgs, ctx: &Ctx) -> anyhow::Result<super::Ended> {
     if args.openai_strict && !args.provider.is_some_and(|p| p.0.has_strict_mode()) {
         super::terminal::usage_error(
             "--openai-strict needs --provider openai or --provider openai-responses",
@@ -22,7 +22,7 @@ pub(crate) fn command(args: &CheckArgs) -> anyhow::Result<super::Ended> {
     }
     // A config that cannot be used is the one finding: what it would have set
     // is unknown, so nothing else is checked.
-    if let Some(e) = super::config::failed() {
+    if let Some(e) = ctx.config.failed() {
         let found = Report {
             findings: vec![Finding::new(
                 &e.file,
@@ -32,13 +32,13 @@ pub(crate) fn command(args: &CheckArgs) -> anyhow::Result<super::Ended> {
             )],
             ..Report::default()
         };
-        write(&found, format(args.format)).map_err(Error::write)?;
+        write(&found, format(args.format), ctx.colours).map_err(Error::write)?;
         let _ = writeln!(io::stderr().lock(), "callfix: check: 1 error in the config");
         return Ok(super::Ended::Findings);
     }
     let registry = super::load_registry(&args.schemas)?;
-    let vars = super::load_vars(&args.vars)?;
-    let dir = callfix::tools::descriptions_dir(args.descriptions.as_deref(), &args.schemas.schemas);
+    let vars = super::load_vars(&args.vars, ctx)?;
+    let dir = crate::tools::descriptions_dir(args.descriptions.as_deref(), &args.schemas.schemas);
     let mut calls = Vec::new();
     for path in &args.calls {
         calls.push(if path.as_os_str() == "-" {
@@ -67,7 +67,7 @@ pub(crate) fn command(args: &CheckArgs) -> anyhow::Result<super::Ended> {
         provider: args.provider.map(|p| p.0),
         strict: args.openai_strict,
     })?;
-    write(&found, format(args.format)).map_err(Error::write)?;
+    write(&found, format(args.format), ctx.colours).map_err(Error::write)?;
     let (errors, warnings) = (found.errors(), found.warnings());
     let _ = writeln!(
         io::stderr().lock(),
@@ -100,7 +100,7 @@ fn format(asked: CheckFormat) -> CheckFormat {
     }
 }
 
-fn write(found: &Report, format: CheckFormat) -> io::Result<()> {
+fn write(found: &Report, format: CheckFormat, colours: Colours) -> io::Result<()> {
     let mut stdout = io::stdout().lock();
     if format == CheckFormat::Sarif {
         let log = report::sarif(
@@ -119,9 +119,11 @@ fn write(found: &Report, format: CheckFormat) -> io::Result<()> {
             _ => {
                 let severity = f.severity.to_string();
                 let severity = match f.severity {
-                    Severity::Error => paint(Stream::Stdout, &severity, |s| s.red().to_string()),
+                    Severity::Error => {
+                        colours.paint(Stream::Stdout, &severity, |s| s.red().to_string())
+                    }
                     Severity::Warning => {
-                        paint(Stream::Stdout, &severity, |s| s.yellow().to_string())
+                        colours.paint(Stream::Stdout, &severity, |s| s.yellow().to_string())
                     }
                 };
                 report::human(f, &severity)

@@ -8,13 +8,13 @@ use std::sync::LazyLock;
 use clap::builder::PossibleValue;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use callfix::provider::Provider;
-use callfix::repair::Kind;
+use crate::provider::Provider;
+use crate::repair::Kind;
 
-use callfix::message::DEFAULT_PREFIX;
-use callfix::output::Format;
-use callfix::render::Syntax;
-use callfix::repair::Enabled;
+use crate::message::DEFAULT_PREFIX;
+use crate::output::Format;
+use crate::render::Syntax;
+use crate::repair::Enabled;
 
 /// The version `--version` prints: with the git commit where `build.rs` found
 /// one (the Python module's build has no such script: the package version).
@@ -130,7 +130,7 @@ pub(crate) struct SchemaArgs {
     /// Serve `$ref` and `$schema` documents under URI_PREFIX from the local
     /// directory DIR (e.g. http://localhost:1234/=remotes). Repeatable. Nothing is
     /// ever fetched; an unmapped remote reference is a schema error.
-    #[arg(long = "ref-map", value_name = "URI_PREFIX=DIR", value_parser = callfix::resolve::RefMap::parse_pair)]
+    #[arg(long = "ref-map", value_name = "URI_PREFIX=DIR", value_parser = crate::resolve::RefMap::parse_pair)]
     pub ref_map: Vec<(String, PathBuf)>,
 }
 
@@ -147,14 +147,14 @@ pub(crate) struct VarArgs {
 }
 
 /// A provider, named as `--to` and `--provider` take it; the list is the
-/// library's [`PROVIDERS`](callfix::provider::PROVIDERS).
+/// library's [`PROVIDERS`](crate::provider::PROVIDERS).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ProviderArg(pub &'static dyn Provider);
 
 impl ValueEnum for ProviderArg {
     fn value_variants<'a>() -> &'a [Self] {
         static ALL: LazyLock<Vec<ProviderArg>> = LazyLock::new(|| {
-            callfix::provider::PROVIDERS
+            crate::provider::PROVIDERS
                 .iter()
                 .map(|p| ProviderArg(*p))
                 .collect()
@@ -218,7 +218,7 @@ fn parse_pointer(s: &str) -> Result<String, String> {
 }
 
 /// The most threads `--jobs` (and `jobs` in callfix.toml) may ask for.
-pub(crate) use callfix::filter::MAX_JOBS;
+pub(crate) use crate::filter::MAX_JOBS;
 
 fn parse_jobs(s: &str) -> Result<usize, String> {
     let n: usize = s.parse().map_err(|e| format!("{e}"))?;
@@ -617,7 +617,7 @@ mod tests {
     fn help_lists_every_repair_kind() {
         let help = Cli::command().render_long_help().to_string();
         let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
-        for kind in callfix::repair::Kind::ALL {
+        for kind in crate::repair::Kind::ALL {
             assert!(flat.contains(kind.name()), "--help lacks {}", kind.name());
         }
     }

@@ -1,11 +1,11 @@
-//! Whether to colour, decided once per stream, in one place: `--color`, then
+//! Whether to colour, decided once per run for each stream, in one place: `--color`, then
 //! `NO_COLOR` (set and not empty: never; see no-color.org), then `CLICOLOR_FORCE`
 //! (set, not empty and not `0`: always), then whether the stream is a terminal
-//! (and `TERM` is not `dumb`). Nothing is coloured until [`decide`] has run.
+//! (and `TERM` is not `dumb`). Nothing is coloured
+//! until [`Colours::decide`] has run.
 
 use std::fmt::Display;
 use std::io::IsTerminal;
-use std::sync::OnceLock;
 
 /// When to colour: the `--color` flag.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,25 +25,56 @@ pub(crate) enum Stream {
     Stderr,
 }
 
-static CHOICE: OnceLock<(bool, bool)> = OnceLock::new();
+/// Whether each stream is coloured in one run: decided by [`Colours::decide`]
+/// when a command starts, and passed down (never kept in the process: the
+/// Python package runs many command lines in one process).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Colours {
+    stdout: bool,
+    stderr: bool,
+}
 
-/// Decides, once, for stdout and stderr from the flag and the environment.
-pub(crate) fn decide(arg: Choice) {
-    let var = |name: &str| std::env::var(name).ok();
-    let (no_color, force, term) = (var("NO_COLOR"), var("CLICOLOR_FORCE"), var("TERM"));
-    let on = |terminal: bool| {
-        choose(
-            arg,
-            no_color.as_deref(),
-            force.as_deref(),
-            term.as_deref(),
-            terminal,
-        )
-    };
-    let _ = CHOICE.set((
-        on(std::io::stdout().is_terminal()),
-        on(std::io::stderr().is_terminal()),
-    ));
+impl Colours {
+    /// Decides for stdout and stderr from the flag and the environment.
+    pub(crate) fn decide(arg: Choice) -> Colours {
+        let var = |name: &str| std::env::var(name).ok();
+        let (no_color, force, term) = (var("NO_COLOR"), var("CLICOLOR_FORCE"), var("TERM"));
+        let on = |terminal: bool| {
+            choose(
+                arg,
+                no_color.as_deref(),
+                force.as_deref(),
+                term.as_deref(),
+                terminal,
+            )
+        };
+        Colours {
+            stdout: on(std::io::stdout().is_terminal()),
+            stderr: on(std::io::stderr().is_terminal()),
+        }
+    }
+
+    /// Whether `stream` is coloured.
+    pub(crate) fn on(self, stream: Stream) -> bool {
+        match stream {
+            Stream::Stdout => self.stdout,
+            Stream::Stderr => self.stderr,
+        }
+    }
+
+    /// `text`, styled by `style` (an owo-colors style) when `stream` is coloured.
+    pub(crate) fn paint<T: Display + ?Sized>(
+        self,
+        stream: Stream,
+        text: &T,
+        style: impl FnOnce(&T) -> String,
+    ) -> String {
+        if self.on(stream) {
+            style(text)
+        } else {
+            text.to_string()
+        }
+    }
 }
 
 /// The rule, as a function of its inputs.
@@ -66,27 +97,6 @@ fn choose(
                 terminal && term != Some("dumb")
             }
         }
-    }
-}
-
-/// Whether `stream` is coloured.
-pub(crate) fn on(stream: Stream) -> bool {
-    CHOICE.get().is_some_and(|&(out, err)| match stream {
-        Stream::Stdout => out,
-        Stream::Stderr => err,
-    })
-}
-
-/// `text`, styled by `style` (an owo-colors style) when `stream` is coloured.
-pub(crate) fn paint<T: Display + ?Sized>(
-    stream: Stream,
-    text: &T,
-    style: impl FnOnce(&T) -> String,
-) -> String {
-    if on(stream) {
-        style(text)
-    } else {
-        text.to_string()
     }
 }
 

@@ -10,9 +10,8 @@
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
-use callfix::span::Loc;
+use crate::span::Loc;
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -96,33 +95,48 @@ pub(crate) struct Config {
     vars: Vec<(String, String)>,
 }
 
-static LOADED: OnceLock<Config> = OnceLock::new();
-static FAILED: OnceLock<ConfigError> = OnceLock::new();
-
-/// The `[vars]` of the config in use (none without one).
-pub(crate) fn vars() -> &'static [(String, String)] {
-    LOADED.get().map_or(&[], |c| &c.vars)
+/// The config of one run: its `[vars]`, or why it cannot be used. Read by
+/// [`apply`] for each command line and passed down; nothing is kept between runs
+/// (the Python package runs many command lines in one process).
+#[derive(Debug, Default)]
+pub(crate) struct Loaded {
+    config: Config,
+    failed: Option<ConfigError>,
 }
 
-/// Why the config could not be used, if it could not.
-pub(crate) fn failed() -> Option<&'static ConfigError> {
-    FAILED.get()
+impl Loaded {
+    /// The `[vars]` of the config in use (none without one).
+    pub(crate) fn vars(&self) -> &[(String, String)] {
+        &self.config.vars
+    }
+
+    /// Why the config could not be used, if it could not.
+    pub(crate) fn failed(&self) -> Option<&ConfigError> {
+        self.failed.as_ref()
+    }
 }
 
-/// The command line with the config's settings as its flags' defaults. A config
-/// that cannot be used is remembered ([`failed`]) and the command is returned as
-/// it is: `check` reports it as a finding, every other command stops.
-pub(crate) fn apply(args: &[OsString], cmd: clap::Command) -> clap::Command {
+/// The command line with the config's settings as its flags' defaults, and the
+/// config read. A config that cannot be used is returned as
+/// [`Loaded::failed`] with the command as it is: `check` reports it as a
+/// finding, every other command stops.
+pub(crate) fn apply(args: &[OsString], cmd: clap::Command) -> (clap::Command, Loaded) {
     match find(args).and_then(|found| found.map(|path| load(&path, cmd.clone())).transpose()) {
-        Ok(Some((cmd, config))) => {
-            let _ = LOADED.set(config);
-            cmd
-        }
-        Ok(None) => cmd,
-        Err(e) => {
-            let _ = FAILED.set(e);
-            cmd
-        }
+        Ok(Some((cmd, config))) => (
+            cmd,
+            Loaded {
+                config,
+                failed: None,
+            },
+        ),
+        Ok(None) => (cmd, Loaded::default()),
+        Err(e) => (
+            cmd,
+            Loaded {
+                config: Config::default(),
+                failed: Some(e),
+            },
+        ),
     }
 }
 
@@ -207,7 +221,7 @@ fn load(path: &Path, cmd: clap::Command) -> Result<(clap::Command, Config), Conf
         fail(
             "",
             None,
-            format!("cannot read: {}", callfix::error::IoCause(e)),
+            format!("cannot read: {}", crate::error::IoCause(e)),
         )
     })?;
     let file: File =

@@ -18,22 +18,22 @@ use std::fs;
 use std::io::{self, Read, Write};
 use std::path::PathBuf;
 
-use callfix::filter::{Judge, Repeats, Tally};
-use callfix::provider::claude_code::{HookAnswer, hook_answer};
-use callfix::provider::{self, Extracted};
-use callfix::registry::Lookup;
-use callfix::spelling::Spellings;
-use callfix::surrogates;
-use callfix::verdict::{Status, Verdict};
+use crate::filter::{Judge, Repeats, Tally};
+use crate::provider::claude_code::{HookAnswer, hook_answer};
+use crate::provider::{self, Extracted};
+use crate::registry::Lookup;
+use crate::spelling::Spellings;
+use crate::surrogates;
+use crate::verdict::{Status, Verdict};
 use serde_json::Value;
 
 use super::cli::{HookAgent, HookArgs, RepairedDecision};
-use super::{Ended, judge_options, load_registry, report};
+use super::{Ctx, Ended, judge_options, load_registry};
 
 /// The largest payload read (a tool input holding a whole file is large).
 const MAX_PAYLOAD: u64 = 64 * 1024 * 1024;
 
-pub(crate) fn command(args: &HookArgs) -> anyhow::Result<Ended> {
+pub(crate) fn command(args: &HookArgs, ctx: &Ctx) -> anyhow::Result<Ended> {
     let HookAgent::ClaudeCode = args.agent;
     match answer(args) {
         Ok(Some((out, spellings))) => {
@@ -45,7 +45,7 @@ pub(crate) fn command(args: &HookArgs) -> anyhow::Result<Ended> {
         }
         Ok(None) => Ok(Ended::Clean),
         Err(e) => {
-            report("error:", &format!("{e:#}"));
+            ctx.report("error:", &format!("{e:#}"));
             Ok(Ended::Findings)
         }
     }
@@ -84,7 +84,7 @@ fn answer(args: &HookArgs) -> anyhow::Result<Option<(Value, Spellings)>> {
         None => Tally::Nothing,
     };
     judge.settle(&call.name, &mut verdict, tally);
-    let reason = callfix::message::repaired(&verdict.repairs);
+    let reason = crate::message::repaired(&verdict.repairs);
     let answer = match (verdict.status, &verdict.args) {
         (Status::Valid, _) => HookAnswer::Pass,
         (Status::Repaired, Some(input)) => HookAnswer::Repaired {
@@ -216,7 +216,7 @@ impl Repeats for Loops {
     /// there have been in this session, this one included.
     fn count(&mut self, tool: &str, verdict: &Verdict) -> u32 {
         // The same text the filter counts by.
-        let call = callfix::filter::repeat_text(verdict);
+        let call = crate::filter::repeat_text(verdict);
         let key = digest(&["call", tool, &call]).to_le_bytes();
         let mut records = self.read();
         if records.is_empty() {

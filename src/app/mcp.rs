@@ -24,16 +24,17 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
-use callfix::filter::Summary;
-use callfix::mcp::{
+use crate::filter::Summary;
+use crate::mcp::{
     FromClient, FromServer, Judged, LIST_WAIT, MAX_LINE_BYTES, OVERSIZED_PREFIX_BYTES, Out, Proxy,
 };
-use callfix::output::{Format, Position, Printer};
-use callfix::registry::Registry;
+use crate::output::{Format, Position, Printer};
+use crate::registry::Registry;
+use anyhow::Context;
 
 use super::cli::{McpArgs, SchemaArgs};
-use super::{Ended, judge_options, load_registry, report};
+use super::colour::Colours;
+use super::{Ctx, Ended, judge_options, load_registry, report};
 
 /// Which side ended first.
 enum End {
@@ -51,6 +52,8 @@ struct Shared {
     log: Option<Mutex<Log>>,
     /// When the client's last line was read.
     last_client: Mutex<Instant>,
+    /// Colour for callfix's own diagnostics.
+    colours: Colours,
 }
 
 struct Log {
@@ -58,7 +61,7 @@ struct Log {
     next: u64,
 }
 
-pub(crate) fn command(args: &McpArgs) -> anyhow::Result<Ended> {
+pub(crate) fn command(args: &McpArgs, ctx: &Ctx) -> anyhow::Result<Ended> {
     let given = if args.schemas.is_empty() {
         Registry::default()
     } else {
@@ -89,6 +92,7 @@ pub(crate) fn command(args: &McpArgs) -> anyhow::Result<Ended> {
         server: Mutex::new(Some(server_in)),
         log,
         last_client: Mutex::new(Instant::now()),
+        colours: ctx.colours,
     });
     let (tx, rx) = mpsc::channel();
     {
@@ -145,7 +149,7 @@ pub(crate) fn command(args: &McpArgs) -> anyhow::Result<Ended> {
                     break;
                 }
             }
-            report("note:", &why);
+            ctx.report("note:", &why);
             Ended::Server(exit_code(status))
         }
         End::Client => {
@@ -229,7 +233,7 @@ fn client_to_server(shared: &Shared) {
             (action, judged, proxy.take_out())
         };
         if let (Some(judged), Some(log)) = (judged, &shared.log) {
-            write_log(&mut lock(log), judged);
+            write_log(&mut lock(log), judged, shared.colours);
         }
         // A server that stopped reading is noticed when its stdout closes.
         let _ = match (action, line) {
@@ -258,12 +262,12 @@ fn send_out(shared: &Shared, out: Vec<Out>) {
             Out::Server(line) => to_server(shared, &line),
             Out::Client(line) => to_client(shared, &line),
             Out::Warn(message) => {
-                report("warning:", &message);
+                report(shared.colours, "warning:", &message);
                 Ok(())
             }
             Out::Log(judged) => {
                 if let Some(log) = &shared.log {
-                    write_log(&mut lock(log), *judged);
+                    write_log(&mut lock(log), *judged, shared.colours);
                 }
                 Ok(())
             }
@@ -346,7 +350,7 @@ pub(super) fn read_capped(
     }
 }
 
-fn write_log(log: &mut Log, judged: Judged) {
+fn write_log(log: &mut Log, judged: Judged, colours: Colours) {
     let at = Position {
         index: log.next,
         call: 0,
@@ -355,10 +359,10 @@ fn write_log(log: &mut Log, judged: Judged) {
     };
     log.next += 1;
     let printer = &mut log.printer;
-    callfix::output::Sink::begin_record(printer, judged.spellings);
+    crate::output::Sink::begin_record(printer, judged.spellings);
     let written = printer.call(at, &judged.call, &judged.verdict);
     if let Err(e) = written.and_then(|()| printer.flush()) {
-        report("warning:", &format!("cannot write the log: {e}"));
+        report(colours, "warning:", &format!("cannot write the log: {e}"));
     }
 }
 

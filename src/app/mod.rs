@@ -18,26 +18,27 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 use owo_colors::OwoColorize;
 
 use self::cli::{Cli, ColorArg, Command, FilterArgs, JudgeArgs, SchemaArgs, VarArgs};
+use self::colour::{Colours, Stream};
 use anyhow::{Context, bail};
 
-use callfix::error::{Chain, Error};
-use callfix::filter::{Options, Summary};
-use callfix::message::{Style, one_line};
-use callfix::output::{Format, Printer};
-use callfix::registry::Registry;
-use callfix::repair::Policy;
+use crate::error::{Chain, Error};
+use crate::filter::{Options, Summary};
+use crate::message::{Style, one_line};
+use crate::output::{Format, Printer};
+use crate::registry::Registry;
+use crate::repair::Policy;
 
 /// The whole program for the arguments `args` (the first is the program's name):
 /// parse, run, and the exit code. `src/main.rs` calls it, and so does the Python
 /// package's `callfix` command (`python/src/command.rs`).
-pub(crate) fn main<I, T>(args: I) -> u8
+pub fn main<I, T>(args: I) -> u8
 where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
     use clap::{CommandFactory, FromArgMatches};
     let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
-    let command = config::apply(&args, Cli::command());
+    let (command, config) = config::apply(&args, Cli::command());
     let args = config::without_config_flags(&args);
     let parsed = command
         .try_get_matches_from(&args)
@@ -47,13 +48,13 @@ where
             let hook = matches!(cli.command, Some(Command::Hook(_)));
             // A config that cannot be used stops everything but `check`, which
             // reports it as a finding.
-            if let Some(e) = config::failed()
+            if let Some(e) = config.failed()
                 && !matches!(cli.command, Some(Command::Check(_)))
             {
-                report("error:", &e.to_string());
+                report(Colours::default(), "error:", &e.to_string());
                 return never_block(hook, 2);
             }
-            (hook, exit_code(&run(&cli)))
+            (hook, exit_code(&run(&cli, config)))
         }
         Err(e) => {
             // --help and --version end here too, on stdout with 0.
@@ -62,6 +63,13 @@ where
         }
     };
     never_block(hook, code)
+}
+
+/// The exit code of a run whose stdout was closed before it started
+/// (`callfix >&-`): an error, said on stderr.
+pub fn stdout_closed() -> u8 {
+    let closed = Error::write(io::Error::other("stdout is closed"));
+    exit_code(&Err(closed.into()))
 }
 
 /// The exit code of a `hook` run: never 2, which Claude Code reads as "block
@@ -98,51 +106,56 @@ pub(crate) fn judge_options(judge: &JudgeArgs) -> Options {
     }
 }
 
+/// What one run has decided before its command runs: the config in use and
+/// whether each stream is coloured. [`main`] makes one per command line and
+/// passes it down; nothing outlives the run.
+pub(crate) struct Ctx {
+    /// The project config (`callfix.toml`) read for this command line.
+    pub(crate) config: config::Loaded,
+    /// Colour for stdout and stderr.
+    pub(crate) colours: Colours,
+}
+
+impl Ctx {
+    /// A diagnostic on stderr ([`report`]), coloured as this run decided.
+    pub(crate) fn report(&self, label: &str, message: &str) {
+        report(self.colours, label, message);
+    }
+}
+
 /// Runs what the command line asks.
-pub(crate) fn run(cli: &Cli) -> anyhow::Result<Ended> {
+pub(crate) fn run(cli: &Cli, config: config::Loaded) -> anyhow::Result<Ended> {
+    let color = match &cli.command {
+        None => cli.filter.color,
+        Some(Command::Check(args)) => args.color,
+        Some(_) => ColorArg::Auto,
+    };
+    let ctx = Ctx {
+        config,
+        colours: Colours::decide(match color {
+            ColorArg::Auto => colour::Choice::Auto,
+            ColorArg::Always => colour::Choice::Always,
+            ColorArg::Never => colour::Choice::Never,
+        }),
+    };
     match &cli.command {
-        None => filter(&cli.filter),
-        Some(Command::Render(args)) => {
-            set_color(ColorArg::Auto);
-            render::command(args)
-        }
-        Some(Command::Tools(args)) => {
-            set_color(ColorArg::Auto);
-            tools::command(args)
-        }
-        Some(Command::Check(args)) => check::command(args),
-        Some(Command::Mcp(args)) => {
-            set_color(ColorArg::Auto);
-            mcp::command(args)
-        }
-        Some(Command::Hook(args)) => {
-            set_color(ColorArg::Auto);
-            hook::command(args)
-        }
-        Some(Command::McpSchemas(args)) => {
-            set_color(ColorArg::Auto);
-            pull::command(args)
-        }
+        None => filter(&cli.filter, &ctx),
+        Some(Command::Render(args)) => render::command(args, &ctx),
+        Some(Command::Tools(args)) => tools::command(args, &ctx),
+        Some(Command::Check(args)) => check::command(args, &ctx),
+        Some(Command::Mcp(args)) => mcp::command(args, &ctx),
+        Some(Command::Hook(args)) => hook::command(args, &ctx),
+        Some(Command::McpSchemas(args)) => pull::command(args, &ctx),
         Some(Command::Completions { shell }) => terminal::completions(*shell),
         Some(Command::Man(args)) => terminal::man(args),
     }
 }
 
-/// Decides colour for stdout and stderr ([`colour`]).
-pub(crate) fn set_color(when: ColorArg) {
-    colour::decide(match when {
-        ColorArg::Auto => colour::Choice::Auto,
-        ColorArg::Always => colour::Choice::Always,
-        ColorArg::Never => colour::Choice::Never,
-    });
-}
-
 /// The filter: every call in, one result per call out.
-fn filter(cli: &FilterArgs) -> anyhow::Result<Ended> {
-    set_color(cli.color);
+fn filter(cli: &FilterArgs, ctx: &Ctx) -> anyhow::Result<Ended> {
     let registry = load_registry(&cli.schemas)?;
     for w in &registry.warnings {
-        report("warning:", w);
+        ctx.report("warning:", w);
     }
     let stdout = io::stdout();
     let format = cli.format.map_or_else(
@@ -164,14 +177,15 @@ fn filter(cli: &FilterArgs) -> anyhow::Result<Ended> {
         whole_messages: cli.to.is_some() && format == Format::Call,
         ..judge_options(&cli.judge)
     };
-    let filter_run = callfix::filter::Filter {
+    let filter_run = crate::filter::Filter {
         registry: &registry,
         options: &options,
     };
+    let colours = ctx.colours;
     let mut printer = Printer::new(BufWriter::with_capacity(1 << 16, stdout.lock()), format)
         .to(cli.to.map(|p| p.0))
-        .colour(colour::on(colour::Stream::Stdout))
-        .diagnostics(|message| report("error:", message));
+        .colour(ctx.colours.on(Stream::Stdout))
+        .diagnostics(move |message| report(colours, "error:", message));
     // Per-tool counts cost a lookup per call; only `--stats` shows them.
     let mut summary = if cli.stats {
         Summary::default()
@@ -185,7 +199,7 @@ fn filter(cli: &FilterArgs) -> anyhow::Result<Ended> {
         cli.files.iter().map(|p| p.display().to_string()).collect()
     };
     if let Some(hint) = stdin_hint(cli.files.is_empty(), io::stdin().is_terminal()) {
-        report("note:", hint);
+        ctx.report("note:", hint);
     }
     let mut next_index = 0;
     for (i, input) in inputs.iter().enumerate() {
@@ -207,20 +221,20 @@ fn filter(cli: &FilterArgs) -> anyhow::Result<Ended> {
                     let missing = error.kind() == io::ErrorKind::NotFound;
                     let e = Error::read(name.to_owned(), error);
                     match subcommand_meant(name).filter(|_| i == 0 && missing) {
-                        Some(meant) => report(
+                        Some(meant) => ctx.report(
                             "error:",
                             &format!("{} (did you mean the `{meant}` subcommand?)", Chain(&e)),
                         ),
-                        None => report("error:", &Chain(&e).to_string()),
+                        None => ctx.report("error:", &Chain(&e).to_string()),
                     }
                     continue;
                 }
             }
         };
-        let input = callfix::filter::Input {
+        let input = crate::filter::Input {
             first_index: next_index,
             ready: Some(ready),
-            ..callfix::filter::Input::new(reader, name)
+            ..crate::filter::Input::new(reader, name)
         };
         let result = run_input(
             &filter_run,
@@ -233,7 +247,7 @@ fn filter(cli: &FilterArgs) -> anyhow::Result<Ended> {
             Ok(next) => next_index = next,
             Err(e @ Error::Read { .. }) => {
                 input_failed = true;
-                report("error:", &Chain(&e).to_string());
+                ctx.report("error:", &Chain(&e).to_string());
             }
             Err(e) => return Err(e.into()),
         }
@@ -268,8 +282,8 @@ fn stdin_ready() -> bool {
 /// One input through the filter: a stream of records, or with `--tool` the bare
 /// arguments of one call. Returns the number the next input's first record gets.
 fn run_input<R: io::Read, W: Write>(
-    run: &callfix::filter::Filter<'_>,
-    input: callfix::filter::Input<'_, R>,
+    run: &crate::filter::Filter<'_>,
+    input: crate::filter::Input<'_, R>,
     tool: Option<&str>,
     printer: &mut Printer<W>,
     summary: &mut Summary,
@@ -282,8 +296,8 @@ fn run_input<R: io::Read, W: Write>(
         None => run.stream(input, printer, summary),
     }
     .map_err(|e| match e {
-        callfix::filter::StreamError::Read(error) => Error::read(name, error),
-        callfix::filter::StreamError::Write(error) => Error::write(error),
+        crate::filter::StreamError::Read(error) => Error::read(name, error),
+        crate::filter::StreamError::Write(error) => Error::write(error),
     })
 }
 
@@ -291,10 +305,11 @@ fn run_input<R: io::Read, W: Write>(
 pub(crate) fn load_registry(args: &SchemaArgs) -> anyhow::Result<Registry> {
     let registry = Registry::load(&args.schemas).map_err(|e| {
         // The default `./schemas` is missing: say how to point callfix elsewhere.
-        let default = args.schemas.len() == 1
-            && args.schemas[0] == std::path::Path::new("schemas")
-            && std::env::var_os("CALLFIX_SCHEMAS").is_none();
-        if default && !args.schemas[0].exists() {
+        let default = match args.schemas.as_slice() {
+            [only] => only == std::path::Path::new("schemas") && !only.exists(),
+            _ => false,
+        };
+        if default && std::env::var_os("CALLFIX_SCHEMAS").is_none() {
             anyhow::anyhow!(
                 "{} (no ./schemas here: pass --schemas PATH or set CALLFIX_SCHEMAS)",
                 Chain(&e)
@@ -303,7 +318,7 @@ pub(crate) fn load_registry(args: &SchemaArgs) -> anyhow::Result<Registry> {
             anyhow::Error::from(e)
         }
     })?;
-    Ok(registry.with_ref_map(callfix::resolve::RefMap::new(args.ref_map.clone())))
+    Ok(registry.with_ref_map(crate::resolve::RefMap::new(args.ref_map.clone())))
 }
 
 /// What a bare `callfix` says when a person runs it with nothing piped in: it is
@@ -317,7 +332,7 @@ fn stdin_hint(no_files: bool, stdin_is_terminal: bool) -> Option<&'static str> {
 /// The subcommand a missing first FILE was probably meant to be (`chek`).
 fn subcommand_meant(file: &str) -> Option<&'static str> {
     const SUBCOMMANDS: [&str; 3] = ["render", "tools", "check"];
-    callfix::suggest::closest(file, SUBCOMMANDS).filter(|_| !file.contains(['/', '.']))
+    crate::suggest::closest(file, SUBCOMMANDS).filter(|_| !file.contains(['/', '.']))
 }
 
 /// How a run ended, before it becomes an exit code in [`exit_code`], the one
@@ -374,9 +389,9 @@ pub(crate) fn exit_code(result: &anyhow::Result<Ended>) -> u8 {
 }
 
 /// Template variables: the built-ins, then `--vars FILE.json`, then `--var`.
-pub(crate) fn load_vars(args: &VarArgs) -> anyhow::Result<callfix::render::Vars> {
-    let mut vars = callfix::render::builtins();
-    for (k, v) in config::vars() {
+pub(crate) fn load_vars(args: &VarArgs, ctx: &Ctx) -> anyhow::Result<crate::render::Vars> {
+    let mut vars = crate::render::builtins();
+    for (k, v) in ctx.config.vars() {
         vars.insert(k.clone(), v.clone());
     }
     if let Some(path) = &args.vars_file {
@@ -388,7 +403,7 @@ pub(crate) fn load_vars(args: &VarArgs) -> anyhow::Result<callfix::render::Vars>
             bail!("--vars {name}: expected a JSON object");
         };
         for (k, v) in map {
-            let v = match callfix::render::var_text(v) {
+            let v = match crate::render::var_text(v) {
                 Ok(v) => v,
                 Err(kind) => bail!("--vars {name}: \"{k}\" is {kind}, not a string or number"),
             };
@@ -402,15 +417,16 @@ pub(crate) fn load_vars(args: &VarArgs) -> anyhow::Result<callfix::render::Vars>
 }
 
 /// A diagnostic on stderr: `callfix: warning: …` or `callfix: error: …`, one
-/// line whatever it quotes (a file name, a server's words: [`one_line`]).
-pub(crate) fn report(label: &str, message: &str) {
+/// line whatever it quotes (a file name, a server's words: [`one_line`]), its
+/// label coloured by `colours`.
+pub(crate) fn report(colours: Colours, label: &str, message: &str) {
     let message = one_line(message);
     let label = if label == "note:" {
         label.to_owned()
     } else if label == "error:" {
-        colour::paint(colour::Stream::Stderr, label, |s| s.red().to_string())
+        colours.paint(Stream::Stderr, label, |s| s.red().to_string())
     } else {
-        colour::paint(colour::Stream::Stderr, label, |s| s.yellow().to_string())
+        colours.paint(Stream::Stderr, label, |s| s.yellow().to_string())
     };
     let _ = writeln!(io::stderr().lock(), "callfix: {label} {message}");
 }
@@ -442,6 +458,30 @@ mod tests {
         // A usage error in a hook command line, parsed for real.
         assert_eq!(main(["callfix", "hook", "no-such-agent"]), 1);
         assert_eq!(main(["callfix", "--jobs", "100000"]), 2);
+    }
+
+    #[test]
+    fn each_run_reads_its_own_config() {
+        // The Python package runs many command lines in one process: a config
+        // that failed one run must not fail the next.
+        let dir = tempfile::tempdir().unwrap();
+        let schemas = dir.path().join("s");
+        std::fs::create_dir(&schemas).unwrap();
+        std::fs::write(
+            schemas.join("t.json"),
+            r#"{"type": "object", "description": "A tool."}"#,
+        )
+        .unwrap();
+        let bad = dir.path().join("bad.toml");
+        std::fs::write(&bad, "bogus = [").unwrap();
+        let run = |config: &[&std::ffi::OsStr]| {
+            let mut args: Vec<&std::ffi::OsStr> = vec!["callfix".as_ref()];
+            args.extend(config);
+            args.extend(["check".as_ref(), "--schemas".as_ref(), schemas.as_os_str()]);
+            main(args)
+        };
+        assert_eq!(run(&["--config".as_ref(), bad.as_os_str()]), 1);
+        assert_eq!(run(&["--no-config".as_ref()]), 0);
     }
 
     #[test]

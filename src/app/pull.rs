@@ -19,15 +19,15 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::error::IoCause;
+use crate::mcp::pull::{Next, Pull, SchemaFile, plan};
+use crate::mcp::{MAX_LINE_BYTES, OVERSIZED_PREFIX_BYTES};
 use anyhow::{Context, anyhow};
-use callfix::error::IoCause;
-use callfix::mcp::pull::{Next, Pull, SchemaFile, plan};
-use callfix::mcp::{MAX_LINE_BYTES, OVERSIZED_PREFIX_BYTES};
 use serde_json::Value;
 
 use super::cli::McpSchemasArgs;
 use super::mcp::{describe, read_capped, spawn_server, stop, trim_end, write_line};
-use super::{Ended, report};
+use super::{Ctx, Ended};
 
 /// How long the server has to exit once its stdin is closed (and again after
 /// SIGTERM).
@@ -41,10 +41,10 @@ enum Read {
     End,
 }
 
-pub(crate) fn command(args: &McpSchemasArgs) -> anyhow::Result<Ended> {
+pub(crate) fn command(args: &McpSchemasArgs, ctx: &Ctx) -> anyhow::Result<Ended> {
     let (tools, unusable) = list(args)?;
     if unusable > 0 {
-        report(
+        ctx.report(
             "warning:",
             &format!(
                 "{unusable} entr{} of the MCP server's tool list {} no name or no inputSchema; not written",
@@ -54,7 +54,7 @@ pub(crate) fn command(args: &McpSchemasArgs) -> anyhow::Result<Ended> {
         );
     }
     if tools.is_empty() {
-        report(
+        ctx.report(
             "note:",
             "the MCP server lists no tools: nothing was written",
         );
@@ -66,7 +66,7 @@ pub(crate) fn command(args: &McpSchemasArgs) -> anyhow::Result<Ended> {
     }
     let (files, skipped) = plan(&args.server, tools);
     for skip in &skipped {
-        report("warning:", &skip.to_string());
+        ctx.report("warning:", &skip.to_string());
     }
     if !files.is_empty() {
         fs::create_dir_all(&args.out).map_err(|e| {
@@ -79,7 +79,7 @@ pub(crate) fn command(args: &McpSchemasArgs) -> anyhow::Result<Ended> {
         writeln!(stdout, "{}", path.display())?;
     }
     stdout.flush()?;
-    report(
+    ctx.report(
         "note:",
         &format!(
             "{} of {} tool schema(s) of MCP server \"{}\" written to {}",

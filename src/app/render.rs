@@ -6,15 +6,15 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 
-use callfix::error::{Error, IoCause};
-use callfix::render::{Syntax, read, render, stem, templates_in};
+use crate::error::{Error, IoCause};
+use crate::render::{Syntax, read, render, stem, templates_in};
 
 use super::cli::{RenderArgs, RenderFormat};
 
 /// `callfix render`: templates in, text out; every error in every file reported,
 /// and nothing written when any template fails.
-pub(crate) fn command(args: &RenderArgs) -> anyhow::Result<super::Ended> {
-    let vars = super::load_vars(&args.vars)?;
+pub(crate) fn command(args: &RenderArgs, ctx: &super::Ctx) -> anyhow::Result<super::Ended> {
+    let vars = super::load_vars(&args.vars, ctx)?;
     let syntax = Syntax::from(args.syntax);
     let mut templates: Vec<(String, PathBuf)> = Vec::new();
     let mut from_dir = false;
@@ -58,7 +58,7 @@ pub(crate) fn command(args: &RenderArgs) -> anyhow::Result<super::Ended> {
     }
     for (name, _) in &args.vars.vars {
         if !used.contains(name) {
-            super::report(
+            ctx.report(
                 "warning:",
                 &format!("--var {name} is not used by any template"),
             );
@@ -66,7 +66,7 @@ pub(crate) fn command(args: &RenderArgs) -> anyhow::Result<super::Ended> {
     }
     if !errors.is_empty() {
         for e in &errors {
-            super::report("error:", &e.to_string());
+            ctx.report("error:", &e.to_string());
         }
         return Ok(super::Ended::Findings);
     }
@@ -93,7 +93,9 @@ pub(crate) fn command(args: &RenderArgs) -> anyhow::Result<super::Ended> {
                 .map_err(std::io::Error::from)
                 .and_then(|()| out.write_all(b"\n"))
         }
-        RenderFormat::Text => out.write_all(rendered[0].1.as_bytes()),
+        RenderFormat::Text => rendered
+            .first()
+            .map_or(Ok(()), |(_, text)| out.write_all(text.as_bytes())),
     };
     written.and_then(|()| out.flush()).map_err(Error::write)?;
     Ok(super::Ended::Clean)

@@ -4,7 +4,7 @@
 
 use std::io::Write;
 
-use callfix::error::{Error, IoCause};
+use crate::error::{Error, IoCause};
 use clap::CommandFactory;
 
 use super::cli::Cli;

@@ -2,13 +2,13 @@
 
 use std::io::Write;
 
-use callfix::error::{Chain, Error};
-use callfix::tools::{DescriptionError, PayloadError, description_files, payload};
+use crate::error::{Chain, Error};
+use crate::tools::{DescriptionError, PayloadError, description_files, payload};
 
 use super::cli::ToolsArgs;
 
 /// `callfix tools`: the payload on stdout, or every problem on stderr.
-pub(crate) fn command(args: &ToolsArgs) -> anyhow::Result<super::Ended> {
+pub(crate) fn command(args: &ToolsArgs, ctx: &super::Ctx) -> anyhow::Result<super::Ended> {
     let provider = args.provider.0;
     if args.openai_strict && !provider.has_strict_mode() {
         super::terminal::usage_error(&format!(
@@ -17,8 +17,8 @@ pub(crate) fn command(args: &ToolsArgs) -> anyhow::Result<super::Ended> {
         ));
     }
     let registry = super::load_registry(&args.schemas)?;
-    let vars = super::load_vars(&args.vars)?;
-    let dir = callfix::tools::descriptions_dir(args.descriptions.as_deref(), &args.schemas.schemas);
+    let vars = super::load_vars(&args.vars, ctx)?;
+    let dir = crate::tools::descriptions_dir(args.descriptions.as_deref(), &args.schemas.schemas);
     let descriptions = description_files(&dir)?;
     let payload = match payload(
         &registry,
@@ -34,17 +34,17 @@ pub(crate) fn command(args: &ToolsArgs) -> anyhow::Result<super::Ended> {
                     // Each placeholder error on its own line, as `render` says them.
                     PayloadError::Description(DescriptionError::Template(errors)) => {
                         for e in errors {
-                            super::report("error:", &e.to_string());
+                            ctx.report("error:", &e.to_string());
                         }
                     }
-                    other => super::report("error:", &Chain(other).to_string()),
+                    other => ctx.report("error:", &Chain(other).to_string()),
                 }
             }
             return Ok(super::Ended::Findings);
         }
     };
     for tool in &payload.undescribed {
-        super::report(
+        ctx.report(
             "warning:",
             &format!(
                 "tool \"{tool}\" has no description: it is written as \"\", and the model sees only its name and parameters (add one to its schema, or {})",
@@ -58,7 +58,7 @@ pub(crate) fn command(args: &ToolsArgs) -> anyhow::Result<super::Ended> {
         .iter()
         .filter(|(_, n)| n.rewritten.is_none())
     {
-        super::report(
+        ctx.report(
             "warning:",
             &format!(
                 "tool \"{tool}\": {} at {} stripped: {} does not take it (callfix still validates it)",
