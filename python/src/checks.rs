@@ -127,7 +127,7 @@ impl Checks {
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<CheckResult>>> {
         loop {
             if let Some(line) = self.pending.pop_front() {
-                return Ok(Some(Py::new(py, CheckResult::new(line))?));
+                return Ok(Some(Py::new(py, CheckResult::new(line)?)?));
             }
             match &mut self.state {
                 State::Done => return Ok(None),

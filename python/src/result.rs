@@ -13,9 +13,10 @@ use serde_json::Value;
 use callfix::output::{Format, Position, Printer, Sink};
 use callfix::provider::Call;
 use callfix::spelling::Spellings;
-use callfix::verdict::{Status, Verdict};
+use callfix::verdict::{Fault, Status, Verdict};
 
 use crate::MAX_DEPTH;
+use crate::boundary::error;
 use crate::to_python::{deeper_than, to_py};
 
 /// One result as the filter handed it over; its `--format json` line is
@@ -110,12 +111,23 @@ pub(crate) struct CheckResult {
 }
 
 impl CheckResult {
-    pub(crate) fn new(line: Line) -> Self {
-        CheckResult {
+    /// The result of `line`; a call whose tool's schema is broken is the
+    /// operator's error, not the model's: a `CallfixError` naming the tool and
+    /// the problem (the words the model would have read).
+    pub(crate) fn new(line: Line) -> PyResult<Self> {
+        if line.verdict.fault == Fault::Schema {
+            let said = line
+                .verdict
+                .message
+                .as_deref()
+                .unwrap_or("a tool's schema is broken");
+            return Err(error(said));
+        }
+        Ok(CheckResult {
             line,
             json: OnceLock::new(),
             parsed: OnceLock::new(),
-        }
+        })
     }
 
     fn json(&self) -> &str {
@@ -243,6 +255,6 @@ impl CheckResult {
 pub(crate) fn results(py: Python<'_>, lines: Vec<Line>) -> PyResult<Vec<Py<CheckResult>>> {
     lines
         .into_iter()
-        .map(|line| Py::new(py, CheckResult::new(line)))
+        .map(|line| Py::new(py, CheckResult::new(line)?))
         .collect()
 }

@@ -126,11 +126,22 @@ def test_errors_are_callfix_errors_with_the_cli_words(tmp_path):
     assert issubclass(callfix.CallfixError, ValueError)
     with pytest.raises(callfix.CallfixError, match="schema source .*no such file or directory"):
         callfix.Toolset.from_dir(tmp_path / "missing")
+    # A broken schema is the operator's error, raised naming the tool and the
+    # problem, never a rejected result the model would be blamed for.
     (tmp_path / "bad.json").write_text("{nope")
+    (tmp_path / "inv.json").write_text('{"properties": {"a": {"type": "bogus"}}}')
+    (tmp_path / "ok.json").write_text('{"type": "object"}')
     ts = callfix.Toolset.from_dir(tmp_path)
-    r = ts.check("bad", {})
-    assert r.status == "rejected"
-    assert "its schema is broken" in r.message and "not valid JSON" in r.message
+    with pytest.raises(callfix.CallfixError, match='"bad" cannot be checked.*not valid JSON'):
+        ts.check("bad", {})
+    with pytest.raises(callfix.CallfixError, match='"inv" cannot be checked.*bogus'):
+        ts.session().check("inv", {"a": 1})
+    with pytest.raises(callfix.CallfixError, match='"inv" cannot be checked'):
+        list(ts.check_many(['{"name": "ok", "arguments": {}}', '{"name": "inv", "arguments": {}}']))
+    assert ts.check("ok", {}).ok
+    mapping = callfix.Toolset({"t": {"properties": {"p": {"$ref": "/etc/passwd"}}}})
+    with pytest.raises(callfix.CallfixError, match='"t" cannot be checked'):
+        mapping.check("t", {"p": 1})
     with pytest.raises(callfix.CallfixError, match="not a JSON number"):
         callfix.Toolset({"read": READ}).check("read", {"path": "/a", "ratio": float("nan")})
     with pytest.raises(callfix.CallfixError, match="keys are strings"):

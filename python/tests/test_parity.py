@@ -28,3 +28,19 @@ def test_render_takes_numbers_as_the_cli_vars_file_does(tmp_path: pathlib.Path):
 def test_render_refuses_what_the_cli_refuses(value, kind):
     with pytest.raises(callfix.CallfixError, match=f'"FLAG" is {kind}, not a string or number'):
         callfix.render("<FLAG>", {"FLAG": value})
+
+
+def test_the_command_keeps_nothing_between_runs_in_one_process(tmp_path: pathlib.Path):
+    # The pip-installed `callfix` runs the binary's app in-process: a config
+    # that failed one run must not fail (or colour) the next.
+    from callfix._callfix import _main
+
+    schemas = tmp_path / "s"
+    schemas.mkdir()
+    (schemas / "t.json").write_text('{"type": "object", "description": "A tool."}')
+    bad = tmp_path / "bad.toml"
+    bad.write_text("bogus = [")
+    check = ["check", "--schemas", str(schemas)]
+    assert _main(["callfix", "--config", str(bad), *check]) == 1
+    assert _main(["callfix", "--no-config", *check]) == 0
+    assert _main(["callfix", "--config", str(bad), *check]) == 1
