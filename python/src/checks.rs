@@ -23,7 +23,7 @@ use pyo3::types::PyIterator;
 use callfix::filter::{Filter, Input, Summary};
 use callfix::output::{Position, Sink};
 use callfix::provider::Call;
-use callfix::spelling::Spellings;
+use callfix::Spellings;
 use callfix::verdict::Verdict;
 
 use crate::MAX_DEPTH;

@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use callfix::filter::Options;
-use callfix::repair::{Enabled, Kind};
+use callfix::{Enabled, Kind};
 
 use crate::boundary::error;
 
@@ -103,7 +103,7 @@ fn repair_kinds(value: &Bound<'_, PyAny>) -> PyResult<Enabled> {
             "none" => {}
             _ => kinds.push(
                 Kind::from_name(&name)
-                    .ok_or_else(|| error(callfix::kinds::UnknownKind(name.clone()).to_string()))?,
+                    .ok_or_else(|| error(callfix::UnknownKind(name.clone()).to_string()))?,
             ),
         }
     }

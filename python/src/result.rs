@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use callfix::output::{Format, Position, Printer, Sink};
 use callfix::provider::Call;
-use callfix::spelling::Spellings;
+use callfix::Spellings;
 use callfix::verdict::{Fault, Status, Verdict};
 
 use crate::MAX_DEPTH;
