@@ -7,7 +7,7 @@ const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 const PRIME: u64 = 0x0100_0000_01b3;
 
 /// FNV-1a as a `Hasher`.
-pub struct Fnv(u64);
+pub(crate) struct Fnv(u64);
 
 impl Default for Fnv {
     fn default() -> Self {
@@ -29,10 +29,10 @@ impl Hasher for Fnv {
 }
 
 /// For `HashMap<K, V, FnvBuild>`.
-pub type FnvBuild = BuildHasherDefault<Fnv>;
+pub(crate) type FnvBuild = BuildHasherDefault<Fnv>;
 
 /// The FNV-1a hash of `bytes`.
-pub fn hash(bytes: &[u8]) -> u64 {
+pub(crate) fn hash(bytes: &[u8]) -> u64 {
     let mut h = Fnv::default();
     h.write(bytes);
     h.finish()

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 /// Unescaped segments of a JSON pointer (`/a~1b/0` → `["a/b", "0"]`).
-pub fn pointer_segments(pointer: &str) -> Vec<String> {
+pub(crate) fn pointer_segments(pointer: &str) -> Vec<String> {
     if pointer.is_empty() {
         return Vec::new();
     }
@@ -15,16 +15,16 @@ pub fn pointer_segments(pointer: &str) -> Vec<String> {
 }
 
 /// `s` as one JSON Pointer token (`~` → `~0`, `/` → `~1`).
-pub fn pointer_token(s: &str) -> String {
+pub(crate) fn pointer_token(s: &str) -> String {
     s.replace('~', "~0").replace('/', "~1")
 }
 
 /// Arguments with more values than this get only their first error reported.
-pub const ALL_ERRORS_UP_TO: usize = 100_000;
+pub(crate) const ALL_ERRORS_UP_TO: usize = 100_000;
 
 /// Whether `v` holds more than `limit` values (counted without recursion, stopping
 /// at the limit).
-pub fn more_values_than(v: &Value, limit: usize) -> bool {
+pub(crate) fn more_values_than(v: &Value, limit: usize) -> bool {
     let mut stack = vec![v];
     let mut seen = 0usize;
     while let Some(v) = stack.pop() {

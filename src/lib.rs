@@ -106,7 +106,7 @@ pub use crate::filter::{Filter, Input, Options, StreamError, Summary};
 pub use crate::kinds::{Enabled, Kind, Policy, Repair, UnknownKind};
 pub use crate::message::{ArgError, DEFAULT_PREFIX, Style};
 pub use crate::output::{Format, Position, Printer, Sink};
-pub use crate::spelling::Spellings;
 pub use crate::span::Loc;
+pub use crate::spelling::Spellings;
 pub use crate::toolset::{Checked, Outcome, Session, Toolset};
 pub use crate::verdict::{Status, Verdict};

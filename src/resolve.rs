@@ -172,14 +172,14 @@ impl<'a> At<'a> {
 }
 
 /// How deep a chain of `$ref`s is followed when measuring a schema.
-pub const MAX_REF_DEPTH: usize = 256;
+pub(crate) const MAX_REF_DEPTH: usize = 256;
 
 /// How many subschemas `root` stands for once every `$ref` is followed (a
 /// recursive reference counts once: the validator follows it per value, not in
 /// advance), counting up to just past `limit`. A chain deeper than
 /// [`MAX_REF_DEPTH`] counts as past the limit. Linear in the schema: each
 /// subschema's count is computed once.
-pub fn expansion(root: At<'_>, limit: u64) -> u64 {
+pub(crate) fn expansion(root: At<'_>, limit: u64) -> u64 {
     fn walk(
         node: &At<'_>,
         depth: usize,

@@ -17,7 +17,7 @@ use crate::tolerant::{self, Failure};
 
 /// What salvage made of argument text.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Salvaged {
+pub(crate) enum Salvaged {
     /// A value, and the repairs it took (none for strict JSON).
     Value(Value, Vec<Repair>),
     /// Nothing but whitespace (and perhaps a fence or tags): the caller decides,
@@ -30,7 +30,7 @@ const LEAKED_TAGS: [&str; 4] = ["</tool_call>", "</parameter>", "</invoke>", "</
 
 /// Argument text that cannot be salvaged; the message stage words it.
 #[derive(Debug)]
-pub enum Unusable {
+pub(crate) enum Unusable {
     /// Not JSON, and no enabled rule makes it JSON (the strict parser's error).
     Invalid(serde_json::Error),
     /// Cut off where the text ends (never completed).
@@ -45,7 +45,7 @@ pub enum Unusable {
 }
 
 /// Parses argument text, salvaging what the enabled rules allow.
-pub fn salvage(text: &str, enabled: Enabled) -> Result<Salvaged, Unusable> {
+pub(crate) fn salvage(text: &str, enabled: Enabled) -> Result<Salvaged, Unusable> {
     let strict = match serde_json::from_str::<Value>(text) {
         Ok(v) => return Ok(Salvaged::Value(v, Vec::new())),
         Err(e) => e,
@@ -176,7 +176,7 @@ fn duplicate(
 }
 
 /// A JSON string whose content is itself a JSON object, peeled at most twice.
-pub fn peel(value: Value, enabled: Enabled, repairs: &mut Vec<Repair>) -> Value {
+pub(crate) fn peel(value: Value, enabled: Enabled, repairs: &mut Vec<Repair>) -> Value {
     let mut value = value;
     for _ in 0..2 {
         let Value::String(text) = &value else { break };
@@ -207,7 +207,7 @@ pub fn peel(value: Value, enabled: Enabled, repairs: &mut Vec<Repair>) -> Value 
 
 /// A value embedded in a string argument (for `parse-json-string`): strict JSON,
 /// or the salvage steps above. Never a completion of truncated text.
-pub fn parse_embedded(text: &str) -> Option<Value> {
+pub(crate) fn parse_embedded(text: &str) -> Option<Value> {
     match salvage(text, Enabled::ALL) {
         Ok(Salvaged::Value(v, _)) => Some(v),
         _ => None,

@@ -27,10 +27,10 @@ pub fn io_reason(e: &io::Error) -> String {
 }
 
 /// The largest schema, tool list or description file read: 16 MiB.
-pub const MAX_FILE_BYTES: u64 = 16 << 20;
+pub(crate) const MAX_FILE_BYTES: u64 = 16 << 20;
 
 /// The bytes of the regular file at `path`, at most `cap` of them.
-pub fn read_file(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
+pub(crate) fn read_file(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
     let meta = fs::metadata(path)?;
     if !meta.is_file() {
         return Err(io::Error::new(
@@ -58,7 +58,7 @@ pub fn read_file(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
 }
 
 /// The text of the regular file at `path`, at most [`MAX_FILE_BYTES`] of it.
-pub fn read_text(path: &Path) -> io::Result<String> {
+pub(crate) fn read_text(path: &Path) -> io::Result<String> {
     String::from_utf8(read_file(path, MAX_FILE_BYTES)?)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.utf8_error()))
 }

@@ -56,7 +56,7 @@ impl Loc {
 }
 
 /// A JSON text and its syntax tree, parsed once for many lookups.
-pub struct Spanned<'t> {
+pub(crate) struct Spanned<'t> {
     text: &'t str,
     root: Option<ast::Value<'t>>,
 }
@@ -71,12 +71,12 @@ impl std::fmt::Debug for Spanned<'_> {
 
 /// A JSON value inside a [`Spanned`] text (a tool's schema inside a tool list).
 #[derive(Clone, Copy)]
-pub struct Node<'a, 't>(&'a ast::Value<'t>);
+pub(crate) struct Node<'a, 't>(&'a ast::Value<'t>);
 
 impl<'t> Spanned<'t> {
     /// Parses `text` as strict JSON; text that does not parse locates everything
     /// at its start.
-    pub fn parse(text: &'t str) -> Self {
+    pub(crate) fn parse(text: &'t str) -> Self {
         let strict = ParseOptions {
             allow_comments: false,
             allow_loose_object_property_names: false,
@@ -94,12 +94,12 @@ impl<'t> Spanned<'t> {
     }
 
     /// The whole document.
-    pub fn root(&self) -> Option<Node<'_, 't>> {
+    pub(crate) fn root(&self) -> Option<Node<'_, 't>> {
         self.root.as_ref().map(Node)
     }
 
     /// Where `pointer` is in the document: see [`Spanned::within`].
-    pub fn locate(&self, pointer: &str) -> Loc {
+    pub(crate) fn locate(&self, pointer: &str) -> Loc {
         match self.root() {
             Some(root) => self.within(root, pointer),
             None => Loc::START,
@@ -109,7 +109,7 @@ impl<'t> Spanned<'t> {
     /// Where `pointer`, taken from `node`, is: the key of the member it names (the
     /// element, in an array). A pointer that goes past what the document holds
     /// stops at the deepest part found.
-    pub fn within(&self, node: Node<'_, 't>, pointer: &str) -> Loc {
+    pub(crate) fn within(&self, node: Node<'_, 't>, pointer: &str) -> Loc {
         let mut here = node.0;
         let mut at = here.range().start;
         for segment in crate::json::pointer_segments(pointer) {
@@ -134,7 +134,7 @@ impl<'t> Spanned<'t> {
     }
 
     /// The value `node` holds, parsed as JSON.
-    pub fn value(&self, node: Node<'_, 't>) -> Option<serde_json::Value> {
+    pub(crate) fn value(&self, node: Node<'_, 't>) -> Option<serde_json::Value> {
         let range = node.0.range();
         serde_json::from_str(self.text.get(range.start..range.end)?).ok()
     }
@@ -142,7 +142,7 @@ impl<'t> Spanned<'t> {
     /// The tool named `name` in a tool-list document (an object whose `name` is
     /// that string): where its name is, and its schema (`input_schema`,
     /// `inputSchema`, `parameters` or `parametersJsonSchema`).
-    pub fn tool(&self, name: &str) -> Option<(Loc, Option<Node<'_, 't>>)> {
+    pub(crate) fn tool(&self, name: &str) -> Option<(Loc, Option<Node<'_, 't>>)> {
         let found = find_tool(self.root.as_ref()?, name, 0)?;
         let name_at = prop(found, "name").map_or(found.range().start, |v| v.range().start);
         let schema = tool_list::SCHEMA_KEYS

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 /// Lower case with `_`, `-` and spaces removed: `todo_write`, `TodoWrite` and
 /// `todo-write` all normalise to `todowrite`.
-pub fn normalise(name: &str) -> String {
+pub(crate) fn normalise(name: &str) -> String {
     name.chars()
         .filter(|c| !matches!(c, '_' | '-' | ' '))
         .flat_map(char::to_lowercase)
@@ -15,7 +15,10 @@ pub fn normalise(name: &str) -> String {
 
 /// The candidate that `name` most likely meant: the only one equal after
 /// normalising, else the only closest one within a small edit distance.
-pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn closest<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let candidates: Vec<(&str, String)> =
         candidates.into_iter().map(|c| (c, normalise(c))).collect();
     closest_normalised(name, candidates.iter().map(|(c, n)| (*c, n.as_str())))
@@ -28,7 +31,7 @@ const MAX_FUZZY_CHARS: usize = 64;
 /// [`closest`] over candidates given with their normalised forms (which a caller
 /// with many candidates computes once). Linear in the candidates: an edit
 /// distance is computed only where the lengths allow a match.
-pub fn closest_normalised<'a, 'n>(
+pub(crate) fn closest_normalised<'a, 'n>(
     name: &str,
     candidates: impl IntoIterator<Item = (&'a str, &'n str)>,
 ) -> Option<&'a str> {
@@ -78,7 +81,8 @@ fn edit_distance(a: &str, b: &str) -> usize {
 /// separators (`FilePath`), a small edit away (`pattren`), or one a prefix or
 /// suffix of the other (`forced` and `force`, `path` and `file_path`). Such a key
 /// is never dropped: it may carry what the declared property means.
-pub fn near_miss(key: &str, declared: &str) -> bool {
+#[cfg(test)]
+pub(crate) fn near_miss(key: &str, declared: &str) -> bool {
     let (k, d) = (normalise(key), normalise(declared));
     near_normalised(&k, k.chars().count(), &d, d.chars().count(), &mut 0, true)
 }
@@ -127,7 +131,7 @@ fn cells(a: usize, b: usize) -> u64 {
 /// call against a schema of hundreds of properties; past it, a key gets no
 /// suggestion ([`NearMisses::of`] says `None`) and is never taken for a
 /// far name ([`NearMisses::any`] says `true`, so it is not dropped).
-pub const NEAR_MISS_BUDGET: u64 = 4_000_000;
+pub(crate) const NEAR_MISS_BUDGET: u64 = 4_000_000;
 
 /// The declared properties of one object, indexed so that many keys can be
 /// matched against many properties without comparing every pair: exact
@@ -137,7 +141,7 @@ pub const NEAR_MISS_BUDGET: u64 = 4_000_000;
 /// Answers are those of comparing every pair with [`near_miss`] (a test holds
 /// them equal), until the budget runs out.
 #[derive(Debug)]
-pub struct NearMisses<'a> {
+pub(crate) struct NearMisses<'a> {
     declared: Vec<&'a str>,
     norms: Vec<String>,
     chars: Vec<usize>,
@@ -158,12 +162,12 @@ pub struct NearMisses<'a> {
 
 impl<'a> NearMisses<'a> {
     /// Indexes `declared` (in its order: the first near miss wins a tie).
-    pub fn new(declared: &[&'a str]) -> Self {
+    pub(crate) fn new(declared: &[&'a str]) -> Self {
         Self::with_budget(declared, NEAR_MISS_BUDGET)
     }
 
     /// [`Self::new`] with another work budget.
-    pub fn with_budget(declared: &[&'a str], budget: u64) -> Self {
+    pub(crate) fn with_budget(declared: &[&'a str], budget: u64) -> Self {
         let norms: Vec<String> = declared.iter().map(|d| normalise(d)).collect();
         let chars: Vec<usize> = norms.iter().map(|n| n.chars().count()).collect();
         let masks: Vec<u64> = norms.iter().map(|n| char_mask(n)).collect();
@@ -200,7 +204,8 @@ impl<'a> NearMisses<'a> {
     }
 
     /// The work done so far (what the budget counts).
-    pub fn work(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn work(&self) -> u64 {
         self.work.get()
     }
 
@@ -213,7 +218,7 @@ impl<'a> NearMisses<'a> {
     /// The declared property that `key` most likely meant, if it is a near miss
     /// of any: the closest by [`closest`], else the first near miss. `None`
     /// too once the budget is spent.
-    pub fn of(&self, key: &str) -> Option<&'a str> {
+    pub(crate) fn of(&self, key: &str) -> Option<&'a str> {
         let near = self.near(key)?;
         let first = *self.declared.get(*near.first()?)?;
         if near.len() == 1 {
@@ -234,7 +239,7 @@ impl<'a> NearMisses<'a> {
 
     /// Whether `key` is a near miss of any declared property; `true` once the
     /// budget is spent (a key that was not compared is not taken for far).
-    pub fn any(&self, key: &str) -> bool {
+    pub(crate) fn any(&self, key: &str) -> bool {
         self.near(key).is_none_or(|near| !near.is_empty())
     }
 
@@ -313,13 +318,6 @@ impl<'a> NearMisses<'a> {
         }
         Some(near)
     }
-}
-
-/// The declared property that `key` most likely meant, if it is a near miss of
-/// any (the closest by [`closest`], else the first near miss). A caller with
-/// many keys builds one [`NearMisses`] instead.
-pub fn near_miss_of<'a>(key: &str, declared: &[&'a str]) -> Option<&'a str> {
-    NearMisses::new(declared).of(key)
 }
 
 #[cfg(test)]

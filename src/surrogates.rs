@@ -11,11 +11,11 @@ use serde_json::Value;
 
 /// A private-use character (plane 15) that stands before the hex digits of a
 /// masked escape.
-pub const MARK: char = '\u{F0000}';
+pub(crate) const MARK: char = '\u{F0000}';
 
 /// `text` (JSON) with every lone surrogate escape inside a string masked, or
 /// `None` if it has none.
-pub fn mask(text: &[u8]) -> Option<Vec<u8>> {
+pub(crate) fn mask(text: &[u8]) -> Option<Vec<u8>> {
     let mut out: Option<Vec<u8>> = None;
     let mut in_string = false;
     let mut i = 0;
@@ -77,7 +77,7 @@ fn hex4(text: &[u8], at: usize) -> Option<u32> {
 
 /// The dotted path of the first string (or key) in `v` that holds a masked
 /// escape; `""` for the root.
-pub fn find(v: &Value) -> Option<String> {
+pub(crate) fn find(v: &Value) -> Option<String> {
     match v {
         Value::String(s) => s.contains(MARK).then(String::new),
         Value::Array(items) => items
@@ -103,7 +103,7 @@ fn join(head: &str, rest: &str) -> String {
 }
 
 /// Writes `fragment` with each mask as the escape it stood for (`\ud83d`).
-pub fn unmask(fragment: &str, out: &mut impl std::io::Write) -> std::io::Result<()> {
+pub(crate) fn unmask(fragment: &str, out: &mut impl std::io::Write) -> std::io::Result<()> {
     let mut rest = fragment;
     while let Some((before, after)) = rest.split_once(MARK) {
         out.write_all(before.as_bytes())?;

@@ -12,7 +12,7 @@ use serde_json::{Map, Number, Value};
 
 /// The leniencies a parse needed.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Leniency {
+pub(crate) struct Leniency {
     /// A comma before `}` or `]`.
     pub trailing_comma: bool,
     /// Single-quoted strings.
@@ -29,7 +29,7 @@ pub struct Leniency {
 
 impl Leniency {
     /// The leniencies used, by name, for messages and repair records.
-    pub fn names(&self) -> Vec<&'static str> {
+    pub(crate) fn names(&self) -> Vec<&'static str> {
         let mut v = Vec::new();
         for (on, name) in [
             (self.trailing_comma, "trailing comma"),
@@ -49,7 +49,7 @@ impl Leniency {
 
 /// Why tolerant parsing failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Failure {
+pub(crate) enum Failure {
     /// The text ended before the value did.
     Truncated,
     /// Something else is wrong at this byte offset.
@@ -71,7 +71,7 @@ const MAX_DEPTH: usize = 128;
 
 /// Parses one value from `text`; the whole text must be that value (plus
 /// whitespace and comments).
-pub fn parse(text: &str) -> Result<(Value, Leniency), Failure> {
+pub(crate) fn parse(text: &str) -> Result<(Value, Leniency), Failure> {
     let mut p = Parser::new(text);
     let v = p.value()?;
     p.skip_space()?;
@@ -82,7 +82,7 @@ pub fn parse(text: &str) -> Result<(Value, Leniency), Failure> {
 }
 
 /// Parses the first value of `text`; returns it and the offset where it ends.
-pub fn parse_prefix(text: &str) -> Result<(Value, Leniency, usize), Failure> {
+pub(crate) fn parse_prefix(text: &str) -> Result<(Value, Leniency, usize), Failure> {
     let mut p = Parser::new(text);
     let v = p.value()?;
     Ok((v, p.used, p.i))

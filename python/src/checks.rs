@@ -20,10 +20,10 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use pyo3::prelude::*;
 use pyo3::types::PyIterator;
 
+use callfix::Spellings;
 use callfix::filter::{Filter, Input, Summary};
 use callfix::output::{Position, Sink};
 use callfix::provider::Call;
-use callfix::Spellings;
 use callfix::verdict::Verdict;
 
 use crate::MAX_DEPTH;

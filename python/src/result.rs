@@ -10,9 +10,9 @@ use pyo3::prelude::*;
 use pyo3::types::PyList;
 use serde_json::Value;
 
+use callfix::Spellings;
 use callfix::output::{Format, Position, Printer, Sink};
 use callfix::provider::Call;
-use callfix::Spellings;
 use callfix::verdict::{Fault, Status, Verdict};
 
 use crate::MAX_DEPTH;

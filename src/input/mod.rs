@@ -56,7 +56,7 @@ use std::io::{self, Read};
 
 /// Where a record came from, for messages that name the file and line.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RecordMeta {
+pub(crate) struct RecordMeta {
     /// Record number in the whole run, from 0.
     pub index: u64,
     /// 1-based line on which the record starts.
@@ -75,7 +75,7 @@ pub struct RecordMeta {
 
 /// How the framer ended a record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ending {
+pub(crate) enum Ending {
     /// The value closed, or a broken record ended at its line end.
     Complete,
     /// The input ended inside the record.
@@ -90,7 +90,7 @@ mod scan;
 use scan::{Scan, Step};
 
 /// Splits a reader into records. Reuse one `Framer` for the whole stream.
-pub struct Framer<R> {
+pub(crate) struct Framer<R> {
     reader: R,
     /// Read buffer; `pos..end` is unread.
     buf: Vec<u8>,
@@ -132,13 +132,19 @@ const MIN_BUFFER: usize = 16;
 impl<R: Read> Framer<R> {
     /// A framer over `reader` that keeps at most `limit` bytes of one record.
     /// `first_index` continues the record numbering across several inputs.
-    pub fn new(reader: R, limit: usize, first_index: u64) -> Self {
+    #[cfg(test)]
+    pub(crate) fn new(reader: R, limit: usize, first_index: u64) -> Self {
         Self::with_capacity(reader, limit, first_index, CHUNK)
     }
 
     /// As [`Framer::new`], reading `capacity` bytes at a time (at least 16): less
     /// than 64 KiB for a small input in memory.
-    pub fn with_capacity(reader: R, limit: usize, first_index: u64, capacity: usize) -> Self {
+    pub(crate) fn with_capacity(
+        reader: R,
+        limit: usize,
+        first_index: u64,
+        capacity: usize,
+    ) -> Self {
         Self {
             reader,
             buf: vec![0; capacity.max(MIN_BUFFER)],
@@ -157,13 +163,13 @@ impl<R: Read> Framer<R> {
     }
 
     /// Counts lines from `line` (the input is part of a larger file).
-    pub fn first_line(mut self, line: u64) -> Self {
+    pub(crate) fn first_line(mut self, line: u64) -> Self {
         self.line = line;
         self
     }
 
     /// The index the next record will get.
-    pub fn next_index(&self) -> u64 {
+    pub(crate) fn next_index(&self) -> u64 {
         self.next_index
     }
 
@@ -214,7 +220,7 @@ impl<R: Read> Framer<R> {
 
     /// Reads the next record into `out` (cleared first). Returns `None` at the end
     /// of the stream. `idle` is called before any read that may block.
-    pub fn next_record(
+    pub(crate) fn next_record(
         &mut self,
         out: &mut Vec<u8>,
         idle: &mut dyn FnMut(),

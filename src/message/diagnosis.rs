@@ -17,7 +17,7 @@ use crate::suggest;
 /// them); the rest are counted in a last `(+N more)` entry.
 pub const MAX_ERRORS: usize = 100;
 
-pub use crate::json::{ALL_ERRORS_UP_TO, more_values_than};
+use crate::json::{ALL_ERRORS_UP_TO, more_values_than};
 
 /// Errors read from the validator per call before the rest are only counted.
 pub(super) const MAX_ERRORS_READ: usize = 10_000;

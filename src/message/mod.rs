@@ -19,9 +19,7 @@ pub mod provider;
 #[cfg(test)]
 mod tests;
 
-pub use self::diagnosis::{
-    ALL_ERRORS_UP_TO, MAX_ERROR_CHARS, MAX_ERRORS, more_values_than, validation_errors,
-};
+pub(crate) use self::diagnosis::validation_errors;
 
 /// One problem with a call's arguments, as the model reads it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize)]

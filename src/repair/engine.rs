@@ -135,7 +135,7 @@ pub(super) const MAX_SITES: usize = 10_000;
 /// once; a fix is kept only if the error at its site is gone. A site whose fix did
 /// not resolve it tries its next rule, again in one batch. So a round costs a few
 /// validations of the document, however many sites it has: linear in its size.
-pub fn repair(tool: &Tool, args: &Value, policy: Policy) -> Option<(Value, Vec<Repair>)> {
+pub(crate) fn repair(tool: &Tool, args: &Value, policy: Policy) -> Option<(Value, Vec<Repair>)> {
     // Arguments this large are no near miss, and listing their errors is costly.
     if crate::json::more_values_than(args, crate::json::ALL_ERRORS_UP_TO) {
         return None;

@@ -26,7 +26,7 @@ mod tests;
 mod text;
 mod unwrap;
 
-pub use self::engine::repair;
-pub use self::positional::Parameters;
-pub use self::text::type_untyped;
-pub use crate::kinds::{Enabled, Kind, Policy, Repair};
+pub(crate) use self::engine::repair;
+pub(crate) use self::positional::Parameters;
+pub(crate) use self::text::type_untyped;
+pub(crate) use crate::kinds::{Enabled, Kind, Policy, Repair};

@@ -10,14 +10,14 @@ use crate::registry::Tool;
 
 /// A tool's top-level parameters, from every schema that applies at the root
 /// (behind `$ref`, in `allOf`/`anyOf`/`oneOf`), each once, in schema order.
-pub struct Parameters<'a> {
+pub(crate) struct Parameters<'a> {
     required: Vec<&'a str>,
     properties: Vec<&'a str>,
 }
 
 impl<'a> Parameters<'a> {
     /// The parameters of `tool`.
-    pub fn of(tool: &'a Tool) -> Self {
+    pub(crate) fn of(tool: &'a Tool) -> Self {
         let w = Schemas::new(tool).wanted(&Value::Null, &[]);
         Parameters {
             required: unique(w.required),
@@ -33,7 +33,11 @@ impl<'a> Parameters<'a> {
     ///
     /// A required parameter of one `anyOf` branch counts as required: a value
     /// that could mean either branch's is not named.
-    pub fn for_positional(&self, named: &Map<String, Value>, count: usize) -> Option<&'a str> {
+    pub(crate) fn for_positional(
+        &self,
+        named: &Map<String, Value>,
+        count: usize,
+    ) -> Option<&'a str> {
         if count != 1 {
             return None;
         }
@@ -54,7 +58,7 @@ impl<'a> Parameters<'a> {
 
     /// The names an example call shows: the required parameters, or else the
     /// declared ones, at most `max`; and whether more were left out.
-    pub fn example(&self, max: usize) -> (&[&'a str], bool) {
+    pub(crate) fn example(&self, max: usize) -> (&[&'a str], bool) {
         let all = if self.required.is_empty() {
             &self.properties
         } else {

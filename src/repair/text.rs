@@ -124,7 +124,7 @@ pub(super) fn decimal(text: &str, integer: bool) -> Option<serde_json::Number> {
 /// validator rejects a typed value and accepts its text (a string wanted by a
 /// keyword those do not follow, such as `patternProperties`), the text is
 /// kept: text stays text wherever the schema admits it.
-pub fn type_untyped(tool: &Tool, args: &mut Value, keys: &[String]) {
+pub(crate) fn type_untyped(tool: &Tool, args: &mut Value, keys: &[String]) {
     let s = Schemas::new(tool);
     let mut texts = HashMap::new();
     for key in keys {
