@@ -25,16 +25,16 @@ use crate::source::io_reason;
 /// `--ref-map URI_PREFIX=DIR`: documents under a URI prefix are read from a
 /// local directory.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RefMap(Vec<(String, PathBuf)>);
+pub(crate) struct RefMap(Vec<(String, PathBuf)>);
 
 impl RefMap {
     /// A map from `(prefix, directory)` pairs, tried in order.
-    pub fn new(pairs: Vec<(String, PathBuf)>) -> Self {
+    pub(crate) fn new(pairs: Vec<(String, PathBuf)>) -> Self {
         RefMap(pairs)
     }
 
     /// Parses one `URI_PREFIX=DIR`.
-    pub fn parse_pair(spec: &str) -> Result<(String, PathBuf), String> {
+    pub(crate) fn parse_pair(spec: &str) -> Result<(String, PathBuf), String> {
         match spec.split_once('=') {
             Some((prefix, dir)) if !prefix.is_empty() && !dir.is_empty() => {
                 Ok((prefix.to_owned(), PathBuf::from(dir)))
@@ -112,7 +112,7 @@ pub(crate) fn read_json(path: &Path) -> Result<Value, JsonFileError> {
 /// A place in a tool's schema: a subschema, and the resolver that knows the base
 /// URI in force there.
 #[derive(Clone)]
-pub struct At<'a> {
+pub(crate) struct At<'a> {
     /// The subschema.
     pub schema: &'a Value,
     resolver: Resolver<'a>,
@@ -142,7 +142,7 @@ impl<'a> At<'a> {
 
     /// A subschema of this one (`properties/x`, `items`, a branch), entering its
     /// `$id` scope if it has one.
-    pub fn child(&self, schema: &'a Value) -> Self {
+    pub(crate) fn child(&self, schema: &'a Value) -> Self {
         let draft = self.draft.detect(schema);
         let resolver = self
             .resolver
@@ -157,7 +157,7 @@ impl<'a> At<'a> {
 
     /// What this schema's `$ref` points at, resolved as the validator does; `None`
     /// without a `$ref` or when it does not resolve.
-    pub fn target(&self) -> Option<Self> {
+    pub(crate) fn target(&self) -> Option<Self> {
         let Value::String(reference) = self.schema.get("$ref")? else {
             return None;
         };

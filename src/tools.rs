@@ -171,7 +171,7 @@ pub enum DescriptionError {
 
 /// The description of `tool`: its `descriptions/<tool>.txt` rendered, else the
 /// schema's own `description`.
-pub fn description(
+pub(crate) fn description(
     tool: &Tool,
     files: &BTreeMap<String, PathBuf>,
     vars: &Vars,
@@ -191,7 +191,7 @@ pub fn description(
 /// The parameters schema as a provider takes it: references inlined (providers
 /// cannot read sibling files), `$schema`/`$id`/`$comment` removed, then adapted
 /// to the provider's own rules ([`keywords::adapt`]), which say what they did.
-pub fn parameters(tool: &Tool, provider: &dyn Provider, strict: bool) -> (Value, Vec<Note>) {
+pub(crate) fn parameters(tool: &Tool, provider: &dyn Provider, strict: bool) -> (Value, Vec<Note>) {
     let inlined = inline(tool.root(), 0);
     let mut clean = keywords::without(&inlined, &STRIPPED);
     if !contains_ref(&clean)

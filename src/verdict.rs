@@ -48,7 +48,7 @@ pub enum Fault {
 /// What a rejection tells the model, decided when the call is judged and worded
 /// once, by [`Verdict::finish`], when the outcome is final.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Told {
+pub(crate) enum Told {
     /// The instruction: the prefix, then the errors.
     Errors,
     /// A message of its own (a broken schema or record): the one error's text.
@@ -71,31 +71,69 @@ const LISTED: usize = 20;
 /// The verdict on one call.
 pub struct Verdict {
     /// Valid, repaired or rejected.
-    pub status: Status,
+    pub(crate) status: Status,
     /// The arguments: as passed on for valid/repaired calls, as received (when they
     /// parsed) for rejected ones.
-    pub args: Option<Value>,
+    pub(crate) args: Option<Value>,
     /// The repairs made, in order.
-    pub repairs: Vec<Repair>,
+    pub(crate) repairs: Vec<Repair>,
     /// What is wrong, when rejected.
-    pub errors: Vec<ArgError>,
+    pub(crate) errors: Vec<ArgError>,
     /// What a rejection tells the model.
-    pub told: Told,
+    pub(crate) told: Told,
     /// The instruction for the model: `None` unless rejected, and until
     /// [`Verdict::finish`] words it.
-    pub message: Option<String>,
+    pub(crate) message: Option<String>,
     /// Whose mistake a rejection is.
-    pub fault: Fault,
+    pub(crate) fault: Fault,
     /// For a rejected call whose arguments came as text: that text (to
     /// recognise a repeat that could not be parsed, and to keep the call as
     /// sent in a converted history).
-    pub raw: Option<String>,
+    pub(crate) raw: Option<String>,
     /// The same rejected call has come back this many times, `--loop-limit` or
     /// more.
-    pub looped: Option<u32>,
+    pub(crate) looped: Option<u32>,
 }
 
 impl Verdict {
+    /// Valid, repaired or rejected.
+    pub fn status(&self) -> Status {
+        self.status
+    }
+
+    /// The arguments: as passed on for a valid or repaired call, as received
+    /// (when they parsed) for a rejected one.
+    pub fn args(&self) -> Option<&Value> {
+        self.args.as_ref()
+    }
+
+    /// The repairs made, in order.
+    pub fn repairs(&self) -> &[Repair] {
+        &self.repairs
+    }
+
+    /// What is wrong, when rejected.
+    pub fn errors(&self) -> &[ArgError] {
+        &self.errors
+    }
+
+    /// The one line for the model, when rejected.
+    pub fn message(&self) -> Option<&str> {
+        self.message.as_deref()
+    }
+
+    /// Whose mistake a rejection is: the model's, or the operator's (a broken
+    /// schema).
+    pub fn fault(&self) -> Fault {
+        self.fault
+    }
+
+    /// How many times the same rejected call has come back, once that is the
+    /// loop limit or more.
+    pub fn looped(&self) -> Option<u32> {
+        self.looped
+    }
+
     fn accepted(args: Value, repairs: Vec<Repair>) -> Self {
         Verdict {
             status: if repairs.is_empty() {
@@ -115,7 +153,7 @@ impl Verdict {
     }
 
     /// A rejection whose message will be the instruction built from `errors`.
-    pub fn invalid(args: Option<Value>, errors: Vec<ArgError>) -> Self {
+    pub(crate) fn invalid(args: Option<Value>, errors: Vec<ArgError>) -> Self {
         Verdict {
             status: Status::Rejected,
             args,
@@ -130,7 +168,7 @@ impl Verdict {
     }
 
     /// A rejection with a message of its own (a broken schema or record).
-    pub fn rejected(message: String, fault: Fault) -> Self {
+    pub(crate) fn rejected(message: String, fault: Fault) -> Self {
         // Whatever of the input the message quotes, it stays one line.
         let message = message::one_line(&message).into_owned();
         Verdict {
@@ -142,7 +180,7 @@ impl Verdict {
 
     /// Words the message of a rejection of a call to `tool`, once, from the final
     /// outcome (after repeated-failure counting).
-    pub fn finish(&mut self, style: &Style, tool: &str) {
+    pub(crate) fn finish(&mut self, style: &Style, tool: &str) {
         if self.status != Status::Rejected {
             return;
         }
@@ -171,7 +209,7 @@ impl Verdict {
 
 /// Judges one call. Its arguments are moved out of `call`; a `rename-tool`
 /// repair renames the call itself.
-pub fn judge(registry: &Registry, call: &mut Call, policy: Policy) -> Verdict {
+pub(crate) fn judge(registry: &Registry, call: &mut Call, policy: Policy) -> Verdict {
     if let Args::Malformed(why) = &call.args {
         return Verdict::invalid(None, vec![ArgError::root(why.clone())]);
     }

@@ -52,17 +52,17 @@ impl Line {
                 values.push(v);
             }
         }
-        values.extend(&self.verdict.args);
-        for r in &self.verdict.repairs {
+        values.extend(self.verdict.args());
+        for r in self.verdict.repairs() {
             values.extend([&r.from, &r.to]);
         }
         values.into_iter().any(|v| deeper_than(v, MAX_DEPTH))
     }
 
     fn accepted(&self) -> Option<&Value> {
-        match self.verdict.status {
+        match self.verdict.status() {
             Status::Rejected => None,
-            _ => self.verdict.args.as_ref(),
+            _ => self.verdict.args(),
         }
     }
 }
@@ -115,11 +115,10 @@ impl CheckResult {
     /// operator's error, not the model's: a `CallfixError` naming the tool and
     /// the problem (the words the model would have read).
     pub(crate) fn new(line: Line) -> PyResult<Self> {
-        if line.verdict.fault == Fault::Schema {
+        if line.verdict.fault() == Fault::Schema {
             let said = line
                 .verdict
-                .message
-                .as_deref()
+                .message()
                 .unwrap_or("a tool's schema is broken");
             return Err(error(said));
         }
@@ -149,13 +148,13 @@ impl CheckResult {
     /// `"valid"`, `"repaired"` or `"rejected"`.
     #[getter]
     fn status(&self) -> &'static str {
-        self.line.verdict.status.as_str()
+        self.line.verdict.status().as_str()
     }
 
     /// Whether the arguments can be used: valid or repaired.
     #[getter]
     fn ok(&self) -> bool {
-        self.line.verdict.status != Status::Rejected
+        self.line.verdict.status() != Status::Rejected
     }
 
     /// The tool called (after `rename-tool`); `None` for a broken record.
@@ -204,7 +203,7 @@ impl CheckResult {
     /// Every change made: dicts with `path`, `kind`, `from`, `to`.
     #[getter]
     fn repairs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        if self.line.verdict.repairs.is_empty() {
+        if self.line.verdict.repairs().is_empty() {
             return Ok(PyList::empty(py).into_any());
         }
         self.field(py, "repairs")
@@ -213,7 +212,7 @@ impl CheckResult {
     /// What is wrong: dicts with `path` and `message`.
     #[getter]
     fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        if self.line.verdict.errors.is_empty() {
+        if self.line.verdict.errors().is_empty() {
             return Ok(PyList::empty(py).into_any());
         }
         self.field(py, "errors")
@@ -222,13 +221,13 @@ impl CheckResult {
     /// The one line for the model when rejected, else `None`.
     #[getter]
     fn message(&self) -> Option<&str> {
-        self.line.verdict.message.as_deref()
+        self.line.verdict.message()
     }
 
     /// Whether the model was told to stop retrying (a `Session` only).
     #[getter]
     fn looped(&self) -> bool {
-        self.line.verdict.looped.is_some()
+        self.line.verdict.looped().is_some()
     }
 
     /// The object `callfix --format json` writes for this call (a new dict).

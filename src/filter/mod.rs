@@ -16,7 +16,7 @@ use crate::spelling::Spellings;
 use crate::surrogates;
 use crate::verdict::{Fault, Verdict};
 
-pub use settle::{Conversation, Judge, Loops, Repeats, Tally, Within, repeat_text};
+pub(crate) use settle::{Conversation, Judge, Loops, Repeats, Tally, repeat_text};
 pub use summary::{Counts, Summary};
 
 /// Why a stream stopped early. `Display` says what failed and why, on one

@@ -21,7 +21,7 @@ use crate::verdict::{self, Status, Verdict};
 /// How calls are judged and settled: the tools, the message style, the
 /// repairs that run and the loop limit.
 #[derive(Debug, Clone, Copy)]
-pub struct Judge<'a> {
+pub(crate) struct Judge<'a> {
     /// The tools calls are checked against.
     pub registry: &'a Registry,
     /// How messages are worded.
@@ -34,7 +34,7 @@ pub struct Judge<'a> {
 }
 
 /// Where the settle step counts a call.
-pub enum Tally<'m> {
+pub(crate) enum Tally<'m> {
     /// Nowhere: no loop detection, no statistics (`Toolset::check`).
     Nothing,
     /// Repeats in a store of the caller's (a conversation of a run's
@@ -56,7 +56,7 @@ impl std::fmt::Debug for Tally<'_> {
 }
 
 /// A store of one conversation's rejected calls, for loop detection.
-pub trait Repeats {
+pub(crate) trait Repeats {
     /// Counts one more rejection of `verdict`'s call to `tool`: how many there
     /// have been in the conversation, this one included.
     fn count(&mut self, tool: &str, verdict: &Verdict) -> u32;
@@ -64,7 +64,7 @@ pub trait Repeats {
 
 impl<'a> Judge<'a> {
     /// The judge a run's `options` describe, against `registry`.
-    pub fn new(registry: &'a Registry, options: &'a Options) -> Self {
+    pub(crate) fn new(registry: &'a Registry, options: &'a Options) -> Self {
         Judge {
             registry,
             style: &options.style,
@@ -76,7 +76,7 @@ impl<'a> Judge<'a> {
     /// Judges one call (pure). `masked`: the record's lone surrogate escapes
     /// were masked to parse it, and a call whose arguments hold one is
     /// rejected saying where.
-    pub fn judge(&self, call: &mut Call, masked: bool) -> Verdict {
+    pub(crate) fn judge(&self, call: &mut Call, masked: bool) -> Verdict {
         match masked.then(|| lone_surrogate(&call.args)).flatten() {
             Some(path) => Verdict::invalid(None, vec![message::lone_surrogate(&path)]),
             None => verdict::judge(self.registry, call, self.policy),
@@ -86,7 +86,7 @@ impl<'a> Judge<'a> {
     /// Settles a judged call to `tool`, in order: a rejection is counted in
     /// `tally`'s loop memory and, the `loop_limit`th time or later, marked
     /// looped; the message is worded; a run's result is counted.
-    pub fn settle(&self, tool: &str, verdict: &mut Verdict, mut tally: Tally<'_>) {
+    pub(crate) fn settle(&self, tool: &str, verdict: &mut Verdict, mut tally: Tally<'_>) {
         if self.loop_limit > 0 && verdict.status == Status::Rejected {
             let times = match tally {
                 Tally::Nothing => None,
@@ -106,7 +106,7 @@ impl<'a> Judge<'a> {
     }
 
     /// Judges and settles one call: [`Judge::judge`] then [`Judge::settle`].
-    pub fn check(&self, call: &mut Call, tally: Tally<'_>) -> Verdict {
+    pub(crate) fn check(&self, call: &mut Call, tally: Tally<'_>) -> Verdict {
         let mut verdict = self.judge(call, false);
         self.settle(&call.name, &mut verdict, tally);
         verdict
@@ -171,7 +171,7 @@ impl Repeats for Within<'_> {
 /// What a rejected call is compared by to find repeats: its arguments with
 /// object keys sorted (key order hides no repeat), else its argument text, else
 /// its errors. The filter's loop detection and `callfix hook` count by it.
-pub fn repeat_text(verdict: &Verdict) -> String {
+pub(crate) fn repeat_text(verdict: &Verdict) -> String {
     match (&verdict.args, &verdict.raw) {
         (Some(args), _) => canonical(args),
         (None, Some(raw)) => raw.trim().to_owned(),

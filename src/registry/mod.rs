@@ -41,7 +41,7 @@ pub use crate::error::{SchemaError, SchemaProblem, SourceError, SourceProblem};
 
 /// A compiled tool schema.
 #[derive(Debug)]
-pub struct Tool {
+pub(crate) struct Tool {
     /// The tool's name.
     pub name: String,
     /// The schema as written (for message details and repair).
@@ -60,7 +60,7 @@ pub struct Tool {
 
 impl Tool {
     /// The root of the schema, to walk it resolving `$ref` as the validator does.
-    pub fn root(&self) -> At<'_> {
+    pub(crate) fn root(&self) -> At<'_> {
         At::root(&self.schema, self.refs.resolver(self.base.clone()))
     }
 }
@@ -119,7 +119,7 @@ struct Entry {
 
 /// The result of looking up a tool by name.
 #[derive(Debug)]
-pub enum Lookup<'a> {
+pub(crate) enum Lookup<'a> {
     /// The tool, compiled.
     Found(&'a Tool),
     /// The tool exists but its schema is broken.
@@ -141,7 +141,7 @@ impl Entry {
 
 /// Up to this many tools, a misspelt tool name gets a suggestion within a small
 /// edit distance; above it, only case and separators are forgiven.
-pub const FUZZY_TOOLS: usize = 2_000;
+pub(crate) const FUZZY_TOOLS: usize = 2_000;
 
 /// All tools from all `--schemas` sources, in source order.
 #[derive(Debug, Default)]
@@ -225,7 +225,7 @@ impl Registry {
     }
 
     /// Serves references under the map's prefixes from local directories.
-    pub fn with_ref_map(mut self, ref_map: RefMap) -> Self {
+    pub(crate) fn with_ref_map(mut self, ref_map: RefMap) -> Self {
         self.ref_map = Arc::new(ref_map);
         self
     }
@@ -291,12 +291,12 @@ impl Registry {
     }
 
     /// The file a tool's schema comes from.
-    pub fn source(&self, name: &str) -> Option<PathBuf> {
+    pub(crate) fn source(&self, name: &str) -> Option<PathBuf> {
         Some(self.entries.get(self.find(name)?)?.file())
     }
 
     /// Looks a tool up, compiling its schema on first use.
-    pub fn lookup(&self, name: &str) -> Lookup<'_> {
+    pub(crate) fn lookup(&self, name: &str) -> Lookup<'_> {
         let Some(entry) = self.find(name).and_then(|i| self.entries.get(i)) else {
             return Lookup::Unknown;
         };
