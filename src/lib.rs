@@ -34,7 +34,8 @@
 //! match tools.check("read", json!({"limit": "2"})) {
 //!     Outcome::Rejected { message, .. } => assert_eq!(
 //!         message,
-//!         "Please rewrite the input with valid arguments. Errors: path: Required"
+//!         "Please rewrite the input with valid arguments. \
+//!          Errors: path: Required; limit: expected integer, got string"
 //!     ),
 //!     other => panic!("{other:?}"),
 //! }

@@ -28,7 +28,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::error::Unrecognised;
-use crate::filter::{Conversation, Judge, Loops, Options, Tally};
+use crate::filter::{Conversation, Filter, Judge, Loops, Options, Tally};
 use crate::kinds::Kind;
 use crate::message::{ArgError, Style};
 use crate::provider::{self, Args, Extracted};
@@ -36,12 +36,11 @@ use crate::registry::{Registry, SourceError};
 use crate::repair::{Policy, Repair};
 use crate::verdict::{self, Status};
 
-/// Tools by name, with how calls to them are checked.
+/// Tools by name, with how calls to them are checked ([`Options`]).
 #[derive(Debug)]
 pub struct Toolset {
     registry: Registry,
-    style: Style,
-    policy: Policy,
+    options: Options,
 }
 
 /// What became of one call.
@@ -87,25 +86,97 @@ impl Toolset {
         Registry::load(&[path.as_ref().to_owned()]).map(Self::new)
     }
 
-    fn new(registry: Registry) -> Self {
+    /// Tools already compiled into a [`Registry`], checked with the default
+    /// [`Options`].
+    pub fn new(registry: Registry) -> Self {
         Toolset {
             registry,
-            style: Style::default(),
-            policy: Policy::default(),
+            options: Options::default(),
         }
+    }
+
+    /// The same tools, with other settings (message style, repairs, record
+    /// limits, loop limit for [`Filter`] runs and sessions, threads).
+    pub fn with_options(mut self, options: Options) -> Self {
+        self.options = options;
+        self
     }
 
     /// The same tools, with another message style (prefix, how many errors, how
     /// long each).
     pub fn with_style(mut self, style: Style) -> Self {
-        self.style = style;
+        self.options.style = style;
         self
     }
 
     /// The same tools, with other repair settings (which kinds, how many rounds).
     pub fn with_policy(mut self, policy: Policy) -> Self {
-        self.policy = policy;
+        self.options.policy = policy;
         self
+    }
+
+    /// How calls are checked.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// The compiled tools.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// The tool names, sorted.
+    pub fn names(&self) -> impl ExactSizeIterator<Item = &str> {
+        self.registry.names()
+    }
+
+    /// Whether a tool of that name is declared.
+    pub fn contains(&self, name: &str) -> bool {
+        self.registry.contains(name)
+    }
+
+    /// How many tools there are.
+    pub fn len(&self) -> usize {
+        self.registry.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.registry.is_empty()
+    }
+
+    /// A stream of records checked against these tools with their options: the
+    /// `callfix` filter (`callfix --schemas DIR < calls.jsonl`), one result per
+    /// call into a [`Sink`](crate::Sink).
+    ///
+    /// ```
+    /// use callfix::{Format, Input, Printer, Summary, Toolset};
+    /// use serde_json::json;
+    ///
+    /// let tools = Toolset::from_schemas([(
+    ///     "read".to_owned(),
+    ///     json!({"type": "object", "properties": {"limit": {"type": "integer"}}}),
+    /// )]);
+    /// let records = b"{\"name\": \"read\", \"arguments\": {\"limit\": \"2\"}}\n";
+    /// let mut printer = Printer::new(Vec::new(), Format::Args);
+    /// let mut summary = Summary::default();
+    /// tools
+    ///     .filter()
+    ///     .stream(Input::from_bytes(records, "calls.jsonl"), &mut printer, &mut summary)
+    ///     .unwrap();
+    /// assert_eq!(printer.into_inner(), b"{\"limit\":2}\n");
+    /// assert_eq!(summary.total.repaired, 1);
+    /// ```
+    pub fn filter(&self) -> Filter<'_> {
+        self.filter_with(&self.options)
+    }
+
+    /// As [`Toolset::filter`], with other options (a session's loop limit).
+    pub fn filter_with<'a>(&'a self, options: &'a Options) -> Filter<'a> {
+        Filter {
+            registry: &self.registry,
+            options,
+        }
     }
 
     /// Checks one call to `tool` with `arguments` (a JSON object, as sent).
@@ -130,7 +201,7 @@ impl Toolset {
     /// saying what was seen; a text-only message is `Ok` with no calls.
     pub fn check_record(&self, record: Value) -> Result<Vec<Checked>, Unrecognised> {
         let declared = |name: &str| self.registry.contains(name);
-        let from_text = (self.policy.enabled)
+        let from_text = (self.options.policy.enabled)
             .has(Kind::ExtractFromText)
             .then_some(&declared as provider::Declared);
         match provider::extract(record, from_text) {
@@ -156,21 +227,14 @@ impl Toolset {
             tools: self,
             loops: Loops::default(),
             options: Options {
-                style: self.style.clone(),
-                policy: self.policy,
                 loop_limit,
-                ..Options::default()
+                ..self.options.clone()
             },
         }
     }
 
     fn judge(&self, call: &mut provider::Call) -> Outcome {
-        let judge = Judge {
-            registry: &self.registry,
-            style: &self.style,
-            policy: self.policy,
-            loop_limit: 0,
-        };
+        let judge = Judge::new(&self.registry, &self.options);
         outcome(judge.check(call, Tally::Nothing))
     }
 }

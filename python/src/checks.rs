@@ -21,10 +21,10 @@ use pyo3::prelude::*;
 use pyo3::types::PyIterator;
 
 use callfix::Spellings;
-use callfix::filter::{Filter, Input, Summary};
 use callfix::output::{Position, Sink};
 use callfix::provider::Call;
 use callfix::verdict::Verdict;
+use callfix::{Input, Summary};
 
 use crate::MAX_DEPTH;
 use crate::boundary::{MAX_NESTING, Nesting, catch, deep_stack, error};
@@ -201,10 +201,7 @@ fn work(
         raised: None,
     };
     let outcome = catch(|| {
-        let filter = Filter {
-            registry: &toolset.registry,
-            options: &toolset.options,
-        };
+        let filter = toolset.inner.filter();
         let summary = &mut Summary::default().without_per_tool();
         let mut sink = Outbox(Rc::clone(&collect));
         filter

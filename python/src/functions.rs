@@ -87,12 +87,17 @@ pub(crate) fn tools<'py>(
         )));
     }
     let payload = catch(|| {
-        callfix::tools::payload(&toolset.registry, provider, &files, &all, openai_strict).map_err(
-            |problems| {
-                let all: Vec<String> = problems.iter().map(|p| Chain(p).to_string()).collect();
-                error(all.join("; "))
-            },
+        callfix::tools::payload(
+            toolset.inner.registry(),
+            provider,
+            &files,
+            &all,
+            openai_strict,
         )
+        .map_err(|problems| {
+            let all: Vec<String> = problems.iter().map(|p| Chain(p).to_string()).collect();
+            error(all.join("; "))
+        })
     })?;
     to_py(py, &payload.value)
 }

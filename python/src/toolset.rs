@@ -1,6 +1,6 @@
 //! The `Toolset` class: tools by name (from schemas in memory, a directory or a
-//! provider's tool list) and how calls to them are checked. Checking runs the
-//! library's `filter::Filter` with the GIL released, inside the boundary of
+//! provider's tool list) and how calls to them are checked: the library's
+//! `callfix::Toolset`, wrapped. Checking runs its filter with the GIL released, inside the boundary of
 //! [`shielded`]; a toolset pickles as its source and options.
 
 use std::path::PathBuf;
@@ -10,8 +10,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
 use callfix::error::Chain;
-use callfix::filter::{Filter, Input, Options, Summary};
 use callfix::registry::Registry;
+use callfix::{Input, Options, Summary};
 
 use crate::MAX_DEPTH;
 use crate::boundary::{catch, error, shielded};
@@ -54,19 +54,18 @@ enum Origin {
 /// Tools by name, and how calls to them are checked.
 #[pyclass(frozen, module = "callfix", name = "Toolset")]
 pub(crate) struct Toolset {
-    pub(crate) registry: Registry,
+    /// The library's toolset, with the constructor's options.
+    pub(crate) inner: callfix::Toolset,
     opts: Opts,
-    pub(crate) options: Options,
     origin: Origin,
 }
 
 impl Toolset {
     fn build(registry: Registry, opts: Opts, origin: Origin) -> Toolset {
-        let options = opts.options(0);
+        let inner = callfix::Toolset::new(registry).with_options(opts.options(0));
         Toolset {
-            registry,
+            inner,
             opts,
-            options,
             origin,
         }
     }
@@ -81,10 +80,7 @@ impl Toolset {
         at: Place<'_>,
         sink: &mut Collect,
     ) -> PyResult<()> {
-        let filter = Filter {
-            registry: &self.registry,
-            options,
-        };
+        let filter = self.inner.filter_with(options);
         let input = Input {
             first_index: at.index,
             first_line: at.line,
@@ -121,7 +117,7 @@ impl Toolset {
         let lines = py.detach(|| {
             let mut sink = Collect::default();
             let summary = &mut Summary::default().without_per_tool();
-            self.run(&self.options, summary, text, tool, at, &mut sink)
+            self.run(self.inner.options(), summary, text, tool, at, &mut sink)
                 .map(|()| sink.lines)
         })?;
         results(py, lines)
@@ -189,15 +185,15 @@ impl Toolset {
 
     /// The tool names, sorted.
     fn names(&self) -> Vec<String> {
-        self.registry.names().map(str::to_owned).collect()
+        self.inner.names().map(str::to_owned).collect()
     }
 
     fn __len__(&self) -> usize {
-        self.registry.len()
+        self.inner.len()
     }
 
     fn __contains__(&self, name: &str) -> bool {
-        self.registry.names().any(|n| n == name)
+        self.inner.contains(name)
     }
 
     /// Checks one call: `arguments` as a dict (or any JSON value) or as the JSON
@@ -305,6 +301,6 @@ impl Toolset {
     }
 
     fn __repr__(&self) -> String {
-        format!("Toolset({} tools)", self.registry.len())
+        format!("Toolset({} tools)", self.inner.len())
     }
 }
