@@ -217,8 +217,9 @@ impl fmt::Display for UnknownKind {
 
 impl std::error::Error for UnknownKind {}
 
-/// How far repair may go.
+/// How far repair may go (`#[non_exhaustive]`: start from [`Policy::default`]).
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct Policy {
     /// Which kinds may run.
     pub enabled: Enabled,

@@ -165,7 +165,7 @@ impl Toolset {
     ///     .stream(Input::from_bytes(records, "calls.jsonl"), &mut printer, &mut summary)
     ///     .unwrap();
     /// assert_eq!(printer.into_inner(), b"{\"limit\":2}\n");
-    /// assert_eq!(summary.total.repaired, 1);
+    /// assert_eq!(summary.total().repaired, 1);
     /// ```
     pub fn filter(&self) -> Filter<'_> {
         self.filter_with(&self.options)

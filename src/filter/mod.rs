@@ -31,8 +31,20 @@ pub enum StreamError {
     Write(io::Error),
 }
 
-/// Settings of one filter run.
+/// Settings of one filter run. Start from [`Options::default`] and set the
+/// fields you need (the struct is `#[non_exhaustive]`, so a setting added later
+/// breaks no caller):
+///
+/// ```
+/// let mut options = callfix::Options::default();
+/// options.loop_limit = 5;
+/// options.style.prefix = "Fix the call.".to_owned();
+/// options.policy.enabled = callfix::Enabled::NONE;
+/// let tools = callfix::Toolset::from_schemas([]).with_options(options);
+/// assert_eq!(tools.options().loop_limit, 5);
+/// ```
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Options {
     /// How messages are worded.
     pub style: Style,

@@ -36,32 +36,32 @@ impl Counts {
 #[derive(Debug, Default)]
 pub struct Summary {
     /// Rejected calls seen so far, to recognise repeats.
-    pub loops: Loops,
+    pub(crate) loops: Loops,
     /// Records read.
-    pub records: u64,
+    pub(crate) records: u64,
     /// Records that are valid envelopes holding no call (a text-only message).
-    pub records_without_calls: u64,
+    pub(crate) records_without_calls: u64,
     /// Records that yielded no call because they are broken; each got one
     /// rejected result, counted here and not in `total`.
-    pub broken_records: u64,
+    pub(crate) broken_records: u64,
     /// All calls.
-    pub total: Counts,
+    pub(crate) total: Counts,
     /// Calls per tool, for at most [`Summary::MAX_TOOLS`] names of at most
     /// [`Summary::MAX_TOOL_NAME_BYTES`] bytes each (first come); left empty by a
     /// summary made [`Summary::without_per_tool`].
-    pub per_tool: BTreeMap<String, Counts>,
+    pub(crate) per_tool: BTreeMap<String, Counts>,
     /// Calls to every other name: past the first [`Summary::MAX_TOOLS`], or
     /// longer than [`Summary::MAX_TOOL_NAME_BYTES`]. A model can invent a name
     /// per call; the summary's memory stays bounded whatever it sends.
-    pub other_tools: Counts,
+    pub(crate) other_tools: Counts,
     /// Repairs made, by kind.
-    pub repairs: BTreeMap<&'static str, u64>,
+    pub(crate) repairs: BTreeMap<&'static str, u64>,
     /// Calls found written into assistant text, by call syntax.
-    pub leaks: BTreeMap<&'static str, u64>,
+    pub(crate) leaks: BTreeMap<&'static str, u64>,
     /// Calls rejected because their tool's schema is broken.
-    pub schema_faults: u64,
+    pub(crate) schema_faults: u64,
     /// Tools whose broken schema the operator has been told about.
-    pub broken_tools: BTreeSet<String>,
+    pub(crate) broken_tools: BTreeSet<String>,
     /// Whether `per_tool` is left empty.
     no_per_tool: bool,
 }
@@ -72,6 +72,53 @@ impl Summary {
     pub const MAX_TOOLS: usize = 1000;
     /// The longest tool name counted on a row of its own, in bytes.
     pub const MAX_TOOL_NAME_BYTES: usize = 256;
+
+    /// Records read.
+    pub fn records(&self) -> u64 {
+        self.records
+    }
+
+    /// Records that are valid envelopes holding no call (a text-only message).
+    pub fn records_without_calls(&self) -> u64 {
+        self.records_without_calls
+    }
+
+    /// Records that yielded no call because they are broken (each got one
+    /// rejected result, not counted in [`Summary::total`]).
+    pub fn broken_records(&self) -> u64 {
+        self.broken_records
+    }
+
+    /// All calls.
+    pub fn total(&self) -> Counts {
+        self.total
+    }
+
+    /// Calls per tool (empty for a summary made [`Summary::without_per_tool`]).
+    pub fn per_tool(&self) -> &BTreeMap<String, Counts> {
+        &self.per_tool
+    }
+
+    /// Calls to tools past the first [`Summary::MAX_TOOLS`] names, or with
+    /// longer names than [`Summary::MAX_TOOL_NAME_BYTES`].
+    pub fn other_tools(&self) -> Counts {
+        self.other_tools
+    }
+
+    /// Repairs made, by kind (`coerce-integer`, …).
+    pub fn repairs(&self) -> &BTreeMap<&'static str, u64> {
+        &self.repairs
+    }
+
+    /// Calls found written into assistant text, by call syntax.
+    pub fn leaks(&self) -> &BTreeMap<&'static str, u64> {
+        &self.leaks
+    }
+
+    /// Calls rejected because their tool's schema is broken.
+    pub fn schema_faults(&self) -> u64 {
+        self.schema_faults
+    }
 
     /// A summary that keeps no per-tool counts: each call then costs no lookup
     /// by tool name (the binary keeps them only for `--stats`).

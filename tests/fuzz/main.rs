@@ -563,7 +563,7 @@ proptest! {
             input.push(b'\n');
         }
         let (lines, summary) = run(&input);
-        prop_assert_eq!(lines.len() as u64, summary.total.calls + summary.broken_records);
+        prop_assert_eq!(lines.len() as u64, summary.total().calls + summary.broken_records());
         // Every valid call comes out byte-exact, once, in order: the lines that
         // hold a nonce are exactly the expected ones.
         grammar::exact(&lines, &wanted).map_err(|e| fail(e, &input))?;
