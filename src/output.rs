@@ -41,7 +41,37 @@ pub struct Position {
     pub offset: u64,
 }
 
-/// Where the filter sends one result per call (or per broken record).
+/// Where the filter sends one result per call (or per broken record):
+/// [`Printer`] writes them as the command line does; a program keeps them.
+///
+/// ```
+/// use callfix::provider::Call;
+/// use callfix::{Input, Position, Sink, Status, Summary, Toolset, Verdict};
+/// use serde_json::json;
+///
+/// #[derive(Default)]
+/// struct Rejected(Vec<String>);
+///
+/// impl Sink for Rejected {
+///     fn call(&mut self, _at: Position, _call: Call, v: Verdict) -> std::io::Result<()> {
+///         if v.status() == Status::Rejected {
+///             self.0.extend(v.message().map(str::to_owned));
+///         }
+///         Ok(())
+///     }
+///     fn record(&mut self, _at: Position, v: Verdict) -> std::io::Result<()> {
+///         self.0.extend(v.message().map(str::to_owned));
+///         Ok(())
+///     }
+/// }
+///
+/// let tools = Toolset::from_schemas([("t".to_owned(), json!({"required": ["a"]}))]);
+/// let mut sink = Rejected::default();
+/// let records = b"{\"name\": \"t\", \"arguments\": {}}\n";
+/// tools.filter().stream(Input::from_bytes(records, "-"), &mut sink, &mut Summary::default())
+///     .unwrap();
+/// assert_eq!(sink.0, ["Please rewrite the input with valid arguments. Errors: a: Required"]);
+/// ```
 pub trait Sink {
     /// The number spellings of the record whose results follow.
     fn begin_record(&mut self, _spellings: Spellings) {}

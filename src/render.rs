@@ -84,6 +84,16 @@ pub struct Rendered {
 }
 
 /// Renders `template` (named `file` in errors). Every unknown variable is reported.
+///
+/// ```
+/// use callfix::render::{Syntax, Vars, render};
+///
+/// let vars = Vars::from([("PLATFORM".to_owned(), "linux".to_owned())]);
+/// let done = render("Runs on <PLATFORM>.", "read.txt", &vars, Syntax::Angle).unwrap();
+/// assert_eq!(done.text, "Runs on linux.");
+/// let errors = render("Runs on <OS>.", "read.txt", &vars, Syntax::Angle).unwrap_err();
+/// assert!(errors[0].to_string().contains("OS"));
+/// ```
 pub fn render(
     template: &str,
     file: &str,

@@ -44,6 +44,24 @@ pub struct Toolset {
 }
 
 /// What became of one call.
+///
+/// ```
+/// use callfix::{Outcome, Toolset};
+/// use serde_json::json;
+///
+/// let tools = Toolset::from_schemas([(
+///     "grep".to_owned(),
+///     json!({"type": "object", "properties": {"pattern": {"type": "string"},
+///            "-n": {"type": "boolean"}}, "required": ["pattern"]}),
+/// )]);
+/// match tools.check("grep", json!({"pattern": "fn", "-n": "true"})) {
+///     Outcome::Repaired { args, repairs } => {
+///         assert_eq!(args, json!({"pattern": "fn", "-n": true}));
+///         assert_eq!((repairs[0].path.as_str(), repairs[0].kind.name()), ("-n", "coerce-boolean"));
+///     }
+///     other => panic!("{other:?}"),
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
     /// The arguments validate as they are.
@@ -239,7 +257,23 @@ impl Toolset {
     }
 }
 
-/// One call of a record, checked.
+/// One call of a record, checked ([`Toolset::check_record`]).
+///
+/// ```
+/// use callfix::{Outcome, Toolset};
+/// use serde_json::json;
+///
+/// let tools = Toolset::from_schemas([(
+///     "read".to_owned(),
+///     json!({"type": "object", "properties": {"path": {"type": "string"}}}),
+/// )]);
+/// // An OpenAI assistant message: arguments as JSON text.
+/// let message = json!({"role": "assistant", "tool_calls": [{"id": "call_1",
+///     "type": "function", "function": {"name": "read", "arguments": "{\"path\": \"/a\"}"}}]});
+/// let checked = tools.check_record(message).unwrap();
+/// assert_eq!((checked[0].id.as_str(), checked[0].tool.as_str()), (Some("call_1"), "read"));
+/// assert!(matches!(checked[0].outcome, Outcome::Valid { .. }));
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Checked {
     /// The call's id as sent (null when it had none).
@@ -251,6 +285,24 @@ pub struct Checked {
 }
 
 /// One conversation's checks: a [`Toolset`]'s, plus repeated-failure escalation.
+///
+/// ```
+/// use callfix::{Outcome, Toolset};
+/// use serde_json::json;
+///
+/// let tools = Toolset::from_schemas([(
+///     "read".to_owned(),
+///     json!({"type": "object", "required": ["path"]}),
+/// )]);
+/// let mut session = tools.session(2);
+/// let message = |o: Outcome| match o {
+///     Outcome::Rejected { message, .. } => message,
+///     other => panic!("{other:?}"),
+/// };
+/// assert!(message(session.check("read", json!({}))).starts_with("Please rewrite"));
+/// // The same rejected call a second time: the model is told to stop.
+/// assert!(message(session.check("read", json!({}))).starts_with("Stop retrying"));
+/// ```
 #[derive(Debug)]
 pub struct Session<'t> {
     tools: &'t Toolset,
