@@ -95,6 +95,7 @@ pub fn payload<'r>(
     vars: &Vars,
     strict: bool,
 ) -> Result<Payload, Vec<PayloadError<'r>>> {
+    let api = provider.api();
     let mut stripped = Vec::new();
     let mut undescribed = Vec::new();
     let mut problems = Vec::new();
@@ -119,7 +120,7 @@ pub fn payload<'r>(
         if description.trim().is_empty() {
             undescribed.push(name.to_owned());
         }
-        let exposed = provider.api().tool_name(name);
+        let exposed = api.tool_name(name);
         if let Some(other) = names.insert(exposed.clone(), name.to_owned()) {
             problems.push(PayloadError::SameName {
                 first: other,
@@ -137,15 +138,13 @@ pub fn payload<'r>(
                 None => stripped.push((name.to_owned(), note)),
             }
         }
-        let mut def = provider
-            .api()
-            .tool_definition(&exposed, &description, schema);
-        provider.api().set_strict(&mut def, strict);
+        let mut def = api.tool_definition(&exposed, &description, schema);
+        api.set_strict(&mut def, strict);
         defs.push(def);
     }
     if problems.is_empty() {
         Ok(Payload {
-            value: provider.api().tools_payload(defs),
+            value: api.tools_payload(defs),
             stripped,
             undescribed,
         })
