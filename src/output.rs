@@ -173,7 +173,9 @@ impl<W: Write> Sink for Printer<W> {
         text: &str,
         results: Vec<(Call, Verdict)>,
     ) -> io::Result<()> {
-        let (Format::Call, Some(to)) = (self.format, self.to.filter(|to| to.has_messages())) else {
+        let (Format::Call, Some(to)) =
+            (self.format, self.to.filter(|to| to.writer().has_messages()))
+        else {
             for (i, (call, verdict)) in results.iter().enumerate() {
                 Printer::call(self, Position { call: i, ..at }, call, verdict)?;
             }
@@ -212,14 +214,14 @@ impl<W: Write> Sink for Printer<W> {
                         Some(sent) => message::with_arguments_sent(message, &sent),
                         None => message.to_owned(),
                     };
-                    errors.push(to.error_result(&c.id, &c.name, &message));
+                    errors.push(to.writer().error_result(&c.id, &c.name, &message));
                     calls.push(c.call);
                 }
             }
         }
-        self.value_line(&to.new_message(text, calls))?;
+        self.value_line(&to.writer().new_message(text, calls))?;
         if !errors.is_empty() {
-            for line in to.results_messages(errors) {
+            for line in to.writer().results_messages(errors) {
                 self.value_line(&line)?;
             }
         }
@@ -290,7 +292,7 @@ pub struct Printer<W: Write> {
     out: W,
     format: Format,
     /// `--to`: the provider calls are written for.
-    to: Option<&'static dyn Provider>,
+    to: Option<Provider>,
     /// How the current record spelled its numbers.
     spellings: Spellings,
     /// Whether `human` output is coloured.
@@ -329,7 +331,7 @@ impl<W: Write> Printer<W> {
 
     /// Writes calls (`--format call`) and records ids and names (`--format json`)
     /// for provider `to`.
-    pub fn to(mut self, to: Option<&'static dyn Provider>) -> Self {
+    pub fn to(mut self, to: Option<Provider>) -> Self {
         self.to = to;
         self
     }
@@ -443,7 +445,7 @@ impl<W: Write> Printer<W> {
                 .map(|to| call.map_or(Value::Null, |c| self.ids.assign(c, to, place(at)))),
             provider_name: self
                 .to
-                .map(|to| call.map_or(Value::Null, |c| to.tool_name(&c.name).into())),
+                .map(|to| call.map_or(Value::Null, |c| to.api().tool_name(&c.name).into())),
         };
         self.spellings.write(&mut self.out, &result)?;
         self.out.write_all(b"\n")

@@ -90,11 +90,12 @@ pub struct Payload {
 /// Every problem is returned, not just the first.
 pub fn payload<'r>(
     registry: &'r Registry,
-    provider: &dyn Provider,
+    provider: Provider,
     descriptions: &BTreeMap<String, PathBuf>,
     vars: &Vars,
     strict: bool,
 ) -> Result<Payload, Vec<PayloadError<'r>>> {
+    let api = provider.api();
     let mut stripped = Vec::new();
     let mut undescribed = Vec::new();
     let mut problems = Vec::new();
@@ -119,7 +120,7 @@ pub fn payload<'r>(
         if description.trim().is_empty() {
             undescribed.push(name.to_owned());
         }
-        let exposed = provider.tool_name(name);
+        let exposed = api.tool_name(name);
         if let Some(other) = names.insert(exposed.clone(), name.to_owned()) {
             problems.push(PayloadError::SameName {
                 first: other,
@@ -137,13 +138,13 @@ pub fn payload<'r>(
                 None => stripped.push((name.to_owned(), note)),
             }
         }
-        let mut def = provider.tool_definition(&exposed, &description, schema);
-        provider.set_strict(&mut def, strict);
+        let mut def = api.tool_definition(&exposed, &description, schema);
+        api.set_strict(&mut def, strict);
         defs.push(def);
     }
     if problems.is_empty() {
         Ok(Payload {
-            value: provider.tools_payload(defs),
+            value: api.tools_payload(defs),
             stripped,
             undescribed,
         })
@@ -191,7 +192,7 @@ pub(crate) fn description(
 /// The parameters schema as a provider takes it: references inlined (providers
 /// cannot read sibling files), `$schema`/`$id`/`$comment` removed, then adapted
 /// to the provider's own rules ([`keywords::adapt`]), which say what they did.
-pub(crate) fn parameters(tool: &Tool, provider: &dyn Provider, strict: bool) -> (Value, Vec<Note>) {
+pub(crate) fn parameters(tool: &Tool, provider: Provider, strict: bool) -> (Value, Vec<Note>) {
     let inlined = inline(tool.root(), 0);
     let mut clean = keywords::without(&inlined, &STRIPPED);
     if !contains_ref(&clean)

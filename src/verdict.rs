@@ -230,7 +230,7 @@ pub(crate) fn judge(registry: &Registry, call: &mut Call, policy: Policy) -> Ver
         && !call.text_args_allowed()
     {
         if !policy.enabled.has(Kind::DoubleEncoded) {
-            let error = message::arguments_as_text(call.provider);
+            let error = message::arguments_as_text(call.provider.name());
             return Verdict::invalid(None, vec![error]);
         }
         repairs.push(Repair {

@@ -62,7 +62,7 @@ pub(crate) fn tools<'py>(
     vars: Option<BTreeMap<String, Bound<'py, PyAny>>>,
     openai_strict: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let provider = callfix::provider::by_name(provider).ok_or_else(|| {
+    let provider = callfix::provider::Provider::from_name(provider).ok_or_else(|| {
         let names: Vec<&str> = callfix::provider::PROVIDERS
             .iter()
             .map(|p| p.name())

@@ -149,7 +149,7 @@ pub(crate) struct VarArgs {
 /// A provider, named as `--to` and `--provider` take it; the list is the
 /// library's [`PROVIDERS`](crate::provider::PROVIDERS).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct ProviderArg(pub &'static dyn Provider);
+pub(crate) struct ProviderArg(pub Provider);
 
 impl ValueEnum for ProviderArg {
     fn value_variants<'a>() -> &'a [Self] {

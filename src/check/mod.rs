@@ -96,7 +96,7 @@ pub struct Inputs<'a> {
     pub calls: Vec<Calls<'a>>,
     /// `--provider`: also what this provider's API would refuse (its schema
     /// keywords, [`crate::provider::keywords`]; names that collide once sanitised).
-    pub provider: Option<&'static dyn Provider>,
+    pub provider: Option<Provider>,
     /// `--openai-strict`: the schemas must suit OpenAI strict mode.
     pub strict: bool,
 }
@@ -173,7 +173,7 @@ pub fn check(args: Inputs<'_>) -> Result<Report, Error> {
         let place = Place::of(spanned, name);
         let as_sent = args
             .provider
-            .map_or_else(|| provider_name(name), |p| p.tool_name(name));
+            .map_or_else(|| provider_name(name), |p| p.api().tool_name(name));
         exposed
             .entry(as_sent)
             .or_default()
@@ -416,7 +416,7 @@ fn check_tool(
 /// `tools` strips them), and what it cannot express (errors).
 fn check_provider(
     here: &Here<'_, '_, '_>,
-    provider: &dyn Provider,
+    provider: Provider,
     strict: bool,
     out: &mut Vec<Finding>,
 ) {

@@ -3,10 +3,19 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Call, Provider, provider_name, read_call};
-use super::{Envelope, ProviderProblem};
+use super::Provider;
+use super::call::{Call, read_call};
+use super::problem::{Envelope, ProviderProblem};
+use super::roles::{Api, Reader, Roles, Writer, provider_name};
 
 pub(super) struct Anthropic;
+
+/// Anthropic reads, writes and has an API of its own.
+pub(super) static ROLES: Roles = Roles {
+    reader: Some(&Anthropic),
+    writer: &Anthropic,
+    api: &Anthropic,
+};
 
 /// Content blocks that are not calls.
 const NOT_CALLS: [&str; 6] = [
@@ -18,18 +27,14 @@ const NOT_CALLS: [&str; 6] = [
     "tool_result",
 ];
 
-impl Provider for Anthropic {
-    fn name(&self) -> &'static str {
-        "anthropic"
-    }
-
+impl Reader for Anthropic {
     fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, ProviderProblem>> {
         if map.get("type").and_then(Value::as_str) != Some("tool_use") {
             return None;
         }
         let call = read_call(
             std::mem::take(map),
-            self.name(),
+            Provider::Anthropic,
             Envelope::AnthropicToolUse,
             &["name"],
             &["input"],
@@ -47,7 +52,9 @@ impl Provider for Anthropic {
             .and_then(Value::as_str)
             .is_some_and(|t| NOT_CALLS.contains(&t))
     }
+}
 
+impl Writer for Anthropic {
     fn new_call(&self, id: &Value, name: &str, args: &Value) -> Value {
         json!({"type": "tool_use", "id": id, "name": name, "input": args})
     }
@@ -61,10 +68,6 @@ impl Provider for Anthropic {
         vec![json!({"role": "user", "content": results})]
     }
 
-    fn tool_definition(&self, name: &str, description: &str, parameters: Value) -> Value {
-        json!({"name": name, "description": description, "input_schema": parameters})
-    }
-
     /// Text first, then the tool_use blocks, in one message; an empty text block
     /// is left out (the API rejects empty text).
     fn new_message(&self, text: &str, calls: Vec<Value>) -> Value {
@@ -74,6 +77,12 @@ impl Provider for Anthropic {
         }
         content.extend(calls);
         json!({"role": "assistant", "content": content})
+    }
+}
+
+impl Api for Anthropic {
+    fn tool_definition(&self, name: &str, description: &str, parameters: Value) -> Value {
+        json!({"name": name, "description": description, "input_schema": parameters})
     }
 
     /// Names must match `^[a-zA-Z0-9_-]{1,64}$`.

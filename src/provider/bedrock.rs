@@ -4,10 +4,19 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Call, Provider, provider_name, read_call};
-use super::{Envelope, ProviderProblem};
+use super::Provider;
+use super::call::{Call, read_call};
+use super::problem::{Envelope, ProviderProblem};
+use super::roles::{Api, Reader, Roles, Writer, provider_name};
 
 pub(super) struct Bedrock;
+
+/// Bedrock reads, writes and has an API of its own.
+pub(super) static ROLES: Roles = Roles {
+    reader: Some(&Bedrock),
+    writer: &Bedrock,
+    api: &Bedrock,
+};
 
 /// Content blocks that are not calls (each is an object under one key).
 const NOT_CALLS: [&str; 8] = [
@@ -21,18 +30,14 @@ const NOT_CALLS: [&str; 8] = [
     "cachePoint",
 ];
 
-impl Provider for Bedrock {
-    fn name(&self) -> &'static str {
-        "bedrock"
-    }
-
+impl Reader for Bedrock {
     fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, ProviderProblem>> {
         if !map.get("toolUse").is_some_and(Value::is_object) {
             return None;
         }
         let call = read_call(
             std::mem::take(map),
-            self.name(),
+            Provider::Bedrock,
             Envelope::BedrockToolUse,
             &["toolUse", "name"],
             &["toolUse", "input"],
@@ -49,7 +54,9 @@ impl Provider for Bedrock {
     fn is_not_a_call(&self, map: &Map<String, Value>) -> bool {
         map.len() == 1 && map.keys().all(|k| NOT_CALLS.contains(&k.as_str()))
     }
+}
 
+impl Writer for Bedrock {
     fn new_call(&self, id: &Value, name: &str, args: &Value) -> Value {
         json!({"toolUse": {"toolUseId": id, "name": name, "input": args}})
     }
@@ -71,7 +78,9 @@ impl Provider for Bedrock {
     fn results_messages(&self, results: Vec<Value>) -> Vec<Value> {
         vec![json!({"role": "user", "content": results})]
     }
+}
 
+impl Api for Bedrock {
     fn tool_definition(&self, name: &str, description: &str, parameters: Value) -> Value {
         json!({"toolSpec": {"name": name, "description": description, "inputSchema": {"json": parameters}}})
     }

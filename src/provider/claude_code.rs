@@ -5,16 +5,22 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Call, Provider, read_call};
-use super::{Envelope, ProviderProblem};
+use super::Provider;
+use super::call::{Call, read_call};
+use super::problem::{Envelope, ProviderProblem};
+use super::roles::{Api, Reader, Roles, Writer};
 
 pub(super) struct ClaudeCode;
 
-impl Provider for ClaudeCode {
-    fn name(&self) -> &'static str {
-        "claude-code"
-    }
+/// Claude Code reads its hook payloads and writes its hook's answers; its API
+/// is Anthropic's.
+pub(super) static ROLES: Roles = Roles {
+    reader: Some(&ClaudeCode),
+    writer: &ClaudeCode,
+    api: &ClaudeCode,
+};
 
+impl Reader for ClaudeCode {
     fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, ProviderProblem>> {
         let event = map.get("hook_event_name")?.as_str()?;
         if event != "PreToolUse" {
@@ -22,7 +28,7 @@ impl Provider for ClaudeCode {
         }
         let call = read_call(
             std::mem::take(map),
-            self.name(),
+            Provider::ClaudeCode,
             Envelope::ClaudeCode,
             &["tool_name"],
             &["tool_input"],
@@ -30,7 +36,9 @@ impl Provider for ClaudeCode {
         );
         Some(call.map(|c| vec![c]))
     }
+}
 
+impl Writer for ClaudeCode {
     fn new_call(&self, id: &Value, name: &str, args: &Value) -> Value {
         json!({"hook_event_name": "PreToolUse", "tool_name": name, "tool_input": args, "tool_use_id": id})
     }
@@ -39,7 +47,9 @@ impl Provider for ClaudeCode {
     fn error_result(&self, _id: &Value, _name: &str, message: &str) -> Value {
         decision("deny", message, None)
     }
+}
 
+impl Api for ClaudeCode {
     /// Claude Code speaks the Anthropic API: its tool definitions.
     fn tool_definition(&self, name: &str, description: &str, parameters: Value) -> Value {
         json!({"name": name, "description": description, "input_schema": parameters})

@@ -13,7 +13,8 @@ use std::hash::Hasher;
 
 use serde_json::{Map, Value};
 
-use super::{Args, Call, Provider};
+use super::Provider;
+use super::call::{Args, Call};
 use crate::spelling::Spellings;
 
 /// What a provider requires of call ids.
@@ -55,20 +56,20 @@ pub struct Converted {
 /// The id a call goes by in `to`'s envelope and in its result: its own (a number
 /// written as text where `to` needs a string), or, when it has none and `to`
 /// needs one, `call_` and 16 hex digits derived from the call and its place (the
-/// same input gives the same id); then `to`'s own quirk ([`Provider::call_id`]).
+/// same input gives the same id); then `to`'s own quirk (its writer's `call_id`).
 ///
 /// On its own: two calls may get the same id this way; [`IdScope::assign`]
 /// gives ids that are never shared.
-pub fn target_id(call: &Call, to: &dyn Provider, place: Place) -> Value {
+pub fn target_id(call: &Call, to: Provider, place: Place) -> Value {
     match own_id(call, to, place) {
         Value::Null => Value::Null,
-        id => to.call_id(&id),
+        id => to.writer().call_id(&id),
     }
 }
 
 /// [`target_id`] before `to`'s quirk.
-fn own_id(call: &Call, to: &dyn Provider, place: Place) -> Value {
-    match (to.ids(), &call.id) {
+fn own_id(call: &Call, to: Provider, place: Place) -> Value {
+    match (to.writer().ids(), &call.id) {
         (Ids::None, _) => Value::Null,
         (_, Value::String(s)) => Value::String(s.clone()),
         (Ids::JsonRpc, Value::Number(n)) => Value::Number(n.clone()),
@@ -123,12 +124,12 @@ impl IdScope {
     /// The id the call at `place` goes by in `to`: [`target_id`], unless an
     /// earlier call already has it; then its text with `_RECORD_CALL` (and
     /// `_N` if that is taken too) appended, through `to`'s quirk.
-    pub fn assign(&mut self, call: &Call, to: &dyn Provider, place: Place) -> Value {
+    pub fn assign(&mut self, call: &Call, to: Provider, place: Place) -> Value {
         let own = own_id(call, to, place);
         if own.is_null() {
             return Value::Null;
         }
-        let first = to.call_id(&own);
+        let first = to.writer().call_id(&own);
         if first.is_null() || !self.contains(&first) {
             self.insert(&first, place);
             return first;
@@ -147,7 +148,7 @@ impl IdScope {
             } else {
                 format!("{stem}_{n}")
             };
-            id = to.call_id(&Value::String(text));
+            id = to.writer().call_id(&Value::String(text));
             if !self.contains(&id) {
                 break;
             }
@@ -196,13 +197,13 @@ fn key(id: &Value) -> u128 {
 /// A (valid or repaired) call in `to`'s envelope, with `to`'s quirks.
 pub fn convert(
     call: &Call,
-    to: &dyn Provider,
+    to: Provider,
     args: &Value,
     spellings: &Spellings,
     ids: &mut IdScope,
     place: Place,
 ) -> Converted {
-    let args = if to.args_as_text() {
+    let args = if to.writer().args_as_text() {
         Value::String(spellings.to_text(args))
     } else {
         args.clone()
@@ -217,7 +218,7 @@ pub fn convert(
 pub fn convert_rejected(
     call: &Call,
     sent: &Args,
-    to: &dyn Provider,
+    to: Provider,
     spellings: &Spellings,
     ids: &mut IdScope,
     place: Place,
@@ -228,7 +229,7 @@ pub fn convert_rejected(
         Args::Missing => None,
         Args::Malformed(_) => call.leaked.as_ref().map(|l| l.markup.clone()),
     };
-    let (args, quoted) = match (sent, to.args_as_text()) {
+    let (args, quoted) = match (sent, to.writer().args_as_text()) {
         (Args::Malformed(_), true) => (Value::String("{}".into()), text),
         (_, true) => (Value::String(text.unwrap_or_else(|| "{}".into())), None),
         (Args::Value(Value::Object(m)), false) => (Value::Object(m.clone()), None),
@@ -241,17 +242,11 @@ pub fn convert_rejected(
     (envelope(call, to, &args, ids, place), quoted)
 }
 
-fn envelope(
-    call: &Call,
-    to: &dyn Provider,
-    args: &Value,
-    ids: &mut IdScope,
-    place: Place,
-) -> Converted {
+fn envelope(call: &Call, to: Provider, args: &Value, ids: &mut IdScope, place: Place) -> Converted {
     let id = ids.assign(call, to, place);
-    let name = to.tool_name(&call.name);
+    let name = to.api().tool_name(&call.name);
     Converted {
-        call: to.new_call(&id, &name, args),
+        call: to.writer().new_call(&id, &name, args),
         id,
         name,
     }
@@ -260,14 +255,14 @@ fn envelope(
 /// `to`'s error result for a rejected call, under the id and name `to` accepts.
 pub fn convert_error(
     call: &Call,
-    to: &dyn Provider,
+    to: Provider,
     message: &str,
     ids: &mut IdScope,
     place: Place,
 ) -> Value {
-    to.error_result(
+    to.writer().error_result(
         &ids.assign(call, to, place),
-        &to.tool_name(&call.name),
+        &to.api().tool_name(&call.name),
         message,
     )
 }
@@ -275,7 +270,7 @@ pub fn convert_error(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::provider::{bare_call, by_name};
+    use crate::provider::bare_call;
     use serde_json::json;
 
     fn call(id: Value) -> Call {
@@ -292,7 +287,7 @@ mod tests {
     fn forged_alternatives_cost_one_try_each() {
         // Every alternative the last call could take is taken already: the
         // tries are bounded by the ids given, and the answer is new.
-        let to = by_name("openai").unwrap();
+        let to = Provider::OpenAi;
         let mut scope = IdScope::new();
         let mut given = std::collections::HashSet::new();
         let forged = [
@@ -313,7 +308,7 @@ mod tests {
 
     #[test]
     fn memory_is_bounded_but_a_record_is_never_forgotten() {
-        let to = by_name("anthropic").unwrap();
+        let to = Provider::Anthropic;
         let mut scope = IdScope::new();
         for i in 0..(REMEMBERED_IDS as u64 + 1000) {
             scope.assign(&call(json!(format!("id{i}"))), to, at(i, 0));
@@ -332,8 +327,8 @@ mod tests {
     #[test]
     fn targets_without_ids_give_none() {
         let mut scope = IdScope::new();
-        let ollama = by_name("ollama").unwrap();
-        let gemini = by_name("gemini").unwrap();
+        let ollama = Provider::Ollama;
+        let gemini = Provider::Gemini;
         for _ in 0..2 {
             assert_eq!(
                 scope.assign(&call(json!("a")), ollama, at(0, 0)),

@@ -3,23 +3,30 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Call, Provider, provider_name, read_call};
-use super::{Envelope, ProviderProblem};
+use super::Provider;
+use super::call::{Call, read_call};
+use super::convert::Ids;
+use super::keywords::Dialect;
+use super::problem::{Envelope, ProviderProblem};
+use super::roles::{Api, Reader, Roles, Writer, provider_name};
 
 pub(super) struct Gemini;
 
-impl Provider for Gemini {
-    fn name(&self) -> &'static str {
-        "gemini"
-    }
+/// Gemini reads, writes and has an API of its own.
+pub(super) static ROLES: Roles = Roles {
+    reader: Some(&Gemini),
+    writer: &Gemini,
+    api: &Gemini,
+};
 
+impl Reader for Gemini {
     fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, ProviderProblem>> {
         if !map.get("functionCall").is_some_and(Value::is_object) {
             return None;
         }
         let call = read_call(
             std::mem::take(map),
-            self.name(),
+            Provider::Gemini,
             Envelope::GeminiFunctionCall,
             &["functionCall", "name"],
             &["functionCall", "args"],
@@ -41,7 +48,9 @@ impl Provider for Gemini {
         map.contains_key("functionResponse")
             || (!map.contains_key("type") && map.get("text").is_some_and(Value::is_string))
     }
+}
 
+impl Writer for Gemini {
     fn new_call(&self, id: &Value, name: &str, args: &Value) -> Value {
         let mut call = Map::new();
         call.insert("name".into(), json!(name));
@@ -63,26 +72,13 @@ impl Provider for Gemini {
     }
 
     /// Optional: without one, a response is matched to its call by name.
-    fn ids(&self) -> super::Ids {
-        super::Ids::Optional
+    fn ids(&self) -> Ids {
+        Ids::Optional
     }
 
     /// One `user` content of `functionResponse` parts.
     fn results_messages(&self, results: Vec<Value>) -> Vec<Value> {
         vec![json!({"role": "user", "parts": results})]
-    }
-
-    fn tool_definition(&self, name: &str, description: &str, parameters: Value) -> Value {
-        json!({"name": name, "description": description, "parameters": parameters})
-    }
-
-    fn tools_payload(&self, definitions: Vec<Value>) -> Value {
-        json!([{ "functionDeclarations": definitions }])
-    }
-
-    /// Its API refuses `additionalProperties` in function parameters.
-    fn dialect(&self, _strict: bool) -> Option<super::keywords::Dialect> {
-        Some(super::keywords::Dialect::Gemini)
     }
 
     /// A `model` content: a text part (if any), then the functionCall parts.
@@ -93,6 +89,21 @@ impl Provider for Gemini {
         }
         parts.extend(calls);
         json!({"role": "model", "parts": parts})
+    }
+}
+
+impl Api for Gemini {
+    fn tool_definition(&self, name: &str, description: &str, parameters: Value) -> Value {
+        json!({"name": name, "description": description, "parameters": parameters})
+    }
+
+    fn tools_payload(&self, definitions: Vec<Value>) -> Value {
+        json!([{ "functionDeclarations": definitions }])
+    }
+
+    /// Its API refuses `additionalProperties` in function parameters.
+    fn dialect(&self, _strict: bool) -> Option<Dialect> {
+        Some(Dialect::Gemini)
     }
 
     /// Names must be `[a-zA-Z0-9_-]`, at most 64 characters.

@@ -4,19 +4,25 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Call, Provider, read_call};
-use super::{Envelope, ProviderProblem};
+use super::Provider;
+use super::call::{Call, read_call};
+use super::convert::Ids;
+use super::problem::{Envelope, ProviderProblem};
+use super::roles::{Api, Reader, Roles, Writer};
 
 pub(super) struct Generic;
+
+/// The generic shape reads, writes and has tool definitions of its own.
+pub(super) static ROLES: Roles = Roles {
+    reader: Some(&Generic),
+    writer: &Generic,
+    api: &Generic,
+};
 
 /// The arguments keys, in the order they are looked for.
 const ARGS_AT: [&[&str]; 4] = [&["arguments"], &["args"], &["input"], &["parameters"]];
 
-impl Provider for Generic {
-    fn name(&self) -> &'static str {
-        "generic"
-    }
-
+impl Reader for Generic {
     fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, ProviderProblem>> {
         // A message with a `name` (OpenAI allows one) is not a call.
         if map.contains_key("role") || !map.get("name").is_some_and(Value::is_string) {
@@ -27,7 +33,7 @@ impl Provider for Generic {
             .find(|k| k.first().is_some_and(|k| map.contains_key(*k)))?;
         let call = read_call(
             std::mem::take(map),
-            self.name(),
+            Provider::Generic,
             Envelope::Generic,
             &["name"],
             args_at,
@@ -39,20 +45,29 @@ impl Provider for Generic {
     fn containers(&self) -> &'static [(&'static str, Option<&'static str>)] {
         &[("messages", None)]
     }
+}
+
+impl Writer for Generic {
+    /// Text or object, as they arrived.
+    fn keeps_args_form(&self) -> bool {
+        true
+    }
 
     fn new_call(&self, id: &Value, name: &str, args: &Value) -> Value {
         json!({"id": id, "name": name, "arguments": args})
     }
 
-    fn ids(&self) -> super::Ids {
-        super::Ids::Optional
-    }
-
-    fn tool_definition(&self, name: &str, description: &str, parameters: Value) -> Value {
-        json!({"name": name, "description": description, "parameters": parameters})
+    fn ids(&self) -> Ids {
+        Ids::Optional
     }
 
     fn error_result(&self, id: &Value, name: &str, message: &str) -> Value {
         json!({"id": id, "name": name, "is_error": true, "content": message})
+    }
+}
+
+impl Api for Generic {
+    fn tool_definition(&self, name: &str, description: &str, parameters: Value) -> Value {
+        json!({"name": name, "description": description, "parameters": parameters})
     }
 }

@@ -4,16 +4,23 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Call, Provider, read_call};
-use super::{Envelope, ProviderProblem};
+use super::Provider;
+use super::call::{Call, read_call};
+use super::convert::Ids;
+use super::problem::{Envelope, ProviderProblem};
+use super::roles::{Api, Reader, Roles, Writer};
 
 pub(super) struct Mcp;
 
-impl Provider for Mcp {
-    fn name(&self) -> &'static str {
-        "mcp"
-    }
+/// MCP reads, writes (calls one per line: it has no messages) and lists its
+/// tools its own way.
+pub(super) static ROLES: Roles = Roles {
+    reader: Some(&Mcp),
+    writer: &Mcp,
+    api: &Mcp,
+};
 
+impl Reader for Mcp {
     fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, ProviderProblem>> {
         if !map.contains_key("jsonrpc") {
             return None;
@@ -26,7 +33,7 @@ impl Provider for Mcp {
         }
         let call = read_call(
             std::mem::take(map),
-            self.name(),
+            Provider::Mcp,
             Envelope::McpParams,
             &["params", "name"],
             &["params", "arguments"],
@@ -34,7 +41,9 @@ impl Provider for Mcp {
         );
         Some(call.map(|c| vec![c]))
     }
+}
 
+impl Writer for Mcp {
     fn new_call(&self, id: &Value, name: &str, args: &Value) -> Value {
         json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": args}})
     }
@@ -43,17 +52,8 @@ impl Provider for Mcp {
         false
     }
 
-    fn ids(&self) -> super::Ids {
-        super::Ids::JsonRpc
-    }
-
-    fn tool_definition(&self, name: &str, description: &str, parameters: Value) -> Value {
-        json!({"name": name, "description": description, "inputSchema": parameters})
-    }
-
-    /// A `tools/list` result.
-    fn tools_payload(&self, definitions: Vec<Value>) -> Value {
-        json!({ "tools": definitions })
+    fn ids(&self) -> Ids {
+        Ids::JsonRpc
     }
 
     fn error_result(&self, id: &Value, _name: &str, message: &str) -> Value {
@@ -62,5 +62,16 @@ impl Provider for Mcp {
             "id": id,
             "result": {"content": [{"type": "text", "text": message}], "isError": true},
         })
+    }
+}
+
+impl Api for Mcp {
+    fn tool_definition(&self, name: &str, description: &str, parameters: Value) -> Value {
+        json!({"name": name, "description": description, "inputSchema": parameters})
+    }
+
+    /// A `tools/list` result.
+    fn tools_payload(&self, definitions: Vec<Value>) -> Value {
+        json!({ "tools": definitions })
     }
 }

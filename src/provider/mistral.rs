@@ -3,15 +3,19 @@
 
 use serde_json::{Value, json};
 
-use super::{Provider, provider_name};
+use super::roles::{Api, Roles, Writer, provider_name};
 
 pub(super) struct Mistral;
 
-impl Provider for Mistral {
-    fn name(&self) -> &'static str {
-        "mistral"
-    }
+/// Mistral writes and has an API of its own; its records are read as
+/// OpenAI's.
+pub(super) static ROLES: Roles = Roles {
+    reader: None,
+    writer: &Mistral,
+    api: &Mistral,
+};
 
+impl Writer for Mistral {
     fn args_as_text(&self) -> bool {
         true
     }
@@ -22,10 +26,6 @@ impl Provider for Mistral {
 
     fn error_result(&self, id: &Value, name: &str, message: &str) -> Value {
         json!({"role": "tool", "tool_call_id": id, "name": name, "content": message})
-    }
-
-    fn tool_name(&self, name: &str) -> String {
-        provider_name(name)
     }
 
     /// Exactly 9 characters of `[a-zA-Z0-9]`, the same for the same input id. An
@@ -40,6 +40,12 @@ impl Provider for Mistral {
             return Value::String(text);
         }
         Value::String(short_id(&text))
+    }
+}
+
+impl Api for Mistral {
+    fn tool_name(&self, name: &str) -> String {
+        provider_name(name)
     }
 }
 

@@ -5,16 +5,22 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Call, Provider, read_call};
-use super::{Envelope, ProviderProblem};
+use super::Provider;
+use super::call::{Call, read_call};
+use super::convert::Ids;
+use super::problem::{Envelope, ProviderProblem};
+use super::roles::{Api, Reader, Roles, Writer};
 
 pub(super) struct Ollama;
 
-impl Provider for Ollama {
-    fn name(&self) -> &'static str {
-        "ollama"
-    }
+/// Ollama reads and writes its own shapes; its tool definitions are OpenAI's.
+pub(super) static ROLES: Roles = Roles {
+    reader: Some(&Ollama),
+    writer: &Ollama,
+    api: &Ollama,
+};
 
+impl Reader for Ollama {
     fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, ProviderProblem>> {
         let object_args = map
             .get("function")
@@ -25,7 +31,7 @@ impl Provider for Ollama {
         }
         let call = read_call(
             std::mem::take(map),
-            self.name(),
+            Provider::Ollama,
             Envelope::Ollama,
             &["function", "name"],
             &["function", "arguments"],
@@ -38,7 +44,9 @@ impl Provider for Ollama {
     fn containers(&self) -> &'static [(&'static str, Option<&'static str>)] {
         &[("message", None)]
     }
+}
 
+impl Writer for Ollama {
     fn new_call(&self, _id: &Value, name: &str, args: &Value) -> Value {
         json!({"function": {"name": name, "arguments": args}})
     }
@@ -47,8 +55,8 @@ impl Provider for Ollama {
         json!({"role": "tool", "tool_name": name, "content": message})
     }
 
-    fn ids(&self) -> super::Ids {
-        super::Ids::None
+    fn ids(&self) -> Ids {
+        Ids::None
     }
 
     fn new_message(&self, text: &str, calls: Vec<Value>) -> Value {
@@ -61,3 +69,5 @@ impl Provider for Ollama {
         Value::Object(m)
     }
 }
+
+impl Api for Ollama {}

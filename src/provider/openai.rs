@@ -6,21 +6,27 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Call, Provider, provider_name, read_call};
-use super::{Envelope, ProviderProblem};
+use super::Provider;
+use super::call::{Call, read_call};
+use super::keywords::Dialect;
+use super::problem::{Envelope, ProviderProblem};
+use super::roles::{Api, Reader, Roles, Writer, provider_name};
 
 pub(super) struct OpenAi;
 
-impl Provider for OpenAi {
-    fn name(&self) -> &'static str {
-        "openai"
-    }
+/// OpenAI reads, writes and has an API of its own (with a strict mode).
+pub(super) static ROLES: Roles = Roles {
+    reader: Some(&OpenAi),
+    writer: &OpenAi,
+    api: &OpenAi,
+};
 
+impl Reader for OpenAi {
     fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, ProviderProblem>> {
         if map.get("function_call").is_some_and(Value::is_object) {
             let call = read_call(
                 std::mem::take(map),
-                self.name(),
+                Provider::OpenAi,
                 Envelope::OpenAiFunctionCall,
                 &["function_call", "name"],
                 &["function_call", "arguments"],
@@ -38,7 +44,7 @@ impl Provider for OpenAi {
         }
         let call = read_call(
             std::mem::take(map),
-            self.name(),
+            Provider::OpenAi,
             Envelope::OpenAiFunction,
             &["function", "name"],
             &["function", "arguments"],
@@ -50,7 +56,9 @@ impl Provider for OpenAi {
     fn containers(&self) -> &'static [(&'static str, Option<&'static str>)] {
         &[("choices", Some("message")), ("tool_calls", None)]
     }
+}
 
+impl Writer for OpenAi {
     fn args_as_text(&self) -> bool {
         true
     }
@@ -67,9 +75,11 @@ impl Provider for OpenAi {
         }
         json!({"role": "tool", "tool_call_id": id, "content": message})
     }
+}
 
-    fn dialect(&self, strict: bool) -> Option<super::keywords::Dialect> {
-        strict.then_some(super::keywords::Dialect::OpenAiStrict)
+impl Api for OpenAi {
+    fn dialect(&self, strict: bool) -> Option<Dialect> {
+        strict.then_some(Dialect::OpenAiStrict)
     }
 
     /// `function.strict: true` when asked (the API's default is false).

@@ -3,10 +3,20 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Call, Provider, provider_name, read_call};
-use super::{Envelope, ProviderProblem};
+use super::Provider;
+use super::call::{Call, read_call};
+use super::keywords::Dialect;
+use super::problem::{Envelope, ProviderProblem};
+use super::roles::{Api, Reader, Roles, Writer, provider_name};
 
 pub(super) struct Responses;
+
+/// The Responses API reads, writes and has tool definitions of its own.
+pub(super) static ROLES: Roles = Roles {
+    reader: Some(&Responses),
+    writer: &Responses,
+    api: &Responses,
+};
 
 /// Items of a response that are not calls.
 const NOT_CALLS: [&str; 6] = [
@@ -18,18 +28,14 @@ const NOT_CALLS: [&str; 6] = [
     "web_search_call",
 ];
 
-impl Provider for Responses {
-    fn name(&self) -> &'static str {
-        "openai-responses"
-    }
-
+impl Reader for Responses {
     fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, ProviderProblem>> {
         if map.get("type").and_then(Value::as_str) != Some("function_call") {
             return None;
         }
         let call = read_call(
             std::mem::take(map),
-            self.name(),
+            Provider::OpenAiResponses,
             Envelope::ResponsesFunctionCall,
             &["name"],
             &["arguments"],
@@ -47,7 +53,9 @@ impl Provider for Responses {
             .and_then(Value::as_str)
             .is_some_and(|t| NOT_CALLS.contains(&t))
     }
+}
 
+impl Writer for Responses {
     fn args_as_text(&self) -> bool {
         true
     }
@@ -60,8 +68,22 @@ impl Provider for Responses {
         json!({"type": "function_call_output", "call_id": id, "output": message})
     }
 
-    fn dialect(&self, strict: bool) -> Option<super::keywords::Dialect> {
-        strict.then_some(super::keywords::Dialect::OpenAiStrict)
+    /// Output items: the message (if it has text), then the function_call items.
+    fn new_message(&self, text: &str, calls: Vec<Value>) -> Value {
+        let mut items = Vec::new();
+        if !text.trim().is_empty() {
+            // The input shape of an assistant message (an output message
+            // needs an id and a status the record may not have).
+            items.push(json!({"type": "message", "role": "assistant", "content": text}));
+        }
+        items.extend(calls);
+        Value::Array(items)
+    }
+}
+
+impl Api for Responses {
+    fn dialect(&self, strict: bool) -> Option<Dialect> {
+        strict.then_some(Dialect::OpenAiStrict)
     }
 
     /// Always written: the Responses API's default is `strict: true`, which
@@ -74,18 +96,6 @@ impl Provider for Responses {
 
     fn tool_definition(&self, name: &str, description: &str, parameters: Value) -> Value {
         json!({"type": "function", "name": name, "description": description, "parameters": parameters})
-    }
-
-    /// Output items: the message (if it has text), then the function_call items.
-    fn new_message(&self, text: &str, calls: Vec<Value>) -> Value {
-        let mut items = Vec::new();
-        if !text.trim().is_empty() {
-            // The input shape of an assistant message (an output message
-            // needs an id and a status the record may not have).
-            items.push(json!({"type": "message", "role": "assistant", "content": text}));
-        }
-        items.extend(calls);
-        Value::Array(items)
     }
 
     fn tool_name(&self, name: &str) -> String {

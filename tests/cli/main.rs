@@ -22,6 +22,7 @@ mod mcp_attacks;
 mod misc_attacks;
 mod names;
 mod parser_cases;
+mod provider_names;
 mod providers;
 mod pull;
 mod readme;

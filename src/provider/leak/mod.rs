@@ -81,6 +81,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use cursor::Cursor;
+pub(crate) use table::sentinel_free;
 
 /// One call found in text.
 #[derive(Debug, Clone, PartialEq)]

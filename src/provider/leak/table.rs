@@ -340,3 +340,17 @@ pub(super) fn row_for(opening: &str, text: &str) -> Option<&'static Row> {
 pub(super) fn row_named(family: &str) -> Option<&'static Row> {
     ROWS.iter().find(|r| r.family == family)
 }
+
+/// The families read with no sentinel, which stand as the whole message or
+/// end it: a bare call list and a call in call notation (`pythonic`, `call`:
+/// `bare` in `mod.rs`) and the JSON fallback (`json`, `tool_use`:
+/// `fallback/`). `pythonic` also names the calls of Llama 4's
+/// `<|python_start|>` row above, which count as read by the message's end
+/// too.
+const SENTINEL_FREE: [&str; 4] = ["json", "tool_use", "call", "pythonic"];
+
+/// Whether calls of `family` are found with no sentinel ([`SENTINEL_FREE`]):
+/// such a call is read because the message ended where it did.
+pub(crate) fn sentinel_free(family: &str) -> bool {
+    SENTINEL_FREE.contains(&family)
+}
