@@ -23,6 +23,7 @@ mod misc_attacks;
 mod names;
 mod parser_cases;
 mod providers;
+mod public_api;
 mod pull;
 mod readme;
 mod refs;
