@@ -30,10 +30,11 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 LIST = ROOT / "docs" / "public-api.txt"
 CRATE = "callfix"
 HINT = "the public API changed: if on purpose, run python3 scripts/public_api.py --write"
-# Format versions this walker has been run against. Another version is read
-# all the same (every field is read with a default), but says so: a changed
-# list after a toolchain update may be the format, not the crate.
-KNOWN_FORMATS = range(39, 58)
+# The rustdoc JSON format versions this walker was checked against (Rust 1.95).
+# Another version is read all the same (every field is read with a default,
+# attributes as text or as objects), but says so: a changed list after a
+# toolchain update may be the format, not the crate.
+KNOWN_FORMATS = (57,)
 # Module nesting and re-export chains are shallow; a cycle (a module that
 # re-exports its parent) must not recurse for ever.
 MAX_DEPTH = 32
@@ -47,6 +48,7 @@ HEADER = (
     "# Generated: do not edit. Run `python3 scripts/public_api.py --write` after a\n"
     "# change to the surface made on purpose, and review the diff.\n"
 )
+FORMAT_LINE = "# rustdoc JSON format "
 
 
 def fail(msg):
@@ -499,12 +501,13 @@ class Api:
 
 
 def render(doc):
+    """The format version and the sorted item lines of rustdoc's JSON `doc`."""
     version = doc.get("format_version")
     if not isinstance(version, int):
         fail("rustdoc's JSON has no format_version: not rustdoc JSON?")
     if version not in KNOWN_FORMATS:
-        print(f"public_api: warning: rustdoc JSON format {version}, this script knows "
-              f"{KNOWN_FORMATS.start}-{KNOWN_FORMATS.stop - 1}: a difference may be the format",
+        print(f"public_api: warning: rustdoc JSON format {version}; this script was written "
+              f"for format {', '.join(map(str, KNOWN_FORMATS))}: a difference may be the format",
               file=sys.stderr)
     if doc.get("includes_private"):
         fail("rustdoc's JSON includes private items (--document-private-items?)")
@@ -513,10 +516,10 @@ def render(doc):
         fail("rustdoc's JSON has no root module")
     api = Api(doc)
     api.visit(root, "", None, 0, frozenset())
-    lines = api.result()
+    lines = [line.replace("\n", " ") for line in api.result()]
     if not lines:
         fail("rustdoc's JSON gave no public item: has its format changed?")
-    return HEADER + "".join(line.replace("\n", " ") + "\n" for line in lines)
+    return version, lines
 
 
 def main():
@@ -524,22 +527,30 @@ def main():
     ap.add_argument("--write", action="store_true", help="write the list instead of comparing")
     ap.add_argument("--list", type=pathlib.Path, default=LIST, help="the list (default docs/public-api.txt)")
     args = ap.parse_args()
-    now = render(build_json())
+    version, now = render(build_json())
     if args.write:
-        args.list.write_text(now)
-        print(f"wrote {args.list}: {now.count(chr(10)) - HEADER.count(chr(10))} items")
+        args.list.write_text(HEADER + f"{FORMAT_LINE}{version}\n" + "".join(f"{x}\n" for x in now))
+        print(f"wrote {args.list}: {len(now)} items")
         return 0
     try:
-        was = args.list.read_text()
+        text = args.list.read_text()
     except OSError as err:
         print(f"cannot read {args.list}: {err}\n{HINT}", file=sys.stderr)
         return 1
+    # Comments (the header) are not compared: a new toolchain's format number
+    # alone is no change to the API.
+    was = [x for x in text.splitlines() if x and x != "#" and not x.startswith("# ")]
     if was == now:
-        print(f"ok: {args.list} matches the public API ({now.count(chr(10)) - HEADER.count(chr(10))} items)")
+        print(f"ok: {args.list} matches the public API ({len(now)} items)")
         return 0
     sys.stdout.writelines(difflib.unified_diff(
-        was.splitlines(keepends=True), now.splitlines(keepends=True),
+        [f"{x}\n" for x in was], [f"{x}\n" for x in now],
         fromfile=str(args.list), tofile="the public API now"))
+    listed = [x[len(FORMAT_LINE):] for x in text.splitlines() if x.startswith(FORMAT_LINE)]
+    if listed and listed[0] != str(version):
+        print(f"note: the list was written from rustdoc JSON format {listed[0]}, this toolchain "
+              f"writes format {version}: a line written differently may be the format, not the crate",
+              file=sys.stderr)
     print(HINT, file=sys.stderr)
     return 1
 
