@@ -24,6 +24,7 @@ mod names;
 mod parser_cases;
 mod provider_names;
 mod providers;
+mod public_api;
 mod pull;
 mod readme;
 mod refs;

@@ -1,8 +1,12 @@
-//! Part 15: the families added as table rows, the lenient readings of
-//! known families, and call notation.
+//! Part 15: the families added as table rows and the lenient readings of
+//! known families. Call notation (`read(file_path: "/a")`) is tested in
+//! `notation`, the bounds on work and stack for all of them in `limits`.
 
 use super::*;
 use serde_json::json;
+
+mod limits;
+mod notation;
 
 /// With `read`, `glob` and `exec` declared.
 fn find_declared(text: &str) -> (Vec<Leaked>, String) {
@@ -206,91 +210,6 @@ fn llama_json_variants_after_a_sentinel() {
 }
 
 #[test]
-fn call_notation_after_a_sentinel() {
-    for (text, named, positional) in [
-        (
-            "<|python_start|>read(file_path: \"/a\", offset: 3)<|python_end|>",
-            json!({"file_path": "/a", "offset": 3}),
-            vec![],
-        ),
-        (
-            "<|python_start|>[read('/a')]<|python_end|>",
-            json!({}),
-            vec![json!("/a")],
-        ),
-        (
-            "<tool_call>read('/a', offset=3)</tool_call>",
-            json!({"offset": 3}),
-            vec![json!("/a")],
-        ),
-        (
-            "<|python_tag|>read({file_path: \"/a\", 'offset': 3})",
-            json!({"file_path": "/a", "offset": 3}),
-            vec![],
-        ),
-    ] {
-        let (call, clean) = one(text);
-        assert_eq!(call.name, "read", "{text}");
-        assert_eq!(args(&call), named, "{text}");
-        assert_eq!(call.written.positional, positional, "{text}");
-        assert_eq!(clean, "", "{text}");
-    }
-}
-
-#[test]
-fn call_notation_as_the_whole_message() {
-    for (text, named, positional, clean) in [
-        (
-            "read(file_path: \"/a\")",
-            json!({"file_path": "/a"}),
-            vec![],
-            "",
-        ),
-        (
-            "read(file_path=\"/a\", offset=3)\nThis reads the first lines.",
-            json!({"file_path": "/a", "offset": 3}),
-            vec![],
-            "This reads the first lines.",
-        ),
-        ("read('/a')", json!({}), vec![json!("/a")], ""),
-        (
-            "exec({command: 'ls -la'})",
-            json!({"command": "ls -la"}),
-            vec![],
-            "",
-        ),
-    ] {
-        let (call, left) = one(text);
-        assert_eq!(
-            call.name,
-            "read".to_owned().replace("read", &call.name),
-            "{text}"
-        );
-        assert_eq!(args(&call), named, "{text}");
-        assert_eq!(call.written.positional, positional, "{text}");
-        assert_eq!(call.family, "call", "{text}");
-        assert_eq!(left, clean, "{text}");
-    }
-    // Cut off, naming a declared tool: rejected, never completed.
-    let (call, _) = one("read(file_path=\"/a");
-    assert!(call.args.unwrap_err().contains("not closed"));
-    // Undeclared, not at the start, or not literal values: text.
-    for text in [
-        "search(query='rust')",
-        "I will call read('/a') now.",
-        "read(the file) and then glob it.",
-        "read() is how you read a file.",
-        "read('/a') is what you would write.",
-        "exec(1) is a manual section.",
-        "glob",
-    ] {
-        let (calls, clean) = find_declared(text);
-        assert!(calls.is_empty(), "{text}: {calls:?}");
-        assert_eq!(clean, text);
-    }
-}
-
-#[test]
 fn new_openings_in_code_are_no_call() {
     for markup in [
         "<function name=\"read\"><param name=\"p\">1</param></function>",
@@ -299,100 +218,6 @@ fn new_openings_in_code_are_no_call() {
     ] {
         let (calls, _) = find_declared(&format!("See `{markup}`."));
         assert!(calls.is_empty(), "{markup}");
-    }
-}
-
-/// Work done is linear in the text: counting, not timing.
-#[test]
-fn call_notation_and_new_rows_read_in_linear_time() {
-    for unit in [
-        "function=read> ",
-        "<seed:tool_call>",
-        "<function name=\"a\">",
-        "<｜tool▁calls▁begin｜>",
-        "read(a=",
-    ] {
-        let steps = |n: usize| {
-            let text = unit.repeat(n);
-            let mut openings = Openings::new(&text);
-            let mut at = 0;
-            let mut found = 0;
-            while let Some((start, _)) = openings.next(&text, at) {
-                found += 1;
-                at = start + 1;
-            }
-            openings.steps + found
-        };
-        let (small, big) = (steps(1_000), steps(10_000));
-        assert!(big <= 12 * small.max(1), "{unit}: {small} → {big}");
-    }
-}
-
-/// Reading is linear too: the bytes the cursors look at, counted over whole
-/// `find` runs on texts 10 times apart.
-#[test]
-fn reading_new_rows_looks_at_each_byte_a_bounded_number_of_times() {
-    for unit in [
-        "function=read> ",
-        "function=read>{\"a\": 1} ",
-        "<tool_call>[] ",
-        "<tool_call>[{\"name\": \"read\", \"arguments\": {}}] x",
-        "<function name=\"a\">",
-        "<seed:tool_call>",
-        "<｜tool▁calls▁begin｜>",
-        "<|tool_call_begin|>functionsexec5<|tool_call_argument_begin|>{}<|tool_call_end|>",
-        "<|python_start|>read(a: ",
-        "<function=read{\"a\": 1} ",
-        // Part 15's fixes: broken Harmony JSON ending at `<|call|>`, garbage
-        // sections naming their call, singular Kimi sections, calls one per
-        // line, complete calls whose closing never came.
-        "<|channel|>commentary to=functions.read <|constrain|>json<|message|>{,}<|call|>",
-        "<｜tool▁calls▁begin｜><｜tool▁calls▁begin｜>g<｜tool▁call▁begin｜>read<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
-        "<|tool_call_section_begin|>",
-        "read(file_path: 'a')\n",
-        "<tool_call>{\"name\": \"read\", \"arguments\": {}} x",
-        "<|START_ACTION|>[] x",
-        // The attack pass's fixes: `function=` at line start, every split of
-        // a Kimi id's digits, a parameter given twice.
-        "\n  function=read>{\"a\": 1}",
-        "<|tool_call_begin|>functionsexec_1234<|tool_call_argument_begin|>{}<|tool_call_end|>",
-        "<function name=\"read\"><param name=\"a\">1</param><param name=\"a\">1</param></function>",
-        "wrap calls in <tool_call> tags; ",
-        "<seed:tool_call> tags; <seed:tool_call>{\"name\": \"read\", \"arguments\": {}}</seed:tool_call>",
-        "\n<tool_call>[{\"name\": \"read\", \"arguments\": {}}]\nx ",
-    ] {
-        let looked = |n: usize| {
-            let text = unit.repeat(n);
-            let before = cursor::scanned();
-            let _ = find_declared(&text);
-            cursor::scanned() - before
-        };
-        let (small, big) = (looked(500), looked(5_000));
-        assert!(big <= 12 * small.max(1), "{unit}: {small} → {big}");
-    }
-}
-
-#[test]
-fn deep_object_literals_are_rejected_within_a_small_stack() {
-    let deep = |n: usize| format!("read(a={}1{})", "{k: ".repeat(n), "}".repeat(n));
-    let handle = std::thread::Builder::new()
-        .stack_size(512 * 1024)
-        .spawn(move || {
-            [100, 100_000].map(|n| {
-                (
-                    n,
-                    find_declared(&deep(n)).0,
-                    find_declared(&format!("<|python_start|>{}", deep(n))).0,
-                )
-            })
-        })
-        .unwrap();
-    for (n, bare, tagged) in handle.join().unwrap() {
-        // Too deep without a sentinel: rejected as a call to a declared tool.
-        for calls in [bare, tagged] {
-            assert_eq!(calls.len(), 1, "{n}");
-            assert_eq!(calls[0].args.is_ok(), n == 100, "{n}: {:?}", calls[0].args);
-        }
     }
 }
 
@@ -530,86 +355,4 @@ fn a_section_begin_repeated_with_garbage_is_rejected_and_names_its_call() {
     // Garbage with no call in it: no name.
     let (call, _) = one("<｜tool▁calls▁begin｜>garbage<｜tool▁calls▁end｜>");
     assert_eq!(call.name, "");
-}
-
-#[test]
-fn a_bare_call_list_reads_positional_values_as_the_sentinel_list_does() {
-    for text in ["[glob('**/*.rs')]", "<|python_start|>[glob('**/*.rs')]"] {
-        let (call, clean) = one(text);
-        assert_eq!(
-            (call.name.as_str(), call.family),
-            ("glob", "pythonic"),
-            "{text}"
-        );
-        assert_eq!(call.written.positional, [json!("**/*.rs")], "{text}");
-        assert_eq!(clean, "");
-    }
-    // Still only the whole message, every name declared.
-    assert!(find_declared("[search('rust')]").0.is_empty());
-    assert!(find_declared("Try [glob('*')] here.").0.is_empty());
-}
-
-#[test]
-fn call_notation_lines_each_one_call_are_all_read() {
-    let (calls, clean) = find_declared(
-        "glob(pattern: \"*\")\nread(file_path: '/a')\nglob(pattern: \"*\")\nI will wait.",
-    );
-    let names: Vec<&str> = calls.iter().map(|c| c.name.as_str()).collect();
-    assert_eq!(names, ["glob", "read", "glob"]);
-    assert_eq!(calls[1].markup, "read(file_path: '/a')");
-    assert!(calls.iter().all(|c| c.family == "call"));
-    assert_eq!(clean, "I will wait.");
-    // A line that is not one whole call to a declared tool ends them.
-    for (text, n) in [
-        (
-            "glob(pattern: \"*\")\nsearch(q: 'x')\nread(file_path: '/a')",
-            1,
-        ),
-        ("glob(pattern: \"*\")\nread(file_path: '/a') and more", 1),
-        ("glob(pattern: \"*\") then\nread(file_path: '/a')", 0),
-    ] {
-        assert_eq!(find_declared(text).0.len(), n, "{text}");
-    }
-}
-
-#[test]
-fn call_notation_takes_json_literals() {
-    let (call, _) = one("read(file_path: '/a', force: true, limit: null, all: false)");
-    assert_eq!(
-        args(&call),
-        json!({"file_path": "/a", "force": true, "limit": null, "all": false})
-    );
-    // Broken inside a marker: rejected under the name written.
-    let (call, _) = one("<tool_call>read(file_path: '/a', offset: ))</tool_call>");
-    assert_eq!(call.name, "read");
-    assert!(call.args.is_err());
-}
-
-#[test]
-fn many_parameters_whose_cdata_never_closes_are_read_in_linear_time() {
-    for (open, param, close) in [
-        (
-            "<function name=\"read\">",
-            "<param name=\"p{}\"><![CDATA[x</param>",
-            "</function>",
-        ),
-        (
-            "<minimax:tool_call><invoke name=\"read\">",
-            "<parameter name=\"p{}\"><![CDATA[x</parameter>",
-            "</invoke></minimax:tool_call>",
-        ),
-    ] {
-        let looked = |n: usize| {
-            let params: String = (0..n)
-                .map(|i| param.replace("{}", &i.to_string()))
-                .collect();
-            let text = format!("{open}{params}{close}");
-            let before = cursor::scanned();
-            let (calls, _) = find_declared(&text);
-            assert_eq!(calls.len(), 1, "{open}");
-            cursor::scanned() - before
-        };
-        let (small, big) = (looked(500), looked(5_000));
-        assert!(big <= 15 * small.max(1), "{open}: {small} → {big}");
-    }
 }
