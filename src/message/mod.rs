@@ -15,6 +15,7 @@ use serde_json::Value;
 use crate::registry::SchemaError;
 
 mod diagnosis;
+mod leak;
 pub mod provider;
 #[cfg(test)]
 mod tests;

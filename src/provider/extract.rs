@@ -145,7 +145,7 @@ fn turn(record: &Value) -> Option<&Map<String, Value>> {
 fn leaked_call(l: leak::Leaked) -> Call {
     let args = match l.args {
         Ok(m) => Args::Value(Value::Object(m)),
-        Err(why) => Args::Malformed(why),
+        Err(why) => Args::Malformed(why.to_string()),
     };
     let mut call = bare_call(&l.name, String::new());
     call.args = args;

@@ -5,7 +5,9 @@
 //! rest of what a model reads, each input run with its own options: records
 //! that never became a call, provider streams, the loop stop, a tool whose
 //! schema does not compile, calls leaked into text (and argument text that
-//! salvage refuses), and bare arguments that are not UTF-8.
+//! salvage refuses), every reason a leaked call cannot be read (each
+//! `provider::leak::LeakProblem` the readers can reach, in full), and bare
+//! arguments that are not UTF-8.
 
 use std::fmt::Write as _;
 
@@ -64,6 +66,21 @@ const SECTIONS: &[(&str, &[&str], i32)] = &[
     ),
     // Leaked calls are read by the repair stage: the default rules.
     ("leaks.jsonl", &["-s", "tests/fixtures/schemas"], 1),
+    // Every reason a leaked call cannot be read, one record each, in full
+    // (not cut to the default 100 characters); `read` and `read1` for the
+    // Kimi id that names two declared tools.
+    (
+        "leak-words.jsonl",
+        &[
+            "-s",
+            "tests/fixtures/schemas",
+            "-s",
+            "tests/golden/leak-tools.json",
+            "--max-chars",
+            "1000",
+        ],
+        1,
+    ),
     (
         "bare-not-utf8.txt",
         &["-s", "tests/fixtures/schemas", "--tool", "kitchen"],

@@ -7,10 +7,10 @@
 use super::cursor::Cursor;
 use super::table::{Row, Syntax};
 use super::tags::{Head, Tag};
-use super::{attribute, pythonic};
+use super::{LeakProblem, attribute, pythonic};
 
-/// The message every reader gives a call cut off.
-pub(super) const NOT_CLOSED: &str = "the tool call written in the text is not closed";
+/// The problem every reader gives a call cut off.
+pub(super) const NOT_CLOSED: LeakProblem = LeakProblem::NotClosed;
 
 /// The name written in the cut-off markup of `row` at the start of `text`
 /// (which starts with `opening`), if its end was written.

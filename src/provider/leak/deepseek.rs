@@ -6,7 +6,7 @@
 use super::cursor::Cursor;
 use super::json::object_call;
 use super::scan::{Ctx, Read};
-use super::{cut, enclosed, malformed, no_name, unclosed_call};
+use super::{LeakProblem, cut, enclosed, malformed, no_name, unclosed_call};
 
 const CALL: &str = "<｜tool▁call▁begin｜>";
 const END: &str = "<｜tool▁call▁end｜>";
@@ -30,12 +30,7 @@ pub(super) fn read(text: &str, _ctx: &mut Ctx) -> Read {
         match fenced {
             Some(json) => (name.trim(), json),
             None => {
-                return malformed(
-                    markup,
-                    name.trim(),
-                    "the arguments of the tool call written in the text are not in a ```json block"
-                        .into(),
-                );
+                return malformed(markup, name.trim(), LeakProblem::ArgsNotFenced);
             }
         }
     } else {

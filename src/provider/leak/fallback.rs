@@ -57,7 +57,7 @@
 use memchr::memchr2;
 use serde_json::Value;
 
-use super::{Declared, Leaked, code_ranges};
+use super::{Declared, LeakProblem, Leaked, code_ranges};
 use crate::tolerant::{self, Failure};
 
 mod marks;
@@ -415,21 +415,17 @@ fn broken(
 }
 
 /// Why a candidate that did not parse is no call: the parser's reason.
-fn not_json(failure: Failure) -> String {
+fn not_json(failure: Failure) -> LeakProblem {
     match failure {
-        Failure::Truncated => "the tool call written in the text is not closed".to_owned(),
+        Failure::Truncated => LeakProblem::NotClosed,
         Failure::Invalid { what, .. } if what.starts_with("nesting") => super::pythonic::too_deep(),
-        Failure::Invalid { at, what } => format!(
-            "the tool call written in the text is not valid JSON (at byte {at} of it: {what})"
-        ),
-        Failure::Trailing { at } => format!(
-            "the tool call written in the text is not valid JSON (it goes on after its end, at byte {at} of it)"
-        ),
+        Failure::Invalid { at, what } => LeakProblem::InvalidAt { at, expected: what },
+        Failure::Trailing { at } => LeakProblem::TrailingAt(at),
     }
 }
 
 /// One rejected call to `name` whose markup takes `start..end`.
-fn rejected(name: &str, markup: &str, start: usize, end: usize, why: String) -> Found {
+fn rejected(name: &str, markup: &str, start: usize, end: usize, why: LeakProblem) -> Found {
     Found {
         start,
         end,

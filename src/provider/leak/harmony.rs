@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::cursor::Cursor;
 use super::json::json_value;
 use super::scan::{Ctx, Read};
-use super::{found, malformed, no_name, not_an_object};
+use super::{LeakProblem, found, malformed, no_name};
 
 const TO: &str = "to=functions.";
 const MESSAGE: &str = "<|message|>";
@@ -22,11 +22,7 @@ pub(super) fn read(text: &str, ctx: &mut Ctx) -> Read {
     }
     let name = c.take_while(|ch| !ch.is_whitespace() && ch != '<');
     if c.take_before(MESSAGE).is_none() {
-        return malformed(
-            text,
-            name,
-            "the tool call written in the text is not closed".into(),
-        );
+        return malformed(text, name, LeakProblem::NotClosed);
     }
     if name.is_empty() {
         return no_name(c.done());
@@ -37,7 +33,7 @@ pub(super) fn read(text: &str, ctx: &mut Ctx) -> Read {
             c.eat(CALL);
             found(name.to_owned(), args, c.done())
         }
-        Ok(_) => malformed(c.done(), name, not_an_object()),
+        Ok(_) => malformed(c.done(), name, LeakProblem::ArgsNotAnObject),
         Err(why) => {
             // JSON that does not parse ends at its `<|call|>`, when one
             // follows: the calls after it stand.

@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 
 use super::cursor::Cursor;
 use super::scan::Read;
-use super::{Leaked, found, leaked, malformed, not_an_object, not_json};
+use super::{LeakProblem, Leaked, found, leaked, malformed, not_json};
 
 /// The name in `[{"name": "x"` or `{"name": "x"` at the start of `text`.
 pub(super) fn json_first_name(text: &str) -> Option<&str> {
@@ -21,38 +21,38 @@ pub(super) fn json_first_name(text: &str) -> Option<&str> {
 pub(super) fn object_call(name: &str, json: &str, markup: &str) -> Read {
     match serde_json::from_str::<Value>(json.trim()) {
         Ok(Value::Object(args)) => found(name.to_owned(), args, markup),
-        Ok(_) => malformed(markup, name, not_an_object()),
+        Ok(_) => malformed(markup, name, LeakProblem::ArgsNotAnObject),
         Err(e) => malformed(markup, name, not_json(&e)),
     }
 }
 
 /// Arguments given as an object, or as JSON text holding one.
-pub(super) fn object_args(value: Option<&Value>) -> Result<Map<String, Value>, String> {
+pub(super) fn object_args(value: Option<&Value>) -> Result<Map<String, Value>, LeakProblem> {
     match value {
         Some(Value::Object(m)) => Ok(m.clone()),
         Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
             Ok(Value::Object(m)) => Ok(m),
-            _ => Err(not_an_object()),
+            _ => Err(LeakProblem::ArgsNotAnObject),
         },
         None => Ok(Map::new()),
-        Some(_) => Err(not_an_object()),
+        Some(_) => Err(LeakProblem::ArgsNotAnObject),
     }
 }
 
 /// The one JSON value the cursor stands before (after whitespace), moving past
 /// it; a value cut off by the end of the text is "not closed". Returns the
 /// value and its text.
-pub(super) fn json_value<'t>(c: &mut Cursor<'t>) -> Result<(Value, &'t str), String> {
+pub(super) fn json_value<'t>(c: &mut Cursor<'t>) -> Result<(Value, &'t str), LeakProblem> {
     let rest = c.rest();
     let mut values = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
     match values.next() {
         Some(Ok(v)) => match c.take(values.byte_offset()) {
             Some(json) => Ok((v, json)),
-            None => Err("the tool call written in the text is not valid JSON".into()),
+            None => Err(LeakProblem::JsonNotTaken),
         },
-        Some(Err(e)) if e.is_eof() => Err("the tool call written in the text is not closed".into()),
+        Some(Err(e)) if e.is_eof() => Err(LeakProblem::NotClosed),
         Some(Err(e)) => Err(not_json(&e)),
-        None => Err("the tool call written in the text is empty".into()),
+        None => Err(LeakProblem::Empty),
     }
 }
 
@@ -89,11 +89,7 @@ pub(super) fn json_calls(value: &Value, json: &str, markup: &str) -> Vec<Leaked>
             };
             let name = named(item).unwrap_or_default();
             if name.is_empty() {
-                return leaked(
-                    name,
-                    Err("the tool call written in the text has no name".into()),
-                    markup,
-                );
+                return leaked(name, Err(LeakProblem::NoName), markup);
             }
             let args = item.get("arguments").or_else(|| item.get("parameters"));
             leaked(name, object_args(args), markup)

@@ -47,7 +47,9 @@
 //! declared tool (prose may follow, from the next line, a call with
 //! arguments). Markup that is not closed, or JSON that does not parse, is
 //! reported as malformed: it is never completed or guessed at; a call cut off
-//! keeps the name written before the cut (`cut.rs`). A complete call whose
+//! keeps the name written before the cut (`cut.rs`). Why a call cannot be
+//! read is data, a [`LeakProblem`] (`problem.rs`), worded in
+//! `message/leak.rs`: a reader tells one problem from another by its kind. A complete call whose
 //! closing token never came, with nothing after it in the message, is read
 //! (`<tool_call>{…}`, `<tool_call><function=…>…</function>`, Cohere's list):
 //! only a whole JSON value or a closed `</function>` counts as complete.
@@ -70,6 +72,7 @@ mod deepseek;
 mod fallback;
 mod harmony;
 mod json;
+mod problem;
 mod pythonic;
 mod scan;
 mod table;
@@ -81,6 +84,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use cursor::Cursor;
+pub use problem::{LeakProblem, PythonProblem};
 pub(crate) use table::sentinel_free;
 
 /// One call found in text.
@@ -89,7 +93,7 @@ pub struct Leaked {
     /// The tool name (empty when the markup is too broken to tell).
     pub name: String,
     /// The arguments, or why they cannot be read.
-    pub args: Result<Map<String, Value>, String>,
+    pub args: Result<Map<String, Value>, LeakProblem>,
     /// The markup as it stood in the text: the call's own element when it is
     /// one of several in a list, else the whole markup.
     pub markup: String,
@@ -392,7 +396,7 @@ fn call_lines<'t>(rest: &'t str, declared: Declared) -> Vec<(&'t str, pythonic::
     found
 }
 
-fn malformed(markup: &str, name: &str, why: String) -> scan::Read {
+fn malformed(markup: &str, name: &str, why: LeakProblem) -> scan::Read {
     (
         vec![Leaked {
             name: name.to_owned(),
@@ -424,11 +428,7 @@ fn unclosed(text: &str) -> scan::Read {
 /// The same, for a call whose name could be read before the markup was cut off
 /// (the call is rejected all the same; its result names the tool).
 fn unclosed_call(text: &str, name: &str) -> scan::Read {
-    malformed(
-        text,
-        name,
-        "the tool call written in the text is not closed".into(),
-    )
+    malformed(text, name, LeakProblem::NotClosed)
 }
 
 /// A call read from `markup`.
@@ -436,7 +436,7 @@ fn found(name: String, args: Map<String, Value>, markup: &str) -> scan::Read {
     (vec![leaked(name, Ok(args), markup)], markup.len())
 }
 
-fn leaked(name: String, args: Result<Map<String, Value>, String>, markup: &str) -> Leaked {
+fn leaked(name: String, args: Result<Map<String, Value>, LeakProblem>, markup: &str) -> Leaked {
     Leaked {
         name,
         args,
@@ -447,19 +447,12 @@ fn leaked(name: String, args: Result<Map<String, Value>, String>, markup: &str) 
 }
 
 fn no_name(markup: &str) -> scan::Read {
-    malformed(
-        markup,
-        "",
-        "the tool call written in the text has no name".into(),
-    )
+    malformed(markup, "", LeakProblem::NoName)
 }
 
-fn not_json(e: &serde_json::Error) -> String {
-    format!("the tool call written in the text is not valid JSON: {e}")
-}
-
-fn not_an_object() -> String {
-    "the arguments of the tool call written in the text are not a JSON object".to_owned()
+/// JSON that does not parse, with the parser's reason.
+fn not_json(e: &serde_json::Error) -> LeakProblem {
+    LeakProblem::NotJson(e.to_string())
 }
 
 /// `name="value"` (or `name='value'`) in a tag head.

@@ -23,7 +23,7 @@ use serde_json::{Map, Number, Value};
 
 use super::cursor::Cursor;
 use super::scan::Read;
-use super::{Leaked, enclosed, leaked, malformed};
+use super::{LeakProblem, Leaked, PythonProblem, enclosed, leaked, malformed};
 
 const OPEN: &str = "<|python_start|>";
 const CLOSE: &str = "<|python_end|>";
@@ -48,17 +48,9 @@ pub(super) fn read(text: &str, opening: &str) -> Read {
             let markup = p.c.done();
             (leaked_calls(calls, markup), markup.len())
         }
-        Err(Stop::Cut) => malformed(
-            text,
-            "",
-            "the tool call written in the text is not closed".into(),
-        ),
+        Err(Stop::Cut) => malformed(text, "", LeakProblem::NotClosed),
         Err(Stop::Deep) => malformed(to_close(text), "", too_deep()),
-        Err(Stop::Bad(why)) => malformed(
-            to_close(text),
-            "",
-            format!("the tool call written in the text is not a Python call list: {why}"),
-        ),
+        Err(Stop::Bad(why)) => malformed(to_close(text), "", LeakProblem::NotPythonCalls(why)),
     }
 }
 
@@ -67,10 +59,8 @@ fn to_close(text: &str) -> &str {
     enclosed(text, OPEN, CLOSE).map_or(text, |(markup, _)| markup)
 }
 
-pub(super) fn too_deep() -> String {
-    format!(
-        "the tool call written in the text nests lists or dicts more than {MAX_DEPTH} levels deep"
-    )
+pub(super) fn too_deep() -> LeakProblem {
+    LeakProblem::TooDeep(MAX_DEPTH)
 }
 
 /// One call in call notation inside a sentinel's body (all of `body`,
@@ -82,10 +72,7 @@ pub(super) fn body_call(body: &str, markup: &str) -> Vec<Leaked> {
         if p.c.is_at_end() {
             Ok(call)
         } else {
-            Err(Stop::Bad(format!(
-                "text after the call at byte {}",
-                p.c.at()
-            )))
+            Err(Stop::Bad(PythonProblem::TextAfterCall(p.c.at())))
         }
     });
     // The name, when `name(` was written: the call is rejected under it.
@@ -93,14 +80,7 @@ pub(super) fn body_call(body: &str, markup: &str) -> Vec<Leaked> {
     match call {
         Ok(call) => leaked_calls(vec![call], markup),
         Err(Stop::Deep) => malformed(markup, name, too_deep()).0,
-        Err(Stop::Cut | Stop::Bad(_)) => {
-            malformed(
-                markup,
-                name,
-                "the tool call written in the text is not a call in call notation".into(),
-            )
-            .0
-        }
+        Err(Stop::Cut | Stop::Bad(_)) => malformed(markup, name, LeakProblem::NotCallNotation).0,
     }
 }
 
@@ -182,7 +162,7 @@ pub(super) enum Stop {
     /// Lists or dicts nested deeper than [`MAX_DEPTH`].
     Deep,
     /// Something that is not a Python literal call.
-    Bad(String),
+    Bad(PythonProblem),
 }
 
 struct Parser<'t> {
@@ -227,21 +207,15 @@ impl<'t> Parser<'t> {
     }
 
     /// The next non-space character, which must be one of `want`.
-    fn expect(&mut self, want: &[char]) -> Parsed<char> {
+    fn expect(&mut self, want: &'static [char]) -> Parsed<char> {
         self.space();
         let at = self.c.at();
         let Some(found) = self.c.peek() else {
             return Err(Stop::Cut);
         };
-        self.c.eat_any(want).ok_or_else(|| {
-            Stop::Bad(format!(
-                "expected {} at byte {at}, found {found:?}",
-                want.iter()
-                    .map(|w| format!("'{w}'"))
-                    .collect::<Vec<_>>()
-                    .join(" or "),
-            ))
-        })
+        self.c
+            .eat_any(want)
+            .ok_or(Stop::Bad(PythonProblem::Expected { want, at, found }))
     }
 
     /// An identifier (a tool name may hold `.` and `-` as well).
@@ -259,7 +233,7 @@ impl<'t> Parser<'t> {
         loop {
             self.space();
             if calls.is_empty() && self.eat(']') {
-                return Err(Stop::Bad("the list is empty".into()));
+                return Err(Stop::Bad(PythonProblem::EmptyList));
             }
             calls.push(self.call()?);
             if self.expect(&[',', ']'])? == ']' {
@@ -273,7 +247,7 @@ impl<'t> Parser<'t> {
         self.space();
         let start = self.c.at();
         let Some(name) = self.name() else {
-            return Err(self.at_end_or("expected a function name"));
+            return Err(self.at_end_or(PythonProblem::ExpectedName));
         };
         self.expect(&['('])?;
         let (args, positional) = self.arguments()?;
@@ -285,12 +259,12 @@ impl<'t> Parser<'t> {
         })
     }
 
-    /// `Cut` at the end of the text, else `Bad(what)`.
-    fn at_end_or(&self, what: &str) -> Stop {
+    /// `Cut` at the end of the text, else `Bad(what)` at the cursor's byte.
+    fn at_end_or(&self, what: fn(usize) -> PythonProblem) -> Stop {
         if self.c.is_at_end() {
             Stop::Cut
         } else {
-            Stop::Bad(format!("{what} at byte {}", self.c.at()))
+            Stop::Bad(what(self.c.at()))
         }
     }
 
@@ -316,26 +290,25 @@ impl<'t> Parser<'t> {
             });
             if let Some(key) = keyword {
                 if key.contains(['.', '-']) {
-                    return Err(Stop::Bad(format!("{key:?} is not an argument name")));
+                    return Err(Stop::Bad(PythonProblem::NotAnArgumentName(key.to_owned())));
                 }
                 self.c = probe.c;
                 self.expect(&['=', ':'])?;
                 let value = self.value(1)?;
                 if args.insert(key.to_owned(), value).is_some() {
-                    return Err(Stop::Bad(format!(
-                        "argument {key:?} is given twice (byte {start})"
-                    )));
+                    return Err(Stop::Bad(PythonProblem::ArgumentTwice {
+                        name: key.to_owned(),
+                        at: start,
+                    }));
                 }
             } else if self.notation && args.is_empty() {
                 positional.push(self.value(1)?);
             } else if self.notation {
-                return Err(Stop::Bad(format!(
-                    "a positional argument after a named one (byte {start})"
-                )));
+                return Err(Stop::Bad(PythonProblem::PositionalAfterNamed(start)));
             } else if probe.c.is_at_end() {
                 return Err(Stop::Cut);
             } else {
-                return Err(self.at_end_or("expected a keyword argument (name=value)"));
+                return Err(self.at_end_or(PythonProblem::ExpectedKeyword));
             }
             if self.expect(&[',', ')'])? == ')' {
                 break;
@@ -385,7 +358,7 @@ impl<'t> Parser<'t> {
                     }
                     let key = match self.value(depth + 1)? {
                         Value::String(k) => k,
-                        _ => return Err(Stop::Bad("a dict key is not a string".into())),
+                        _ => return Err(Stop::Bad(PythonProblem::DictKeyNotString)),
                     };
                     self.expect(&[':'])?;
                     map.insert(key, self.value(depth + 1)?);
@@ -408,9 +381,7 @@ impl<'t> Parser<'t> {
                     Some("null") if self.notation => Ok(Value::Null),
                     // A keyword cut short (`Tr`) or a name: the text ended.
                     Some(_) if self.c.is_at_end() => Err(Stop::Cut),
-                    _ => Err(Stop::Bad(format!(
-                        "byte {start} is not a literal (string, number, True, False, None, list or dict)"
-                    ))),
+                    _ => Err(Stop::Bad(PythonProblem::NotALiteral(start))),
                 }
             }
         }
@@ -423,17 +394,14 @@ impl<'t> Parser<'t> {
             Ok((value, _, end)) => {
                 self.c
                     .take(end)
-                    .ok_or_else(|| Stop::Bad("an object literal ends inside a character".into()))?;
+                    .ok_or(Stop::Bad(PythonProblem::ObjectLiteralSplitsChar))?;
                 Ok(value)
             }
             Err(crate::tolerant::Failure::Truncated) => Err(Stop::Cut),
             Err(crate::tolerant::Failure::Invalid { what, .. }) if what.starts_with("nesting") => {
                 Err(Stop::Deep)
             }
-            Err(_) => Err(Stop::Bad(format!(
-                "byte {} is not an object literal",
-                self.c.at()
-            ))),
+            Err(_) => Err(Stop::Bad(PythonProblem::NotAnObjectLiteral(self.c.at()))),
         }
     }
 
@@ -452,9 +420,7 @@ impl<'t> Parser<'t> {
             Ok(_) => Ok(Value::Number(Number::from_string_unchecked(
                 text.to_owned(),
             ))),
-            Err(_) => Err(Stop::Bad(format!(
-                "{text:?} is not a number JSON can hold as written"
-            ))),
+            Err(_) => Err(Stop::Bad(PythonProblem::NotANumber(text.to_owned()))),
         }
     }
 
@@ -465,7 +431,7 @@ impl<'t> Parser<'t> {
         if self.eat(q) {
             // `''` is empty; `'''` opens a triple-quoted string.
             if self.c.peek() == Some(q) {
-                return Err(Stop::Bad("triple-quoted strings are not read".into()));
+                return Err(Stop::Bad(PythonProblem::TripleQuoted));
             }
             return Ok(String::new());
         }
@@ -475,7 +441,7 @@ impl<'t> Parser<'t> {
             match self.c.eat_any(&[q, '\\', '\n']) {
                 None => return Err(Stop::Cut),
                 Some('\n') => {
-                    return Err(Stop::Bad("a string runs past the end of its line".into()));
+                    return Err(Stop::Bad(PythonProblem::StringPastLine));
                 }
                 Some('\\') => self.escape(&mut out)?,
                 Some(_) => return Ok(out),
@@ -520,12 +486,15 @@ impl<'t> Parser<'t> {
             return Err(if probe.is_at_end() {
                 Stop::Cut
             } else {
-                Stop::Bad(format!("\\{c} needs {digits} hex digits"))
+                Stop::Bad(PythonProblem::EscapeDigits { escape: c, digits })
             });
         };
         let code = u32::from_str_radix(hex, 16).ok().and_then(char::from_u32);
         let Some(ch) = code else {
-            return Err(Stop::Bad(format!("\\{c}{hex} is not a character")));
+            return Err(Stop::Bad(PythonProblem::NotACharacter {
+                escape: c,
+                hex: hex.to_owned(),
+            }));
         };
         self.c.take(digits);
         out.push(ch);

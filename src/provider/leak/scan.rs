@@ -7,7 +7,7 @@ use super::cursor::Cursor;
 use super::json::{json_calls, json_value, object_call};
 use super::table::{self, Id, Row, Syntax};
 use super::{
-    Declared, Leaked, cut, enclosed, found, malformed, no_name, not_an_object, not_json, pythonic,
+    Declared, LeakProblem, Leaked, cut, enclosed, found, malformed, no_name, not_json, pythonic,
     tags, unclosed,
 };
 
@@ -96,7 +96,7 @@ pub(super) fn read(row: &Row, opening: &str, text: &str, ctx: &mut Ctx) -> Read 
             .args
             .as_ref()
             .err()
-            .is_some_and(|why| why == cut::NOT_CLOSED)
+            .is_some_and(|why| *why == cut::NOT_CLOSED)
         && let Some(name) = cut::name(row, opening, text)
     {
         call.name = name;
@@ -163,12 +163,7 @@ pub(super) fn inner_call(row: &Row, body: &str, markup: &str, ctx: &mut Ctx) -> 
         .is_none_or(|after| !after.trim().is_empty())
     {
         let name = calls.first().map_or("", |c| c.name.as_str());
-        return malformed(
-            markup,
-            name,
-            "the tool call written in the text has more after its function".into(),
-        )
-        .0;
+        return malformed(markup, name, LeakProblem::MoreAfterFunction).0;
     }
     for call in &mut calls {
         call.markup = markup.to_owned();
@@ -190,12 +185,7 @@ fn closed(syntax: &Syntax, inner: &str, markup: &str, ctx: &Ctx) -> Vec<Leaked> 
         },
         Syntax::Named { id, sep } => {
             let Some((head, json)) = inner.split_once(sep) else {
-                return malformed(
-                    markup,
-                    "",
-                    "the tool call written in the text has no arguments".into(),
-                )
-                .0;
+                return malformed(markup, "", LeakProblem::NoArguments).0;
             };
             let name = match id.read_declared(head, ctx) {
                 Ok(name) => name,
@@ -238,11 +228,7 @@ fn open_ended(syntax: &Syntax, opening: &str, text: &str) -> Read {
         Syntax::Calls { join } => json_run(c, *join, text),
         Syntax::Named { id, sep } => {
             let Some(head) = c.take_until(sep) else {
-                return malformed(
-                    text,
-                    "",
-                    format!("the tool call written in the text has no {sep}"),
-                );
+                return malformed(text, "", LeakProblem::NoSeparator(sep));
             };
             let name = id.read(head);
             if name.is_empty() || name.contains(char::is_whitespace) {
@@ -250,7 +236,7 @@ fn open_ended(syntax: &Syntax, opening: &str, text: &str) -> Read {
             }
             match json_value(&mut c) {
                 Ok((Value::Object(args), _)) => found(name.to_owned(), args, c.done()),
-                Ok(_) => malformed(c.done(), name, not_an_object()),
+                Ok(_) => malformed(c.done(), name, LeakProblem::ArgsNotAnObject),
                 Err(why) => malformed(text, name, why),
             }
         }
@@ -311,9 +297,9 @@ fn section(opening: &str, calls: &[&str], end: &str, text: &str, ctx: &mut Ctx) 
         None => text,
     };
     let why = if c.is_at_end() {
-        "the tool call written in the text is not closed".to_owned()
+        LeakProblem::NotClosed
     } else {
-        format!("the tool call section written in the text holds no call after {opening}")
+        LeakProblem::EmptySection(opening.to_owned())
     };
     // Named by the first call written after the garbage, if one was: read
     // within the section's markup only (markups do not overlap: linear).
@@ -337,7 +323,7 @@ const MAX_INDEX_DIGITS: usize = 9;
 
 impl Id {
     /// The name in the id `head`, or why it cannot be told.
-    fn read_declared<'h>(self, head: &'h str, ctx: &Ctx) -> Result<&'h str, String> {
+    fn read_declared<'h>(self, head: &'h str, ctx: &Ctx) -> Result<&'h str, LeakProblem> {
         let head = head.trim();
         let Id::Kimi = self else {
             return Ok(self.read(head));
@@ -379,17 +365,11 @@ impl Id {
             .collect();
         match (readings.as_slice(), declared.as_slice()) {
             ([one], _) | (_, [one]) => Ok(one),
-            (_, []) => Err(format!(
-                "the call id {head:?} of the tool call written in the text is not functions.NAME:INDEX, and no one declared tool is named by it"
-            )),
-            (_, several) => Err(format!(
-                "the call id {head:?} of the tool call written in the text is not functions.NAME:INDEX, and it names more than one declared tool: {}",
-                several
-                    .iter()
-                    .map(|n| format!("{n:?}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )),
+            (_, []) => Err(LeakProblem::IdNamesNoTool(head.to_owned())),
+            (_, several) => Err(LeakProblem::IdNamesTools {
+                id: head.to_owned(),
+                tools: several.iter().map(|n| (*n).to_owned()).collect(),
+            }),
         }
     }
 

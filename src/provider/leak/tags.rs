@@ -32,7 +32,7 @@ use serde_json::{Map, Value};
 use super::cursor::{Cursor, looked};
 use super::json::{json_value, object_call};
 use super::scan::{Ctx, Read};
-use super::{Written, attribute, leaked, malformed, no_name, unclosed_call};
+use super::{LeakProblem, Written, attribute, leaked, malformed, no_name, unclosed_call};
 
 /// A function tag: the opening sentinel is its start, up to the name; the
 /// row's closing sentinel ends it.
@@ -97,11 +97,7 @@ pub(super) fn body(tag: &Tag, inner: &str, markup: &str) -> Read {
                 Head::Attr => attribute(inner, "name").unwrap_or_default(),
                 Head::Quoted => quoted(inner).unwrap_or_default(),
             };
-            return malformed(
-                markup,
-                &said,
-                "the opening tag of the tool call written in the text is not closed by '>'".into(),
-            );
+            return malformed(markup, &said, LeakProblem::HeadNotClosed);
         }
     };
     let name = match tag.head {
@@ -115,11 +111,7 @@ pub(super) fn body(tag: &Tag, inner: &str, markup: &str) -> Read {
     if matches!(tag.head, Head::Eq)
         && name.contains(|c: char| c.is_whitespace() || "{}\"'=".contains(c))
     {
-        return malformed(
-            markup,
-            "",
-            format!("{name:?} in the tool call written in the text is not a tool name"),
-        );
+        return malformed(markup, "", LeakProblem::NotAToolName(name));
     }
     if let Some(family) = tag.json_body
         && c.rest().trim().starts_with('{')
@@ -145,7 +137,10 @@ pub(super) fn body(tag: &Tag, inner: &str, markup: &str) -> Read {
 
 /// The parameters from the cursor to the end of its text, and which of them
 /// hold untyped text.
-fn params(c: &mut Cursor<'_>, p: &Params) -> Result<(Map<String, Value>, Vec<String>), String> {
+fn params(
+    c: &mut Cursor<'_>,
+    p: &Params,
+) -> Result<(Map<String, Value>, Vec<String>), LeakProblem> {
     let mut args = Map::new();
     // Per parameter: whether its (last) value is untyped text.
     let mut text = HashMap::new();
@@ -164,18 +159,16 @@ fn params(c: &mut Cursor<'_>, p: &Params) -> Result<(Map<String, Value>, Vec<Str
             return Ok((args, untyped));
         }
         if !c.eat(p.open) {
-            return Err(
-                "the tool call written in the text holds text outside its parameters".into(),
-            );
+            return Err(LeakProblem::TextOutsideParameters);
         }
         let head = match c.take_until(">") {
             Some(head) if !head.contains('<') => head,
-            _ => return Err("a parameter tag is not closed".into()),
+            _ => return Err(LeakProblem::ParameterTagNotClosed),
         };
         let pname = match p.head {
             Head::Eq => head.trim().to_owned(),
-            Head::Attr => attribute(head, "name").ok_or("a parameter has no name")?,
-            Head::Quoted => quoted(head).ok_or("a parameter has no name")?,
+            Head::Attr => attribute(head, "name").ok_or(LeakProblem::ParameterWithoutName)?,
+            Head::Quoted => quoted(head).ok_or(LeakProblem::ParameterWithoutName)?,
         };
         let cdata = if c.starts_with(CDATA) {
             let mut after = *c;
@@ -210,12 +203,15 @@ fn params(c: &mut Cursor<'_>, p: &Params) -> Result<(Map<String, Value>, Vec<Str
             Some(data) => data,
             None => c
                 .take_until(p.close)
-                .ok_or_else(|| format!("parameter \"{pname}\" is not closed"))?,
+                .ok_or_else(|| LeakProblem::ParameterNotClosed(pname.clone()))?,
         };
         let string = p.string_attr.then(|| attribute(head, "string")).flatten();
         let value = match string.as_deref() {
             Some("false") => serde_json::from_str::<Value>(raw.trim()).map_err(|e| {
-                format!("parameter \"{pname}\" is marked as JSON but is not valid JSON: {e}")
+                LeakProblem::ParameterNotJson {
+                    name: pname.clone(),
+                    why: e.to_string(),
+                }
             })?,
             _ if p.layout && cdata.is_none() => Value::String(layout_trimmed(raw)),
             _ => Value::String(raw.to_owned()),
@@ -223,17 +219,12 @@ fn params(c: &mut Cursor<'_>, p: &Params) -> Result<(Map<String, Value>, Vec<Str
         text.insert(pname.clone(), p.untyped && string.is_none());
         // Two values for one parameter are two readings: neither is taken.
         if args.insert(pname.clone(), value).is_some() {
-            return Err(given_twice(&pname));
+            return Err(LeakProblem::ParameterTwice(pname));
         }
     }
 }
 
 const CDATA: &str = "<![CDATA[";
-
-/// Why a call naming one parameter twice is malformed.
-pub(super) fn given_twice(name: &str) -> String {
-    format!("parameter \"{name}\" is given twice in the tool call written in the text")
-}
 
 /// The `"…"` (or `'…'`) the head starts with.
 fn quoted(head: &str) -> Option<String> {
@@ -277,7 +268,7 @@ pub(super) fn bare_function(text: &str, ctx: &mut Ctx) -> Read {
     let args = match json_value(&mut c) {
         Ok((Value::Object(args), _)) => args,
         // Cut off by the end of the text: a call cut off, rejected.
-        Err(why) if why.ends_with("not closed") => return unclosed_call(text, name),
+        Err(LeakProblem::NotClosed) => return unclosed_call(text, name),
         _ => return (Vec::new(), 0),
     };
     c.skip_space();

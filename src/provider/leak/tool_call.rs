@@ -18,8 +18,8 @@ use serde_json::{Map, Value};
 use super::cursor::Cursor;
 use super::json::{json_calls, json_first_name, json_value};
 use super::scan::{self, Ctx, Read};
-use super::tags::{self, layout_trimmed};
-use super::{Leaked, enclosed, malformed, no_name, not_json, pythonic, unclosed_call};
+use super::tags::layout_trimmed;
+use super::{LeakProblem, Leaked, enclosed, malformed, no_name, not_json, pythonic, unclosed_call};
 use super::{cut, table};
 
 const OPEN: &str = "<tool_call>";
@@ -181,19 +181,14 @@ fn glm(body: &str, markup: &str) -> Vec<Leaked> {
             Some((key, c.take_until(value_close)?))
         })();
         let Some((key, value)) = pair else {
-            return malformed(
-                markup,
-                &name,
-                "an <arg_key>/<arg_value> pair is not complete".into(),
-            )
-            .0;
+            return malformed(markup, &name, LeakProblem::PairNotComplete).0;
         };
         let key = key.trim();
         if args
             .insert(key.to_owned(), Value::String(layout_trimmed(value)))
             .is_some()
         {
-            return malformed(markup, &name, tags::given_twice(key)).0;
+            return malformed(markup, &name, LeakProblem::ParameterTwice(key.to_owned())).0;
         }
     }
     let mut call = super::leaked(name, Ok(args), markup);

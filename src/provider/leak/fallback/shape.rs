@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::super::json::object_args;
-use super::super::{Declared, Leaked, Written};
+use super::super::{Declared, LeakProblem, Leaked, Written};
 use crate::tolerant;
 
 /// Keys a call object may hold beside its name and arguments.
@@ -19,7 +19,7 @@ const KNOWN: [&str; 7] = [
 ];
 
 /// A call's arguments, or why they cannot be read.
-type Args = Result<Map<String, Value>, String>;
+type Args = Result<Map<String, Value>, LeakProblem>;
 
 /// Keys that hold the arguments.
 pub(super) const ARGS: [&str; 3] = ["arguments", "parameters", "input"];

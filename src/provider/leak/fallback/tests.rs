@@ -13,7 +13,10 @@ fn one(text: &str) -> (String, Value, &'static str, String) {
     let (mut calls, clean) = find(text);
     assert_eq!(calls.len(), 1, "{text}: {calls:?}");
     let c = calls.remove(0);
-    let args = c.args.map(Value::Object).unwrap_or_else(Value::String);
+    let args = c
+        .args
+        .map(Value::Object)
+        .unwrap_or_else(|why| Value::String(why.to_string()));
     (c.name, args, c.family, clean)
 }
 
