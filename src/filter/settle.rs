@@ -117,7 +117,7 @@ impl<'a> Judge<'a> {
 /// that keeps sending the same invalid call. Each call is kept as a fixed-size
 /// digest, so memory does not grow with the size of the calls.
 #[derive(Debug, Default)]
-pub struct Loops {
+pub(crate) struct Loops {
     seen: HashMap<u128, u32>,
 }
 
@@ -147,7 +147,7 @@ impl Loops {
 
     /// This memory seen from one conversation: where the settle step counts
     /// its repeats.
-    pub fn within<'m>(&'m mut self, conversation: &'m Conversation<'m>) -> Within<'m> {
+    pub(crate) fn within<'m>(&'m mut self, conversation: &'m Conversation<'m>) -> Within<'m> {
         Within {
             loops: self,
             conversation,
@@ -157,7 +157,7 @@ impl Loops {
 
 /// A run's loop memory ([`Loops`]) seen from one conversation.
 #[derive(Debug)]
-pub struct Within<'m> {
+pub(crate) struct Within<'m> {
     loops: &'m mut Loops,
     conversation: &'m Conversation<'m>,
 }
@@ -198,7 +198,7 @@ fn digest(parts: &[&str]) -> u128 {
 
 /// Which conversation a call belongs to, for loop detection.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Conversation<'a> {
+pub(crate) enum Conversation<'a> {
     /// The value at `--session`'s pointer.
     Session(String),
     /// An input source (stdin, a file), without `--session` or a value there.

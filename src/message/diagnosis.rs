@@ -15,7 +15,7 @@ use crate::suggest;
 
 /// At most this many errors are kept per call (the model reads `--max-errors` of
 /// them); the rest are counted in a last `(+N more)` entry.
-pub const MAX_ERRORS: usize = 100;
+pub(super) const MAX_ERRORS: usize = 100;
 
 use crate::json::{ALL_ERRORS_UP_TO, more_values_than};
 
@@ -24,11 +24,11 @@ pub(super) const MAX_ERRORS_READ: usize = 10_000;
 
 /// Each kept error's message is cut to this many characters (a million-value
 /// enum is not listed whole).
-pub const MAX_ERROR_CHARS: usize = 1000;
+pub(super) const MAX_ERROR_CHARS: usize = 1000;
 
 /// Every schema error of `args`, converted, deduplicated and ordered; at most
 /// [`MAX_ERRORS`] of them.
-pub fn validation_errors(tool: &Tool, args: &Value) -> Vec<ArgError> {
+pub(crate) fn validation_errors(tool: &Tool, args: &Value) -> Vec<ArgError> {
     let mut items = Vec::new();
     let doc = Doc::new(args);
     // The validator collects every error before handing out the first, so for

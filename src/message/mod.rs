@@ -16,7 +16,7 @@ use crate::registry::SchemaError;
 
 mod diagnosis;
 mod leak;
-pub mod provider;
+pub(crate) mod provider;
 #[cfg(test)]
 mod tests;
 
@@ -103,7 +103,7 @@ impl Default for Style {
 pub const DEFAULT_PREFIX: &str = "Please rewrite the input with valid arguments. Errors:";
 
 /// The one-line instruction for a rejected call.
-pub fn instruction(style: &Style, errors: &[ArgError]) -> String {
+pub(crate) fn instruction(style: &Style, errors: &[ArgError]) -> String {
     let mut text = style.prefix.clone();
     push_errors(&mut text, style, errors);
     single(text)
@@ -111,7 +111,12 @@ pub fn instruction(style: &Style, errors: &[ArgError]) -> String {
 
 /// The instruction once the same call has been rejected `times` times in a row:
 /// retrying will not help, so the model is told to stop and ask.
-pub fn loop_instruction(style: &Style, tool: &str, times: u32, errors: &[ArgError]) -> String {
+pub(crate) fn loop_instruction(
+    style: &Style,
+    tool: &str,
+    times: u32,
+    errors: &[ArgError],
+) -> String {
     let mut text = format!(
         "Stop retrying: this exact call to {} was rejected {times} times. Do not send it again; \
          ask the user how to proceed. Errors:",
@@ -153,7 +158,7 @@ impl std::fmt::Display for More {
 
 /// Cuts `s` to at most `max` characters (never inside a UTF-8 sequence), ending
 /// with `…` when anything was cut.
-pub fn cut(s: &str, max: usize) -> String {
+pub(crate) fn cut(s: &str, max: usize) -> String {
     match s.char_indices().nth(max) {
         None => s.to_owned(),
         Some(_) => {
@@ -165,7 +170,7 @@ pub fn cut(s: &str, max: usize) -> String {
 }
 
 /// The message for a call to a tool the registry does not have.
-pub fn unknown_tool(
+pub(crate) fn unknown_tool(
     style: &Style,
     name: &str,
     listed: &[String],
@@ -193,7 +198,7 @@ pub fn unknown_tool(
 }
 
 /// A call whose tool exists but whose schema does not compile.
-pub fn broken_schema(name: &str, error: &SchemaError) -> String {
+pub(crate) fn broken_schema(name: &str, error: &SchemaError) -> String {
     single(format!(
         "Tool {} cannot be checked: its schema is broken ({})",
         quote(name),
@@ -202,7 +207,7 @@ pub fn broken_schema(name: &str, error: &SchemaError) -> String {
 }
 
 /// Argument text that salvage could not use, worded.
-pub fn unusable(e: &crate::salvage::Unusable) -> ArgError {
+pub(crate) fn unusable(e: &crate::salvage::Unusable) -> ArgError {
     use crate::salvage::Unusable;
     match e {
         Unusable::Invalid(e) => invalid_json(e),
@@ -212,7 +217,7 @@ pub fn unusable(e: &crate::salvage::Unusable) -> ArgError {
 }
 
 /// Arguments that are not valid JSON: where it broke, and whether it was cut off.
-pub fn invalid_json(err: &serde_json::Error) -> ArgError {
+pub(crate) fn invalid_json(err: &serde_json::Error) -> ArgError {
     let at = format!("line {} column {}", err.line(), err.column());
     if err.is_eof() {
         ArgError::root(format!(
@@ -228,19 +233,19 @@ pub fn invalid_json(err: &serde_json::Error) -> ArgError {
 }
 
 /// The validator rejected the arguments without an error callfix can describe.
-pub fn schema_mismatch() -> ArgError {
+pub(crate) fn schema_mismatch() -> ArgError {
     ArgError::root("arguments do not match the tool's schema")
 }
 
 /// Argument text that ends before its value does, at `line`:`column`.
-pub fn cut_off_arguments(line: usize, column: usize) -> ArgError {
+pub(crate) fn cut_off_arguments(line: usize, column: usize) -> ArgError {
     ArgError::root(format!(
         "arguments are incomplete JSON (cut off at line {line} column {column}); send the complete arguments"
     ))
 }
 
 /// Argument text holding two different values (a model that emitted twice).
-pub fn arguments_as_text(provider: &str) -> ArgError {
+pub(crate) fn arguments_as_text(provider: &str) -> ArgError {
     ArgError::root(format!(
         "the arguments must be a JSON object, not a string holding one ({provider} calls carry an object)"
     ))
@@ -250,7 +255,7 @@ pub fn arguments_as_text(provider: &str) -> ArgError {
 /// does not say which parameter each value means: the tool's name, then how
 /// to call it, with `example` (the parameters to show, and whether there are
 /// more).
-pub fn name_the_arguments(tool: &str, example: (&[&str], bool)) -> ArgError {
+pub(crate) fn name_the_arguments(tool: &str, example: (&[&str], bool)) -> ArgError {
     let (names, more) = example;
     let mut shown: Vec<String> = names.iter().map(|n| format!("{}: …", quote(n))).collect();
     if more {
@@ -263,7 +268,7 @@ pub fn name_the_arguments(tool: &str, example: (&[&str], bool)) -> ArgError {
 }
 
 /// A string of the arguments holds a lone surrogate escape (`\ud83d`).
-pub fn lone_surrogate(path: &str) -> ArgError {
+pub(crate) fn lone_surrogate(path: &str) -> ArgError {
     ArgError::at(
         path.to_owned(),
         "holds a lone surrogate escape, which is no character".to_owned(),
@@ -271,18 +276,18 @@ pub fn lone_surrogate(path: &str) -> ArgError {
 }
 
 /// Two different JSON values where one was expected.
-pub fn two_values() -> ArgError {
+pub(crate) fn two_values() -> ArgError {
     ArgError::root("arguments hold two different JSON values; send exactly one object")
 }
 
 /// A streamed call whose stream ended before the call was complete.
-pub fn stream_cut_off() -> String {
+pub(crate) fn stream_cut_off() -> String {
     "the stream ended before this call was complete; send the complete call".to_owned()
 }
 
 /// A streamed call whose argument text took its stream past
 /// `--max-record-bytes`.
-pub fn stream_call_too_large(limit: usize) -> String {
+pub(crate) fn stream_call_too_large(limit: usize) -> String {
     format!(
         "the stream grew over the limit of {limit} bytes (--max-record-bytes) with this \
          call's arguments; send the call again with smaller arguments, or on its own"
@@ -291,7 +296,7 @@ pub fn stream_call_too_large(limit: usize) -> String {
 
 /// A stream whose reassembled response grew past `--max-record-bytes`: it is
 /// dropped, and the rest of it skipped.
-pub fn stream_too_large(source: &str, line: u64, limit: usize) -> String {
+pub(crate) fn stream_too_large(source: &str, line: u64, limit: usize) -> String {
     format!(
         "stream starting at {source}:{line} grew over the limit of {limit} bytes \
          (--max-record-bytes) as it was reassembled; the rest of it is skipped"
@@ -301,7 +306,7 @@ pub fn stream_too_large(source: &str, line: u64, limit: usize) -> String {
 /// An error result for a call kept in a converted history with `{}` in place
 /// of arguments that were not an object: the instruction, then what was sent
 /// (cut to 200 characters), so the model sees its own mistake.
-pub fn with_arguments_sent(instruction: &str, sent: &str) -> String {
+pub(crate) fn with_arguments_sent(instruction: &str, sent: &str) -> String {
     format!(
         "{instruction} (arguments as sent: {})",
         cut(&one_line(sent), 200)
@@ -309,12 +314,12 @@ pub fn with_arguments_sent(instruction: &str, sent: &str) -> String {
 }
 
 /// An envelope with no arguments at all.
-pub fn missing_arguments() -> ArgError {
+pub(crate) fn missing_arguments() -> ArgError {
     ArgError::root("arguments are missing; send a JSON object")
 }
 
 /// Blank arguments where the schema needs some.
-pub fn empty_arguments() -> ArgError {
+pub(crate) fn empty_arguments() -> ArgError {
     ArgError::root("arguments are empty; send a JSON object")
 }
 
@@ -322,7 +327,7 @@ pub fn empty_arguments() -> ArgError {
 ///
 /// `line` is where the record starts in `source`; the error's own line is
 /// relative to the record.
-pub fn record_not_json(source: &str, line: u64, err: &serde_json::Error) -> String {
+pub(crate) fn record_not_json(source: &str, line: u64, err: &serde_json::Error) -> String {
     let what = err.to_string();
     let what = what
         .rsplit_once(" at line ")
@@ -335,17 +340,17 @@ pub fn record_not_json(source: &str, line: u64, err: &serde_json::Error) -> Stri
 }
 
 /// A record that is not UTF-8.
-pub fn not_utf8(valid_up_to: usize) -> String {
+pub(crate) fn not_utf8(valid_up_to: usize) -> String {
     format!("arguments are not valid UTF-8 (bad byte at offset {valid_up_to})")
 }
 
 /// A record the input cut off.
-pub fn record_cut_off(source: &str, line: u64) -> String {
+pub(crate) fn record_cut_off(source: &str, line: u64) -> String {
     format!("record at {source}:{line} is incomplete: it was cut off before its end")
 }
 
 /// A record over `--max-record-bytes`.
-pub fn record_too_large(source: &str, line: u64, size: usize, limit: usize) -> String {
+pub(crate) fn record_too_large(source: &str, line: u64, size: usize, limit: usize) -> String {
     format!(
         "record at {source}:{line} is {size} bytes, over the limit of {limit} bytes \
          (--max-record-bytes)"
@@ -353,7 +358,7 @@ pub fn record_too_large(source: &str, line: u64, size: usize, limit: usize) -> S
 }
 
 /// A record over `--max-record-values`.
-pub fn record_too_many_values(source: &str, line: u64, values: u64, limit: u64) -> String {
+pub(crate) fn record_too_many_values(source: &str, line: u64, values: u64, limit: u64) -> String {
     format!(
         "record at {source}:{line} holds {values} JSON values, over the limit of {limit} \
          (--max-record-values)"
@@ -361,12 +366,12 @@ pub fn record_too_many_values(source: &str, line: u64, values: u64, limit: u64) 
 }
 
 /// A record with no recognisable call.
-pub fn record_unrecognised(source: &str, line: u64, reason: &str) -> String {
+pub(crate) fn record_unrecognised(source: &str, line: u64, reason: &str) -> String {
     format!("record at {source}:{line} has no recognisable tool call: {reason}")
 }
 
 /// `word` or `words`, by count.
-pub fn plural(n: u64, word: &str) -> String {
+pub(crate) fn plural(n: u64, word: &str) -> String {
     if n == 1 {
         word.to_owned()
     } else {
@@ -393,7 +398,7 @@ pub(crate) fn join(path: &str, key: &str) -> String {
 /// return, ESC and the escape sequences it starts), DEL, the C1 controls (CSI,
 /// OSC, NEL = U+0085), and Unicode's line and paragraph separators (U+2028,
 /// U+2029), which Python's `splitlines()` and JavaScript split lines at.
-pub fn breaks_lines(c: char) -> bool {
+pub(crate) fn breaks_lines(c: char) -> bool {
     // `is_control` is Unicode's Cc: U+0000–U+001F, U+007F–U+009F.
     c.is_control() || matches!(c, '\u{2028}' | '\u{2029}')
 }
@@ -406,7 +411,7 @@ pub fn breaks_lines(c: char) -> bool {
 /// `check`'s human and GitHub formats, diagnostics on stderr. A message and a
 /// human-readable result are always exactly one line, whatever the model put in
 /// its call.
-pub fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
     if !s.chars().any(breaks_lines) {
         return s.into();
     }
@@ -441,7 +446,7 @@ pub(crate) fn quote(s: &str) -> String {
 
 /// What a repair changed, for a person approving the call (an agent hook's
 /// reason): `callfix repaired the input: offset: "2" → 2 (coerce-number)`.
-pub fn repaired(repairs: &[crate::kinds::Repair]) -> String {
+pub(crate) fn repaired(repairs: &[crate::kinds::Repair]) -> String {
     let each: Vec<String> = repairs
         .iter()
         .map(|r| {
@@ -472,7 +477,7 @@ pub fn repaired(repairs: &[crate::kinds::Repair]) -> String {
 
 /// Compact JSON of a value, cut to a short length without first rendering a huge
 /// value in full.
-pub fn short_json(v: &Value) -> String {
+pub(crate) fn short_json(v: &Value) -> String {
     const MAX: usize = 40;
     let mut w = Limited {
         buf: Vec::new(),
