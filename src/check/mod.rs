@@ -6,7 +6,7 @@
 //! ([`crate::span`]); [`report`] writes them for people, JSON, GitHub and SARIF.
 
 mod calls;
-pub mod report;
+pub(crate) mod report;
 mod rules;
 mod schema;
 

@@ -13,7 +13,7 @@ use crate::spelling::Spellings;
 /// binary colours it). One line whatever the file and the message hold (both
 /// through [`one_line`]), and never a GitHub workflow command: a path that
 /// starts with `::` is written `./::…`, the same file.
-pub fn human(f: &Finding, severity: &str) -> String {
+pub(crate) fn human(f: &Finding, severity: &str) -> String {
     let file = one_line(&f.file);
     let dot = if file.starts_with("::") { "./" } else { "" };
     format!(
@@ -28,7 +28,7 @@ pub fn human(f: &Finding, severity: &str) -> String {
 /// One JSON object: `file`, `line`, `col`, `severity`, `rule`, `message`. One
 /// line for any reader: what serde_json leaves raw in a string (DEL, C1,
 /// U+2028, U+2029) is escaped too ([`Spellings::write`]).
-pub fn json(f: &Finding) -> String {
+pub(crate) fn json(f: &Finding) -> String {
     let mut out = Vec::with_capacity(128);
     // Writing to a Vec cannot fail, and the output is UTF-8.
     let _ = Spellings::default().write(&mut out, f);
@@ -37,7 +37,7 @@ pub fn json(f: &Finding) -> String {
 
 /// A GitHub Actions workflow command (`::error file=…,line=…,col=…,title=…::…`),
 /// which the runner shows as an annotation on the file.
-pub fn github(f: &Finding) -> String {
+pub(crate) fn github(f: &Finding) -> String {
     format!(
         "::{} file={},line={},col={},title={}::{}",
         f.severity.as_str(),
@@ -71,7 +71,7 @@ const SARIF_SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 /// One SARIF 2.1.0 log of every finding: one run, every rule described in the
 /// driver, columns counted in Unicode code points. `version` is the tool's.
 /// SARIF's levels include `error` and `warning`, the severities' own words.
-pub fn sarif(findings: &[Finding], version: &str, information_uri: &str) -> Value {
+pub(crate) fn sarif(findings: &[Finding], version: &str, information_uri: &str) -> Value {
     let rules: Vec<Value> = Rule::ALL
         .iter()
         .map(|r| {

@@ -81,7 +81,7 @@ impl fmt::Display for Refusal {
 
 impl Rewrite {
     /// The words, as a note names the rewrite.
-    pub fn words(self) -> &'static str {
+    pub(crate) fn words(self) -> &'static str {
         match self {
             Rewrite::OneType => "one type",
             Rewrite::OneTypeNullable => "one type and `nullable: true`",

@@ -78,7 +78,7 @@ impl Call {
 }
 
 /// A call built from bare arguments (`--tool NAME` on stdin).
-pub fn bare_call(name: &str, text: String) -> Call {
+pub(crate) fn bare_call(name: &str, text: String) -> Call {
     let mut envelope = Map::new();
     envelope.insert("name".into(), Value::String(name.to_owned()));
     Call {
@@ -151,7 +151,7 @@ fn get_mut<'a>(map: &'a mut Map<String, Value>, path: &[&str]) -> Option<&'a mut
 }
 
 /// The JSON type of a value, as messages name it.
-pub fn json_type(v: &Value) -> &'static str {
+pub(crate) fn json_type(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "boolean",
@@ -165,7 +165,7 @@ pub fn json_type(v: &Value) -> &'static str {
 /// Writes a (valid or repaired) call back in its own envelope, with the arguments
 /// in the provider's form: a JSON string for OpenAI, an object elsewhere. A generic
 /// call keeps the form it arrived in.
-pub fn write_call(call: &Call, args: &Value, spellings: &Spellings) -> Value {
+pub(crate) fn write_call(call: &Call, args: &Value, spellings: &Spellings) -> Value {
     let mut env = call.envelope.clone();
     let writer = call.provider.writer();
     let as_text = writer.args_as_text() || (writer.keeps_args_form() && call.args_as_text);
@@ -179,14 +179,14 @@ pub fn write_call(call: &Call, args: &Value, spellings: &Spellings) -> Value {
 }
 
 /// The provider's error tool result for a rejected call.
-pub fn error_result(call: &Call, message: &str) -> Value {
+pub(crate) fn error_result(call: &Call, message: &str) -> Value {
     call.provider
         .writer()
         .error_result(&call.id, &call.name, message)
 }
 
 /// The error result for a record that holds no recognisable call.
-pub fn record_error(index: u64, message: &str) -> Value {
+pub(crate) fn record_error(index: u64, message: &str) -> Value {
     json!({ "index": index, "is_error": true, "content": message })
 }
 

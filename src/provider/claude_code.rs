@@ -58,7 +58,7 @@ impl Api for ClaudeCode {
 
 /// What a `PreToolUse` hook answers for a checked call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HookAnswer<'a> {
+pub(crate) enum HookAnswer<'a> {
     /// No opinion: the call goes on under the user's own permission rules.
     Pass,
     /// Run the call with `input` instead; `allow` runs it at once, else the
@@ -79,7 +79,7 @@ pub enum HookAnswer<'a> {
 }
 
 /// The JSON to print on stdout for `answer` (`None`: print nothing, exit 0).
-pub fn hook_answer(answer: HookAnswer<'_>) -> Option<Value> {
+pub(crate) fn hook_answer(answer: HookAnswer<'_>) -> Option<Value> {
     match answer {
         HookAnswer::Pass => None,
         HookAnswer::Repaired {

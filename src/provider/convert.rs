@@ -3,7 +3,7 @@
 //!
 //! Ids are injective: two calls of one stream never go by one id in the target
 //! provider, so a result always pairs with its own call. Each call's id is
-//! first worked out on its own ([`target_id`]: its own id, a number written as
+//! first worked out on its own ([`own_id`]: its own id, a number written as
 //! text, a derived one, the provider's quirk); an [`IdScope`] then checks it
 //! against the ids already given and, on a clash, gives a deterministic
 //! alternative (the id with the call's place appended, through the same quirk).
@@ -19,7 +19,7 @@ use crate::spelling::Spellings;
 
 /// What a provider requires of call ids.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ids {
+pub(crate) enum Ids {
     /// Every call has a string id, and its result names it (OpenAI, Anthropic, …).
     Strings,
     /// Every call has an id; a JSON-RPC id may be a string or a number (MCP).
@@ -53,21 +53,11 @@ pub struct Converted {
     pub name: String,
 }
 
-/// The id a call goes by in `to`'s envelope and in its result: its own (a number
-/// written as text where `to` needs a string), or, when it has none and `to`
-/// needs one, `call_` and 16 hex digits derived from the call and its place (the
-/// same input gives the same id); then `to`'s own quirk (its writer's `call_id`).
-///
-/// On its own: two calls may get the same id this way; [`IdScope::assign`]
-/// gives ids that are never shared.
-pub fn target_id(call: &Call, to: Provider, place: Place) -> Value {
-    match own_id(call, to, place) {
-        Value::Null => Value::Null,
-        id => to.writer().call_id(&id),
-    }
-}
-
-/// [`target_id`] before `to`'s quirk.
+/// The id a call goes by in `to`'s envelope and in its result, before `to`'s
+/// own quirk (its writer's `call_id`): its own (a number written as text where
+/// `to` needs a string), or, when it has none and `to` needs one, `call_` and 16
+/// hex digits derived from the call and its place (the same input gives the
+/// same id).
 fn own_id(call: &Call, to: Provider, place: Place) -> Value {
     match (to.writer().ids(), &call.id) {
         (Ids::None, _) => Value::Null,
@@ -121,7 +111,8 @@ impl IdScope {
         Self::default()
     }
 
-    /// The id the call at `place` goes by in `to`: [`target_id`], unless an
+    /// The id the call at `place` goes by in `to` ([`own_id`], through `to`'s
+    /// quirk), unless an
     /// earlier call already has it; then its text with `_RECORD_CALL` (and
     /// `_N` if that is taken too) appended, through `to`'s quirk.
     pub fn assign(&mut self, call: &Call, to: Provider, place: Place) -> Value {
@@ -215,7 +206,7 @@ pub fn convert(
 /// arguments as sent: as sent where `to` takes JSON text; where `to` takes an
 /// object, the object they parse to, or `{}` when they are not one — and then
 /// also the text as sent, for the error result to quote.
-pub fn convert_rejected(
+pub(crate) fn convert_rejected(
     call: &Call,
     sent: &Args,
     to: Provider,
@@ -253,7 +244,7 @@ fn envelope(call: &Call, to: Provider, args: &Value, ids: &mut IdScope, place: P
 }
 
 /// `to`'s error result for a rejected call, under the id and name `to` accepts.
-pub fn convert_error(
+pub(crate) fn convert_error(
     call: &Call,
     to: Provider,
     message: &str,

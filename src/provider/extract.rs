@@ -86,7 +86,7 @@ fn message_text(m: &Map<String, Value>) -> Option<String> {
 /// (an OpenAI completion with one choice, Gemini with one candidate, Ollama's
 /// `/api/chat`, Bedrock's `output`), its text with any leaked call markup
 /// removed (empty when it has none).
-pub fn assistant_text(record: &Value, declared: Declared) -> Option<String> {
+pub(crate) fn assistant_text(record: &Value, declared: Declared) -> Option<String> {
     let m = turn(record)?;
     let text = message_text(m).unwrap_or_default();
     Some(leak::find(&text, declared).1)
@@ -97,7 +97,7 @@ pub fn assistant_text(record: &Value, declared: Declared) -> Option<String> {
 /// [`extract`] reads them only from a message with no tool calls of its own (the
 /// model's own list is what runs; a call beside it in the text never does), so
 /// `check --calls` asks here to report the ones it leaves.
-pub fn calls_in_text(record: &Value, declared: Declared) -> Vec<Call> {
+pub(crate) fn calls_in_text(record: &Value, declared: Declared) -> Vec<Call> {
     let Some(text) = turn(record).and_then(message_text) else {
         return Vec::new();
     };
@@ -110,7 +110,7 @@ pub fn calls_in_text(record: &Value, declared: Declared) -> Vec<Call> {
 
 /// The text of the one assistant message a record is or holds, as written
 /// (leaked markup and all).
-pub fn assistant_raw_text(record: &Value) -> Option<String> {
+pub(crate) fn assistant_raw_text(record: &Value) -> Option<String> {
     turn(record).and_then(message_text)
 }
 
@@ -120,7 +120,7 @@ pub fn assistant_raw_text(record: &Value) -> Option<String> {
 /// the end of `text` (a call whose closing never came). Where a message did
 /// not come to its end (a stream cut off), such a call may have had more to
 /// come.
-pub fn read_by_its_end(leak: &Leak, text: &str) -> bool {
+pub(crate) fn read_by_its_end(leak: &Leak, text: &str) -> bool {
     leak::sentinel_free(leak.family) || text.trim_end().ends_with(leak.markup.trim_end())
 }
 

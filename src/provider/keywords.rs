@@ -58,7 +58,7 @@ impl Dialect {
 
 /// The keywords one dialect does not take.
 #[derive(Debug)]
-pub struct Rule {
+pub(crate) struct Rule {
     /// The dialect.
     pub dialect: Dialect,
     /// The keywords (schema keywords only: a property of that name is kept).
@@ -67,7 +67,7 @@ pub struct Rule {
 
 /// Every dialect's unsupported keywords (from Gemini's `Schema` reference and
 /// OpenAI's Structured Outputs "supported schemas" list).
-pub static RULES: [Rule; 2] = [
+pub(crate) static RULES: [Rule; 2] = [
     Rule {
         dialect: Dialect::Gemini,
         keywords: &[
@@ -133,7 +133,7 @@ pub static RULES: [Rule; 2] = [
 ];
 
 /// Whether `dialect` takes `keyword`.
-pub fn takes(dialect: Dialect, keyword: &str) -> bool {
+pub(crate) fn takes(dialect: Dialect, keyword: &str) -> bool {
     !RULES
         .iter()
         .any(|r| r.dialect == dialect && r.keywords.contains(&keyword))
@@ -157,7 +157,7 @@ pub struct Note {
 
 /// A schema as `dialect` takes it, and what was done to get there.
 #[derive(Debug)]
-pub struct Adapted {
+pub(crate) struct Adapted {
     /// The adapted schema.
     pub schema: Value,
     /// Each keyword stripped and each refusal, in document order.
@@ -168,7 +168,7 @@ pub struct Adapted {
 /// does not take; for OpenAI strict mode, also closes every object and makes
 /// every property required, an optional one nullable (callfix drops a `null`
 /// placeholder for an optional property, `drop-placeholder`).
-pub fn adapt(schema: &Value, dialect: Dialect) -> Adapted {
+pub(crate) fn adapt(schema: &Value, dialect: Dialect) -> Adapted {
     let mut notes = Vec::new();
     if dialect == Dialect::OpenAiStrict
         && schema.get("type").and_then(Value::as_str) != Some("object")
@@ -186,7 +186,7 @@ pub fn adapt(schema: &Value, dialect: Dialect) -> Adapted {
 
 /// `schema` without the keywords `drop` names, from schema objects only (a
 /// property of that name stays).
-pub fn without(schema: &Value, drop: &[&str]) -> Value {
+pub(crate) fn without(schema: &Value, drop: &[&str]) -> Value {
     let rules = Walk {
         takes: &|k| !drop.contains(&k),
         strict: false,

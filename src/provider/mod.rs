@@ -14,13 +14,13 @@
 mod anthropic;
 mod bedrock;
 mod call;
-pub mod claude_code;
+pub(crate) mod claude_code;
 mod convert;
 mod extract;
 mod gemini;
 mod generic;
-pub mod keywords;
-pub mod leak;
+pub(crate) mod keywords;
+pub(crate) mod leak;
 mod mcp;
 mod mistral;
 mod ollama;
@@ -28,19 +28,19 @@ mod openai;
 mod problem;
 mod responses;
 mod roles;
-pub mod stream;
-pub mod tool_list;
+pub(crate) mod stream;
+pub(crate) mod tool_list;
 
-pub use call::{Args, Call, Leak, bare_call, error_result, json_type, record_error, write_call};
-pub use convert::{
-    Converted, IdScope, Ids, Place, convert, convert_error, convert_rejected, target_id,
-};
-pub use extract::{
-    Extracted, assistant_raw_text, assistant_text, calls_in_text, extract, read_by_its_end,
-};
+pub use call::{Args, Call, Leak};
+pub(crate) use call::{bare_call, error_result, json_type, record_error, write_call};
+pub use convert::{Converted, convert};
+pub(crate) use convert::{IdScope, Place, convert_error, convert_rejected};
+pub use extract::{Extracted, extract};
+pub(crate) use extract::{assistant_raw_text, assistant_text, calls_in_text, read_by_its_end};
 pub use leak::{Declared, Written};
-pub use problem::{Envelope, Part, ProviderProblem, Refusal, Rewrite};
-pub use roles::provider_name;
+pub use problem::ProviderProblem;
+pub(crate) use problem::{Envelope, Part, Refusal, Rewrite};
+pub(crate) use roles::provider_name;
 
 use keywords::Dialect;
 use roles::{Api, Reader, Roles, Writer};

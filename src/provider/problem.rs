@@ -78,7 +78,8 @@ impl ProviderProblem {
 /// Why a schema cannot be written in a provider's dialect (`tools --strict`).
 /// `Display` writes the reason a note gives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Refusal {
+#[allow(clippy::enum_variant_names)]
+pub(crate) enum Refusal {
     /// OpenAI strict mode: the top level is not an object.
     StrictTopNotObject,
     /// OpenAI strict mode: an object allows keys beyond its properties.
@@ -90,7 +91,7 @@ pub enum Refusal {
 /// How a keyword was written the dialect's way, meaning the same
 /// (`Rewrite::words` names it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Rewrite {
+pub(crate) enum Rewrite {
     /// A `type` list of one name: that name.
     OneType,
     /// A `type` list of one name and `"null"`: the name and `nullable: true`.

@@ -139,7 +139,7 @@ pub(crate) trait Api: Sync {
 /// `[a-zA-Z0-9_-]`, at most 64 characters. Other characters become `_`. An
 /// empty name stays empty: a call written without a name (cut off before it)
 /// is not given one.
-pub fn provider_name(name: &str) -> String {
+pub(crate) fn provider_name(name: &str) -> String {
     name.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '_' || c == '-' {

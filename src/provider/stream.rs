@@ -56,7 +56,7 @@ use responses::Responses;
 
 /// What became of one record.
 #[derive(Debug, PartialEq)]
-pub enum Fed {
+pub(crate) enum Fed {
     /// Not a stream event, or an event of the wrong shape: the record itself.
     Record(Value),
     /// An event, kept: nothing to judge yet.
@@ -67,7 +67,7 @@ pub enum Fed {
 
 /// A reassembled response.
 #[derive(Debug, PartialEq)]
-pub struct Assembled {
+pub(crate) struct Assembled {
     /// The response, as a non-streaming request would have returned it; or, for
     /// a stream that grew past the limit, why there is none.
     pub record: Result<Value, TooLarge>,
@@ -88,7 +88,7 @@ pub struct Assembled {
 
 /// Why a streamed call is not whole.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Unfinished {
+pub(crate) enum Unfinished {
     /// The stream ended before the call did.
     CutOff,
     /// Its argument text grew past the limit, and was dropped.
@@ -97,11 +97,11 @@ pub enum Unfinished {
 
 /// A stream whose kept text grew past the limit: dropped, not judged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TooLarge;
+pub(crate) struct TooLarge;
 
 /// The streams open while reading one input.
 #[derive(Debug, Default)]
-pub struct Streams {
+pub(crate) struct Streams {
     open: Option<Open>,
 }
 
@@ -137,7 +137,7 @@ impl Streams {
     /// (`at`), with `limit` the most bytes one call's arguments, or one
     /// stream's kept text, may take. The first part is a stream that this
     /// record's stream ended before it completed.
-    pub fn feed(
+    pub(crate) fn feed(
         &mut self,
         record: Value,
         at: (u64, u64, u64),
@@ -170,7 +170,7 @@ impl Streams {
     }
 
     /// The input ended: a stream still open comes out as far as it got.
-    pub fn finish(&mut self) -> Option<Assembled> {
+    pub(crate) fn finish(&mut self) -> Option<Assembled> {
         self.open.take().and_then(Open::end)
     }
 
@@ -288,7 +288,7 @@ const ANTHROPIC_EVENTS: [&str; 7] = [
 
 /// Whether `record` is a stream event, which [`Streams::feed`] keeps (a record
 /// that is not is handed back as it is, whatever streams are open).
-pub fn is_event(record: &Value) -> bool {
+pub(crate) fn is_event(record: &Value) -> bool {
     record
         .as_object()
         .is_some_and(|map| EventKind::of(map) != EventKind::None)

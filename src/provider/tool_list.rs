@@ -7,7 +7,7 @@ use serde_json::Value;
 
 /// The keys a listed tool keeps its schema under: Anthropic `input_schema`, MCP
 /// `inputSchema`, OpenAI/Gemini `parameters`, Gemini `parametersJsonSchema`.
-pub const SCHEMA_KEYS: [&str; 4] = [
+pub(crate) const SCHEMA_KEYS: [&str; 4] = [
     "input_schema",
     "inputSchema",
     "parameters",
@@ -15,7 +15,7 @@ pub const SCHEMA_KEYS: [&str; 4] = [
 ];
 
 /// The keys tool lists nest their tools under.
-pub const NESTING_KEYS: [&str; 5] = [
+pub(crate) const NESTING_KEYS: [&str; 5] = [
     "tools",
     "function",
     "functionDeclarations",
@@ -24,11 +24,11 @@ pub const NESTING_KEYS: [&str; 5] = [
 ];
 
 /// A tool read from a list: name, schema, description.
-pub type ListedTool = (String, Value, Option<String>);
+pub(crate) type ListedTool = (String, Value, Option<String>);
 
 /// Collects the tools from the tool-list shapes providers use. Returns false when
 /// `value` is not a tool list.
-pub fn read(value: Value, out: &mut Vec<ListedTool>) -> bool {
+pub(crate) fn read(value: Value, out: &mut Vec<ListedTool>) -> bool {
     match value {
         Value::Array(items) => {
             let before = out.len();
@@ -85,7 +85,7 @@ fn one_tool(item: Value, out: &mut Vec<ListedTool>) -> bool {
 }
 
 /// Whether `v` looks like one JSON Schema (a file holding one tool).
-pub fn is_schema_like(v: &Value) -> bool {
+pub(crate) fn is_schema_like(v: &Value) -> bool {
     match v {
         Value::Bool(_) => true,
         Value::Object(m) => [

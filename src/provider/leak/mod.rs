@@ -84,12 +84,12 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use cursor::Cursor;
-pub use problem::{LeakProblem, PythonProblem};
+pub(crate) use problem::{LeakProblem, PythonProblem};
 pub(crate) use table::sentinel_free;
 
 /// One call found in text.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Leaked {
+pub(crate) struct Leaked {
     /// The tool name (empty when the markup is too broken to tell).
     pub name: String,
     /// The arguments, or why they cannot be read.
@@ -128,7 +128,7 @@ pub type Declared<'a> = &'a dyn Fn(&str) -> bool;
 
 /// Finds every leaked call in `text`, in order; returns them and the text with
 /// their markup removed.
-pub fn find(text: &str, declared: Declared) -> (Vec<Leaked>, String) {
+pub(crate) fn find(text: &str, declared: Declared) -> (Vec<Leaked>, String) {
     let mut calls = Vec::new();
     let mut clean = String::with_capacity(text.len());
     let mut at = 0;

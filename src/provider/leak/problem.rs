@@ -8,7 +8,7 @@
 /// Why a call found written in assistant text cannot be read. `Display`
 /// writes the sentence the call's rejection gives.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LeakProblem {
+pub(crate) enum LeakProblem {
     /// The markup was cut off before its end: never completed.
     NotClosed,
     /// The markup names no tool.
@@ -89,7 +89,7 @@ pub enum LeakProblem {
 /// Why a call list (or a call in call notation) is not Python literal calls:
 /// where the reading stopped, and on what.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PythonProblem {
+pub(crate) enum PythonProblem {
     /// One of these characters was expected at a byte; another stood there.
     Expected {
         /// The characters that may stand there.
