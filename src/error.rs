@@ -10,7 +10,7 @@ use std::fmt;
 use std::io;
 use std::path::PathBuf;
 
-pub use crate::source::io_reason;
+pub(crate) use crate::source::io_reason;
 
 /// What stops a run (exit code 2), as opposed to a rejected call.
 #[derive(Debug, thiserror::Error)]

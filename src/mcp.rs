@@ -66,25 +66,25 @@ use listing::Listing;
 /// The longest message line the proxy reads, either way (the filter's default
 /// `--max-record-bytes`). A longer line is not forwarded; see
 /// [`Proxy::client_oversized`] and [`Proxy::server_oversized`].
-pub const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
+pub(crate) const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
 
 /// How much of an oversized line the caller keeps, to read its id from.
-pub const OVERSIZED_PREFIX_BYTES: usize = 64 * 1024;
+pub(crate) const OVERSIZED_PREFIX_BYTES: usize = 64 * 1024;
 
 /// The most tools learned from one listing; the rest are forwarded unjudged.
-pub const MAX_TOOLS: usize = 10_000;
+pub(crate) const MAX_TOOLS: usize = 10_000;
 
 /// The most bytes of `tools/list` pages learned from one listing.
-pub const MAX_LIST_BYTES: usize = 64 * 1024 * 1024;
+pub(crate) const MAX_LIST_BYTES: usize = 64 * 1024 * 1024;
 
 /// The most `tools/list` pages asked for in one listing.
-pub const MAX_LIST_PAGES: usize = 1_000;
+pub(crate) const MAX_LIST_PAGES: usize = 1_000;
 
 /// How long a call to a tool not known yet is held for the tool list.
-pub const LIST_WAIT: Duration = Duration::from_secs(5);
+pub(crate) const LIST_WAIT: Duration = Duration::from_secs(5);
 
 /// The most calls held at once; past it a call is forwarded unjudged.
-pub const MAX_HELD: usize = 10_000;
+pub(crate) const MAX_HELD: usize = 10_000;
 
 /// What to do with a line from the client.
 #[derive(Debug)]
@@ -169,7 +169,7 @@ pub struct Proxy {
 }
 
 /// The MCP spec revision the proxy follows.
-pub const SPEC_REVISION: &str = "2025-11-25";
+pub(crate) const SPEC_REVISION: &str = "2025-11-25";
 
 impl Proxy {
     /// A proxy that judges with `options` against the `given` schemas and those

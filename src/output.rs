@@ -92,12 +92,14 @@ pub trait Sink {
     /// sink would, for a worker thread to write the results that depend on no
     /// earlier record (valid and repaired calls) itself; [`Sink::forked`] then
     /// takes its bytes, in order. `None` (the default): every result is handed to
-    /// this sink.
+    /// this sink. (An optimisation of the library's own [`Printer`].)
+    #[doc(hidden)]
     fn fork(&self) -> Option<Printer<Vec<u8>>> {
         None
     }
 
     /// Takes results a [`Sink::fork`] wrote.
+    #[doc(hidden)]
     fn forked(&mut self, _bytes: &[u8]) -> io::Result<()> {
         Ok(())
     }

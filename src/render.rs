@@ -155,7 +155,8 @@ pub fn render(
 }
 
 /// The placeholders a template uses, in order (escapes excluded).
-pub fn placeholders(template: &str, syntax: Syntax) -> Vec<String> {
+#[cfg(test)]
+pub(crate) fn placeholders(template: &str, syntax: Syntax) -> Vec<String> {
     let mut names = Vec::new();
     let mut rest = template;
     while let Some(found) = next_placeholder(rest, syntax) {
@@ -168,7 +169,7 @@ pub fn placeholders(template: &str, syntax: Syntax) -> Vec<String> {
 }
 
 /// How a variable named `name` is written in `syntax`.
-pub fn written(name: &str, syntax: Syntax) -> String {
+pub(crate) fn written(name: &str, syntax: Syntax) -> String {
     match syntax {
         Syntax::Angle => format!("<{name}>"),
         Syntax::Brace => format!("{{{name}}}"),
@@ -349,7 +350,7 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 }
 
 /// `<tool>.txt` files in a directory, sorted by name.
-pub fn templates_in(dir: &Path) -> Result<Vec<(String, PathBuf)>, Error> {
+pub(crate) fn templates_in(dir: &Path) -> Result<Vec<(String, PathBuf)>, Error> {
     let entries =
         std::fs::read_dir(dir).map_err(|error| Error::read(dir.display().to_string(), error))?;
     let mut out: Vec<(String, PathBuf)> = entries
@@ -363,14 +364,14 @@ pub fn templates_in(dir: &Path) -> Result<Vec<(String, PathBuf)>, Error> {
 }
 
 /// The tool a template is for: its file stem.
-pub fn stem(path: &Path) -> String {
+pub(crate) fn stem(path: &Path) -> String {
     path.file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default()
 }
 
 /// A template's text (a regular file, capped).
-pub fn read(path: &Path) -> Result<String, Error> {
+pub(crate) fn read(path: &Path) -> Result<String, Error> {
     crate::source::read_text(path).map_err(|error| Error::read(path.display().to_string(), error))
 }
 

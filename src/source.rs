@@ -11,7 +11,7 @@ use std::io::{self, Read};
 use std::path::Path;
 
 /// An I/O error as a short lower-case reason, without the `(os error N)` suffix.
-pub fn io_reason(e: &io::Error) -> String {
+pub(crate) fn io_reason(e: &io::Error) -> String {
     match e.kind() {
         io::ErrorKind::NotFound => "no such file or directory".into(),
         io::ErrorKind::PermissionDenied => "permission denied".into(),

@@ -21,11 +21,11 @@ pub struct Loc {
 
 impl Loc {
     /// The start of a file.
-    pub const START: Loc = Loc { line: 1, col: 1 };
+    pub(crate) const START: Loc = Loc { line: 1, col: 1 };
 
     /// Where byte `offset` of `text` is (clamped to the text, and to a character
     /// boundary).
-    pub fn of(text: &str, offset: usize) -> Loc {
+    pub(crate) fn of(text: &str, offset: usize) -> Loc {
         let offset = offset.min(text.len());
         // The text before the last character boundary at or before `offset`
         // (`..0` is always one).
@@ -44,7 +44,7 @@ impl Loc {
 impl Loc {
     /// Where column `byte_col` (1-based, in bytes, as `serde_json` counts) of
     /// `line` is; column 0 (the end of the previous line) is taken as column 1.
-    pub fn of_line_byte(text: &str, line: usize, byte_col: usize) -> Loc {
+    pub(crate) fn of_line_byte(text: &str, line: usize, byte_col: usize) -> Loc {
         let start: usize = text
             .split_inclusive('\n')
             .take(line.saturating_sub(1))

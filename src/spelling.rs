@@ -29,14 +29,14 @@ impl Spellings {
     /// The spellings of the numbers in JSON (or near-JSON) `text`. Strings are
     /// skipped; costs one pass, and nothing is allocated unless a number has an
     /// exponent that the parser writes differently.
-    pub fn scan(text: &[u8]) -> Self {
+    pub(crate) fn scan(text: &[u8]) -> Self {
         let mut out = Self::default();
         out.add(text);
         out
     }
 
     /// Adds the spellings found in `text`.
-    pub fn add(&mut self, text: &[u8]) {
+    pub(crate) fn add(&mut self, text: &[u8]) {
         // Most text has no exponent at all: one cheap pass says so.
         let after_digit = |i: usize| {
             i.checked_sub(1)
@@ -86,11 +86,6 @@ impl Spellings {
         }
     }
 
-    /// Whether every number is written as the parser spells it.
-    pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
-    }
-
     fn source<'a>(&'a self, parsed: &'a str) -> &'a str {
         match self.map.get(parsed) {
             Some(Some(source)) => source,
@@ -99,13 +94,17 @@ impl Spellings {
     }
 
     /// `value` as compact JSON with the source spellings.
-    pub fn write<W: io::Write, T: Serialize + ?Sized>(&self, out: W, value: &T) -> io::Result<()> {
+    pub(crate) fn write<W: io::Write, T: Serialize + ?Sized>(
+        &self,
+        out: W,
+        value: &T,
+    ) -> io::Result<()> {
         let mut ser = Serializer::with_formatter(out, Spelled(CompactFormatter, self));
         value.serialize(&mut ser).map_err(io::Error::from)
     }
 
     /// `value` as pretty JSON with the source spellings.
-    pub fn write_pretty<W: io::Write>(&self, out: W, value: &Value) -> io::Result<()> {
+    pub(crate) fn write_pretty<W: io::Write>(&self, out: W, value: &Value) -> io::Result<()> {
         let mut ser = Serializer::with_formatter(out, Spelled(PrettyFormatter::new(), self));
         value.serialize(&mut ser).map_err(io::Error::from)
     }
@@ -259,7 +258,7 @@ mod tests {
     #[test]
     fn strings_are_not_numbers() {
         let s = Spellings::scan(br#"{"a":"1e2 \" 2E3","k1e2":1}"#);
-        assert!(s.is_empty(), "{s:?}");
+        assert!(s.map.is_empty(), "{s:?}");
     }
 
     #[test]

@@ -47,8 +47,8 @@ impl Line {
     pub(crate) fn too_deep(&self) -> bool {
         let mut values: Vec<&Value> = vec![];
         if let Some(call) = &self.call {
-            values.extend([&call.id, &call.envelope]);
-            if let callfix::provider::Args::Value(v) = &call.args {
+            values.extend([call.id(), call.envelope()]);
+            if let callfix::provider::Args::Value(v) = call.args() {
                 values.push(v);
             }
         }
@@ -160,14 +160,14 @@ impl CheckResult {
     /// The tool called (after `rename-tool`); `None` for a broken record.
     #[getter]
     fn tool(&self) -> Option<&str> {
-        self.line.call.as_ref().map(|c| c.name.as_str())
+        self.line.call.as_ref().map(|c| c.name())
     }
 
     /// The call's id as sent (`None` when it had none).
     #[getter]
     fn id<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         match &self.line.call {
-            Some(call) => to_py(py, &call.id),
+            Some(call) => to_py(py, call.id()),
             None => Ok(py.None().into_bound(py)),
         }
     }

@@ -26,7 +26,7 @@ const INITIALIZE_ID: u64 = 1;
 const QUOTED: usize = 80;
 
 /// The longest file name written (most file systems take 255 bytes).
-pub const MAX_FILE_NAME: usize = 255;
+pub(crate) const MAX_FILE_NAME: usize = 255;
 
 /// Why a server's tools could not be pulled.
 #[derive(Debug, thiserror::Error)]
@@ -244,7 +244,7 @@ fn quote(line: &[u8]) -> String {
 /// `mcp__SERVER__TOOL`, each part with every character outside
 /// `[A-Za-z0-9_-]` replaced by `_` (one per UTF-16 unit, as its JavaScript
 /// does: `é` is `_`, `😀` is `__`).
-pub fn claude_code_name(server: &str, tool: &str) -> String {
+pub(crate) fn claude_code_name(server: &str, tool: &str) -> String {
     let mut name = String::with_capacity(9 + server.len() + tool.len());
     name.push_str("mcp__");
     normalise(server, &mut name);

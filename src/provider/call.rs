@@ -26,48 +26,90 @@ pub enum Args {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Call {
     /// The call id (`null` when the envelope has none).
-    pub id: Value,
+    pub(crate) id: Value,
     /// The tool name, as sent (or as mapped back).
-    pub name: String,
+    pub(crate) name: String,
     /// The arguments as they arrived.
-    pub args: Args,
+    pub(crate) args: Args,
     /// The arguments arrived as JSON text.
-    pub args_as_text: bool,
+    pub(crate) args_as_text: bool,
     /// The provider whose envelope the call came in.
-    pub provider: Provider,
+    pub(crate) provider: Provider,
     /// The call object as it arrived, with its arguments taken out; used to write
     /// the call back in its own envelope.
-    pub envelope: Value,
+    pub(crate) envelope: Value,
     /// Where the arguments and the name sit in the envelope.
-    pub args_at: &'static [&'static str],
+    pub(crate) args_at: &'static [&'static str],
     /// Where the name sits in the envelope.
-    pub name_at: &'static [&'static str],
+    pub(crate) name_at: &'static [&'static str],
     /// For a call found written in assistant text: that markup.
-    pub leaked: Option<Leak>,
+    pub(crate) leaked: Option<Leak>,
 }
 
 /// Where a call written into assistant text came from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Leak {
     /// The markup as it stood in the text.
-    pub markup: String,
+    pub(crate) markup: String,
     /// Its call syntax (`hermes`, `glm`, `kimi-k2`, …).
-    pub family: &'static str,
+    pub(crate) family: &'static str,
     /// How its argument values were written, when not as JSON.
-    pub written: Written,
+    pub(crate) written: Written,
+}
+
+impl Leak {
+    /// The markup as it stood in the text.
+    pub fn markup(&self) -> &str {
+        &self.markup
+    }
+
+    /// Its call syntax (`hermes`, `glm`, `kimi-k2`, …).
+    pub fn family(&self) -> &'static str {
+        self.family
+    }
 }
 
 impl Call {
+    /// The call id (`null` when the envelope has none).
+    pub fn id(&self) -> &Value {
+        &self.id
+    }
+
+    /// The tool name, as sent (or as mapped back).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The arguments as they arrived.
+    pub fn args(&self) -> &Args {
+        &self.args
+    }
+
+    /// The provider whose envelope the call came in.
+    pub fn provider(&self) -> Provider {
+        self.provider
+    }
+
+    /// The call object as it arrived, with its arguments taken out.
+    pub fn envelope(&self) -> &Value {
+        &self.envelope
+    }
+
+    /// For a call found written in assistant text: where it came from.
+    pub fn leaked(&self) -> Option<&Leak> {
+        self.leaked.as_ref()
+    }
+
     /// Whether the call's envelope may carry its arguments as JSON text. Where
     /// it may not (Anthropic `input`, Gemini `args`, MCP `arguments`), text is a
     /// double encoding: the object the provider wanted, written as a string.
-    pub fn text_args_allowed(&self) -> bool {
+    pub(crate) fn text_args_allowed(&self) -> bool {
         let writer = self.provider.writer();
         writer.args_as_text() || writer.keeps_args_form()
     }
 
     /// Gives the call another tool name, in the envelope too (`rename-tool`).
-    pub fn rename(&mut self, name: &str) {
+    pub(crate) fn rename(&mut self, name: &str) {
         self.name = name.to_owned();
         set(
             &mut self.envelope,

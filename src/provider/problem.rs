@@ -70,7 +70,7 @@ pub enum ProviderProblem {
 
 impl ProviderProblem {
     /// This problem, found inside `part`.
-    pub fn within(self, part: Part) -> Self {
+    pub(crate) fn within(self, part: Part) -> Self {
         ProviderProblem::Within(part, Box::new(self))
     }
 }

@@ -296,12 +296,12 @@ impl Registry {
 
     /// The tools whose name normalises (case and separators dropped) to the
     /// same as `name`.
-    pub fn same_normalised(&self, name: &str) -> Vec<&str> {
+    pub(crate) fn same_normalised(&self, name: &str) -> Vec<&str> {
         self.named(self.aliases().by_normalised.get(&normalise(name)))
     }
 
     /// The tools whose provider-sanitised name is `name` (but not their own).
-    pub fn sanitised_to(&self, name: &str) -> Vec<&str> {
+    pub(crate) fn sanitised_to(&self, name: &str) -> Vec<&str> {
         self.named(self.aliases().by_sanitised.get(name))
     }
 
@@ -316,7 +316,7 @@ impl Registry {
     /// from the call is never combined with one dropped from the declared
     /// name: `mcp__jira__create_issue` is a tool of another server, not
     /// `mcp__github__create_issue`. One tool is one reading; two are none.
-    pub fn meant(&self, name: &str) -> Vec<&str> {
+    pub(crate) fn meant(&self, name: &str) -> Vec<&str> {
         let a = self.aliases();
         let base = without_token(name).unwrap_or(name);
         let mut hits: Vec<usize> = Vec::new();
@@ -350,7 +350,7 @@ impl Registry {
     /// The tool `name` most likely meant ([`crate::suggest::closest`]). Past
     /// [`FUZZY_TOOLS`] tools only a unique normalised match is suggested, so an
     /// unknown name costs a lookup, not a pass over every tool.
-    pub fn closest(&self, name: &str) -> Option<&str> {
+    pub(crate) fn closest(&self, name: &str) -> Option<&str> {
         if self.entries.len() > FUZZY_TOOLS {
             return match self.same_normalised(name)[..] {
                 [only] => Some(only),
