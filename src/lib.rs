@@ -20,7 +20,7 @@
 //! | tool definitions for a provider's API | [`tools::payload`] |
 //! | a description template | [`render::render`] |
 //! | a tool set to lint in CI | [`check::check`] |
-//! | a call to convert between providers | [`provider::convert`] |
+//! | a call to write in another provider's shape, or answer with its error result | [`provider::convert_call`], [`provider::Provider::error_result`] |
 //!
 //! ```
 //! use callfix::{Outcome, Toolset};

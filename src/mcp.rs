@@ -16,7 +16,7 @@
 //!   `notifications/initialized`, and again after every
 //!   `notifications/tools/list_changed`. While that list is on its way, a call
 //!   to a tool not known yet is held ([`FromClient::Hold`]) and judged when the
-//!   list arrives, or forwarded unjudged with a warning after [`LIST_WAIT`];
+//!   list arrives, or forwarded unjudged with a warning after `LIST_WAIT`;
 //! - a call to a tool the server did not list is forwarded unchanged: the
 //!   server decides; so is a call to a tool whose schema callfix cannot compile
 //!   (one warning to the operator per tool);
@@ -30,8 +30,8 @@
 //!
 //! Costs: a line is parsed once (a server line without its `result`, unless it
 //! answers the proxy's own list); learning a list is linear in its size and
-//! capped ([`MAX_TOOLS`], [`MAX_LIST_BYTES`], [`MAX_LIST_PAGES`]); the caller
-//! caps lines at [`MAX_LINE_BYTES`] and reports longer ones with
+//! capped (`MAX_TOOLS`, `MAX_LIST_BYTES`, `MAX_LIST_PAGES`); the caller
+//! caps lines at `MAX_LINE_BYTES` and reports longer ones with
 //! [`Proxy::client_oversized`] / [`Proxy::server_oversized`].
 //!
 //! Schemas given to the proxy (`--schemas`) come before learned ones.
@@ -39,7 +39,7 @@
 //! The files: `session` judges each line either way (calls, held calls,
 //! pending requests, the server's exit); `listing` learns the server's tools
 //! with the proxy's own `tools/list` requests; `oversized` answers for lines
-//! past [`MAX_LINE_BYTES`]; `head` reads a line's `id` and `method` without
+//! past `MAX_LINE_BYTES`; `head` reads a line's `id` and `method` without
 //! parsing the rest; `pull` is the client that pulls a server's tool schemas
 //! for `callfix mcp-schemas`.
 

@@ -21,7 +21,7 @@ pub struct Spellings {
     /// Parsed text → source text; `None` where the source spelled it two ways.
     map: HashMap<String, Option<String>>,
     /// The record was read with its lone surrogate escapes masked
-    /// ([`crate::surrogates`]): strings write them back as sent.
+    /// (`crate::surrogates`): strings write them back as sent.
     pub masked: bool,
 }
 

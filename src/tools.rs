@@ -76,7 +76,7 @@ pub struct Payload {
     /// The payload.
     pub value: Value,
     /// Each keyword stripped because the provider does not take it (or
-    /// written its way, meaning the same: [`Note::rewritten`]), by tool.
+    /// written its way, meaning the same: `Note::rewritten`), by tool.
     pub stripped: Vec<(String, Note)>,
     /// The tools written with an empty description (none in the schema, no
     /// template): the model sees only the name and the parameters.
@@ -86,7 +86,7 @@ pub struct Payload {
 /// The tool definitions `provider`'s API expects for every tool of `registry`,
 /// by name: each description rendered from `descriptions` (`<tool>.txt`, as
 /// [`description_files`] finds them) or the schema's own, each schema as
-/// [`parameters`] cleans it; with `strict`, in the provider's strict mode (OpenAI).
+/// `parameters` cleans it; with `strict`, in the provider's strict mode (OpenAI).
 /// Every problem is returned, not just the first.
 pub fn payload<'r>(
     registry: &'r Registry,

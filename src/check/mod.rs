@@ -3,7 +3,7 @@
 //! descriptions match one to one; names and property descriptions suit the
 //! providers; recorded calls are valid without repair. Every finding has a
 //! [`Rule`] and the line and column of the key or value at fault
-//! ([`crate::span`]); [`report`] writes them for people, JSON, GitHub and SARIF.
+//! (`crate::span`); `report` writes them for people, JSON, GitHub and SARIF.
 
 mod calls;
 pub(crate) mod report;
@@ -95,7 +95,7 @@ pub struct Inputs<'a> {
     /// Recorded calls, each of which must be valid as it is.
     pub calls: Vec<Calls<'a>>,
     /// `--provider`: also what this provider's API would refuse (its schema
-    /// keywords, [`crate::provider::keywords`]; names that collide once sanitised).
+    /// keywords, `crate::provider::keywords`; names that collide once sanitised).
     pub provider: Option<Provider>,
     /// `--openai-strict`: the schemas must suit OpenAI strict mode.
     pub strict: bool,

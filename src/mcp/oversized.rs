@@ -12,7 +12,7 @@ use super::{MAX_LINE_BYTES, Out, Proxy, error, key};
 const TOO_LARGE: i64 = -32600;
 
 impl Proxy {
-    /// A line from the client over [`MAX_LINE_BYTES`], of which `prefix` is the
+    /// A line from the client over `MAX_LINE_BYTES`, of which `prefix` is the
     /// start: it is not forwarded. The answer for the client: an error for its
     /// id if the prefix shows it, else a parse error with id `null`.
     pub fn client_oversized(&mut self, prefix: &[u8], len: usize) -> Vec<u8> {
@@ -27,7 +27,7 @@ impl Proxy {
         }
     }
 
-    /// A line from the server over [`MAX_LINE_BYTES`], of which `prefix` is the
+    /// A line from the server over `MAX_LINE_BYTES`, of which `prefix` is the
     /// start: it is not forwarded. The client request it answers gets an error
     /// instead; a request from the server gets an error back.
     pub fn server_oversized(&mut self, prefix: &[u8], len: usize) {

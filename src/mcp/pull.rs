@@ -3,10 +3,10 @@
 //! (`initialize`, `notifications/initialized`, `tools/list` page by page,
 //! following `nextCursor`), told each line the server writes and saying what
 //! to send back; [`plan`] names the files the schemas go into, as Claude Code
-//! names the server's tools (`mcp__SERVER__TOOL`, see [`claude_code_name`]).
+//! names the server's tools (`mcp__SERVER__TOOL`, see `claude_code_name`).
 //!
-//! Nothing partial comes out: a listing cut by a cap ([`MAX_TOOLS`],
-//! [`MAX_LIST_BYTES`], [`MAX_LIST_PAGES`]), an error answer, or a line that is
+//! Nothing partial comes out: a listing cut by a cap (`MAX_TOOLS`,
+//! `MAX_LIST_BYTES`, `MAX_LIST_PAGES`), an error answer, or a line that is
 //! not JSON-RPC is a [`PullError`], never a shorter list. Costs: each line is
 //! parsed once (a page without what is not used); naming is linear in the
 //! names' lengths.

@@ -34,7 +34,7 @@ pub(crate) enum Ids {
 /// record. A derived id depends on it, so that two identical calls in one
 /// stream do not share an id.
 #[derive(Debug, Clone, Copy)]
-pub struct Place {
+pub(crate) struct Place {
     /// Record number, from 0.
     pub record: u64,
     /// Call number within the record, from 0.
@@ -100,14 +100,14 @@ pub(crate) const REMEMBERED_IDS: usize = 1 << 16;
 /// makes an id take its alternative, and the answer is still the same for the
 /// same input.
 #[derive(Debug, Default)]
-pub struct IdScope {
+pub(crate) struct IdScope {
     order: VecDeque<(u64, u128)>,
     used: HashMap<u128, u32>,
 }
 
 impl IdScope {
     /// An empty scope (a new stream).
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
@@ -115,7 +115,7 @@ impl IdScope {
     /// quirk), unless an
     /// earlier call already has it; then its text with `_RECORD_CALL` (and
     /// `_N` if that is taken too) appended, through `to`'s quirk.
-    pub fn assign(&mut self, call: &Call, to: Provider, place: Place) -> Value {
+    pub(crate) fn assign(&mut self, call: &Call, to: Provider, place: Place) -> Value {
         let own = own_id(call, to, place);
         if own.is_null() {
             return Value::Null;
@@ -185,8 +185,38 @@ fn key(id: &Value) -> u128 {
     (u128::from(fnv.finish()) << 64) | u128::from(sip.finish())
 }
 
-/// A (valid or repaired) call in `to`'s envelope, with `to`'s quirks.
-pub fn convert(
+/// One call in `to`'s envelope, with `args` as its arguments (the call's own,
+/// or a repaired [`Outcome`](crate::Outcome)'s), and `to`'s quirks: its name
+/// and id as `to` accepts them (an id derived from the call where `to` needs
+/// one and it has none). What `callfix --to PROVIDER` writes for a call alone.
+///
+/// ```
+/// use callfix::provider::{Extracted, Provider, convert_call, extract};
+/// use serde_json::json;
+///
+/// // An Anthropic tool_use block, written back as an OpenAI tool call.
+/// let block = json!({"type": "tool_use", "id": "toolu_1", "name": "read",
+///                    "input": {"path": "/a"}});
+/// let Extracted::Calls(calls) = extract(block, None) else { panic!() };
+/// let openai = convert_call(&calls[0], Provider::OpenAi, &json!({"path": "/a"}));
+/// assert_eq!(openai.call["function"]["arguments"], "{\"path\":\"/a\"}");
+/// assert_eq!(openai.id, "toolu_1");
+/// ```
+pub fn convert_call(call: &Call, to: Provider, args: &Value) -> Converted {
+    let place = Place { record: 0, call: 0 };
+    convert(
+        call,
+        to,
+        args,
+        &Spellings::default(),
+        &mut IdScope::new(),
+        place,
+    )
+}
+
+/// A (valid or repaired) call in `to`'s envelope, with `to`'s quirks; `ids`
+/// keeps the ids of one stream apart.
+pub(crate) fn convert(
     call: &Call,
     to: Provider,
     args: &Value,

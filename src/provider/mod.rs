@@ -33,7 +33,8 @@ pub(crate) mod tool_list;
 
 pub use call::{Args, Call, Leak};
 pub(crate) use call::{bare_call, error_result, json_type, record_error, write_call};
-pub use convert::{Converted, convert};
+pub(crate) use convert::convert;
+pub use convert::{Converted, convert_call};
 pub(crate) use convert::{IdScope, Place, convert_error, convert_rejected};
 pub use extract::{Extracted, extract};
 pub(crate) use extract::{assistant_raw_text, assistant_text, calls_in_text, read_by_its_end};
@@ -44,6 +45,7 @@ pub(crate) use roles::provider_name;
 
 use keywords::Dialect;
 use roles::{Api, Reader, Roles, Writer};
+use serde_json::Value;
 
 /// A provider, by name: every envelope callfix reads and writes is one of
 /// these. [`Provider::name`] is the name `--to` and `--provider` take and
@@ -115,8 +117,23 @@ impl Provider {
         self.dialect(true) == Some(Dialect::OpenAiStrict)
     }
 
+    /// The error tool result that answers the call `id` to `name` with
+    /// `message`, in this provider's shape, ready to send back to the model.
+    ///
+    /// ```
+    /// use callfix::provider::Provider;
+    /// use serde_json::json;
+    ///
+    /// let result = Provider::Anthropic.error_result(&json!("toolu_1"), "read", "path: Required");
+    /// assert_eq!(result["type"], "tool_result");
+    /// assert_eq!(result["is_error"], true);
+    /// ```
+    pub fn error_result(self, id: &Value, name: &str, message: &str) -> Value {
+        self.writer().error_result(id, name, message)
+    }
+
     /// The schema rules of this provider's API, where it has its own
-    /// ([`keywords::RULES`]); `strict` asks for OpenAI strict mode.
+    /// (`keywords::RULES`); `strict` asks for OpenAI strict mode.
     pub fn dialect(self, strict: bool) -> Option<Dialect> {
         self.api().dialect(strict)
     }

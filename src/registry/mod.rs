@@ -15,7 +15,7 @@
 //! retriever that refuses anything outside it, symlinks included) and at documents
 //! that `--ref-map` serves from local directories; any other remote `$ref` is a
 //! schema error. callfix never touches the network. How references resolve is in
-//! [`crate::resolve`], one resolver for the validator and everything else.
+//! `crate::resolve`, one resolver for the validator and everything else.
 
 use std::collections::HashMap;
 use std::fs;
@@ -187,7 +187,7 @@ impl Registry {
 
     /// A registry of schemas given in memory, by tool name: nothing is read from
     /// the filesystem, and a schema's `$ref` may point only inside itself (or,
-    /// with [`Registry::with_ref_map`], under a mapped prefix).
+    /// with `Registry::with_ref_map`, under a mapped prefix).
     pub fn from_schemas(schemas: impl IntoIterator<Item = (String, Value)>) -> Self {
         let mut reg = Registry::default();
         for (name, schema) in schemas {
