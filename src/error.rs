@@ -5,6 +5,18 @@
 //! whose [`source`](std::error::Error::source) says why, down to the I/O or parse
 //! error underneath. [`Chain`] writes the whole story on one line (`cannot read
 //! calls.jsonl: permission denied`), as the binary's `anyhow` does with `{:#}`.
+//!
+//! ```
+//! use callfix::Toolset;
+//! use callfix::error::{Chain, SourceProblem};
+//!
+//! let error = Toolset::from_path("no/such/dir").unwrap_err();
+//! assert!(matches!(error.problem, SourceProblem::Io(_)));
+//! assert_eq!(
+//!     Chain(&error).to_string(),
+//!     "schema source no/such/dir: no such file or directory"
+//! );
+//! ```
 
 use std::fmt;
 use std::io;

@@ -145,7 +145,33 @@ struct Held {
     since: Instant,
 }
 
-/// The proxy's state for one client–server session.
+/// The proxy's state for one client–server session: each line from the client
+/// and from the server goes through it, and it says what to send where.
+///
+/// ```
+/// use callfix::mcp::{FromClient, Proxy};
+/// use callfix::registry::Registry;
+/// use callfix::Options;
+/// use serde_json::json;
+/// use std::time::Instant;
+///
+/// let given = Registry::from_schemas([(
+///     "read".to_owned(),
+///     json!({"type": "object", "properties": {"limit": {"type": "integer"}},
+///            "required": ["path"]}),
+/// )]);
+/// let mut proxy = Proxy::new(given, Options::default());
+/// let call = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"read","arguments":{"limit":"5"}}}"#;
+/// match proxy.from_client(call, Instant::now()).0 {
+///     // Never reaches the server: the client gets the tool error at once.
+///     FromClient::Answer(line) => {
+///         let answer: serde_json::Value = serde_json::from_slice(&line).unwrap();
+///         assert_eq!(answer["id"], 7);
+///         assert_eq!(answer["result"]["isError"], true);
+///     }
+///     other => panic!("{other:?}"),
+/// }
+/// ```
 #[derive(Debug)]
 pub struct Proxy {
     given: Registry,

@@ -88,6 +88,27 @@ pub struct Payload {
 /// [`description_files`] finds them) or the schema's own, each schema as
 /// `parameters` cleans it; with `strict`, in the provider's strict mode (OpenAI).
 /// Every problem is returned, not just the first.
+///
+/// ```
+/// use callfix::provider::Provider;
+/// use callfix::render::Vars;
+/// use callfix::Toolset;
+/// use serde_json::json;
+/// use std::collections::BTreeMap;
+///
+/// let tools = Toolset::from_schemas([(
+///     "read".to_owned(),
+///     json!({"description": "Reads a file.", "type": "object",
+///            "properties": {"path": {"type": "string"}}}),
+/// )]);
+/// let no_templates = BTreeMap::new();
+/// let payload = callfix::tools::payload(
+///     tools.registry(), Provider::Anthropic, &no_templates, &Vars::new(), false,
+/// ).unwrap();
+/// assert_eq!(payload.value[0]["name"], "read");
+/// assert_eq!(payload.value[0]["description"], "Reads a file.");
+/// assert_eq!(payload.value[0]["input_schema"]["properties"]["path"]["type"], "string");
+/// ```
 pub fn payload<'r>(
     registry: &'r Registry,
     provider: Provider,

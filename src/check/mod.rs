@@ -128,6 +128,36 @@ impl Report {
 }
 
 /// Checks everything `args` names. `Err` only when an input cannot be read.
+///
+/// ```
+/// use callfix::check::{Calls, Descriptions, Inputs, Rule, check};
+/// use callfix::registry::Registry;
+/// use serde_json::json;
+/// use std::path::Path;
+///
+/// let registry = Registry::from_schemas([(
+///     "read".to_owned(),
+///     json!({"description": "Reads a file.", "type": "object",
+///            "properties": {"path": {"type": "string", "description": "Absolute."}},
+///            "required": ["path"]}),
+/// )]);
+/// let recorded = Calls {
+///     name: "calls.jsonl".to_owned(),
+///     reader: Box::new(&b"{\"name\": \"read\", \"arguments\": {}}\n"[..]),
+/// };
+/// let report = check(Inputs {
+///     registry: &registry,
+///     sources: &[],
+///     vars: &callfix::render::builtins(),
+///     descriptions: Descriptions { dir: Path::new("no-descriptions"), given: false },
+///     calls: vec![recorded],
+///     provider: None,
+///     strict: false,
+/// })
+/// .unwrap();
+/// assert_eq!(report.errors(), 1);
+/// assert_eq!(report.findings[0].rule, Rule::CallInvalid);
+/// ```
 pub fn check(args: Inputs<'_>) -> Result<Report, Error> {
     let registry = args.registry;
     let mut out = Vec::new();
