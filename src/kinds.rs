@@ -218,6 +218,21 @@ impl fmt::Display for UnknownKind {
 impl std::error::Error for UnknownKind {}
 
 /// How far repair may go (`#[non_exhaustive]`: start from [`Policy::default`]).
+///
+/// ```
+/// use callfix::{Enabled, Kind, Outcome, Policy, Toolset};
+/// use serde_json::json;
+///
+/// let mut policy = Policy::default();
+/// policy.enabled = Enabled::only([Kind::CoerceNumber]);
+/// let tools = Toolset::from_schemas([(
+///     "t".to_owned(),
+///     json!({"properties": {"n": {"type": "integer"}, "b": {"type": "boolean"}}}),
+/// )])
+/// .with_policy(policy);
+/// assert!(matches!(tools.check("t", json!({"n": "1"})), Outcome::Repaired { .. }));
+/// assert!(matches!(tools.check("t", json!({"b": "true"})), Outcome::Rejected { .. }));
+/// ```
 #[derive(Debug, Clone, Copy)]
 #[non_exhaustive]
 pub struct Policy {

@@ -289,7 +289,9 @@ struct RepairOut<'a> {
 /// Where operator diagnostics go.
 type Diagnostics = Box<dyn FnMut(&str) + Send>;
 
-/// Writes results in one format.
+/// Writes results in one format, as the command line does: the [`Sink`] a
+/// [`Filter`](crate::Filter) run writes into (an example at
+/// [`Toolset::filter`](crate::Toolset::filter)).
 pub struct Printer<W: Write> {
     out: W,
     format: Format,

@@ -90,7 +90,8 @@ impl Default for Options {
     }
 }
 
-/// A filter run: the tools and the settings every input goes through.
+/// A filter run: the tools and the settings every input goes through. Made by
+/// [`Toolset::filter`](crate::Toolset::filter), which shows it at work.
 #[derive(Debug, Clone, Copy)]
 pub struct Filter<'r> {
     /// The tools calls are checked against.

@@ -78,8 +78,23 @@ impl ArgError {
     }
 }
 
-/// How much of the error list goes into one instruction.
+/// How much of the error list goes into one instruction, after which prefix
+/// (`#[non_exhaustive]`: start from [`Style::default`]).
+///
+/// ```
+/// use callfix::{Outcome, Style, Toolset};
+/// use serde_json::json;
+///
+/// let mut style = Style::default();
+/// style.prefix = "Fix the call.".to_owned();
+/// style.max_errors = 1;
+/// let tools = Toolset::from_schemas([("t".to_owned(), json!({"required": ["a", "b"]}))])
+///     .with_style(style);
+/// let Outcome::Rejected { message, .. } = tools.check("t", json!({})) else { panic!() };
+/// assert_eq!(message, "Fix the call. a: Required; (+1 more)");
+/// ```
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Style {
     /// Text before the errors.
     pub prefix: String,
