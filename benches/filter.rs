@@ -4,19 +4,17 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use callfix::filter::{Filter, Input, Options, Summary};
-use callfix::output::{Format, Printer};
-use callfix::registry::Registry;
+use callfix::{Format, Input, Printer, Summary, Toolset};
 use divan::{Bencher, black_box};
 
 fn main() {
     divan::main();
 }
 
-fn registry() -> &'static Registry {
-    static REG: OnceLock<Registry> = OnceLock::new();
-    REG.get_or_init(|| {
-        Registry::load(&[PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("schemas")]).unwrap()
+fn tools() -> &'static Toolset {
+    static TOOLS: OnceLock<Toolset> = OnceLock::new();
+    TOOLS.get_or_init(|| {
+        Toolset::from_path(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("schemas")).unwrap()
     })
 }
 
@@ -44,23 +42,20 @@ fn stream(lines: &[&str], n: usize) -> Vec<u8> {
 }
 
 fn run(bencher: Bencher, input: Vec<u8>, format: Format) {
-    let reg = registry();
-    let options = Options::default();
+    let tools = tools();
     bencher
         .counter(divan::counter::ItemsCount::new(1000usize))
         .bench(|| {
             let mut printer = Printer::new(Vec::with_capacity(input.len()), format);
             let mut summary = Summary::default();
-            Filter {
-                registry: reg,
-                options: &options,
-            }
-            .stream(
-                Input::new(black_box(&input[..]), "bench"),
-                &mut printer,
-                &mut summary,
-            )
-            .unwrap();
+            tools
+                .filter()
+                .stream(
+                    Input::new(black_box(&input[..]), "bench"),
+                    &mut printer,
+                    &mut summary,
+                )
+                .unwrap();
             black_box(printer.into_inner());
         });
 }

@@ -6,7 +6,7 @@
 
 #![allow(clippy::print_stdout)] // a program whose job is to print
 
-use callfix::toolset::{Outcome, Toolset};
+use callfix::{Outcome, Toolset};
 use serde_json::json;
 
 fn main() {
@@ -36,6 +36,7 @@ fn main() {
                 println!("repaired: {args} ({})", kinds.join(", "));
             }
             Outcome::Rejected { message, .. } => println!("rejected: {message}"),
+            Outcome::Broken { message } => println!("broken schema: {message}"),
         }
     }
 }

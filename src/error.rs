@@ -47,12 +47,12 @@ pub enum Error {
 impl Error {
     /// A closed stdout (`callfix … | head -1`): the reader is gone, so the run ends
     /// quietly.
-    pub fn is_broken_pipe(&self) -> bool {
+    pub(crate) fn is_broken_pipe(&self) -> bool {
         matches!(self, Error::Write(e) if e.0.kind() == io::ErrorKind::BrokenPipe)
     }
 
     /// An input that cannot be read.
-    pub fn read(input: impl Into<String>, error: io::Error) -> Self {
+    pub(crate) fn read(input: impl Into<String>, error: io::Error) -> Self {
         Error::Read {
             input: input.into(),
             source: IoCause(error),
@@ -60,7 +60,7 @@ impl Error {
     }
 
     /// Results that cannot be written.
-    pub fn write(error: io::Error) -> Self {
+    pub(crate) fn write(error: io::Error) -> Self {
         Error::Write(IoCause(error))
     }
 }
@@ -127,7 +127,20 @@ impl From<JsonFileError> for SourceProblem {
 }
 
 /// One tool's schema that does not compile. The other tools still work; calls to
-/// this one are rejected with this reason.
+/// this one are rejected with this reason ([`Outcome::Broken`](crate::Outcome::Broken)).
+///
+/// ```
+/// use callfix::{Outcome, Toolset};
+/// use serde_json::json;
+///
+/// let tools = Toolset::from_schemas([
+///     ("ok".to_owned(), json!({"type": "object"})),
+///     ("bad".to_owned(), json!({"properties": {"a": {"type": "bogus"}}})),
+/// ]);
+/// assert!(tools.check("ok", json!({})).is_ok());
+/// let Outcome::Broken { message } = tools.check("bad", json!({})) else { panic!() };
+/// assert!(message.starts_with("Tool \"bad\" cannot be checked: its schema is broken"));
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[error("{}{}", file.display(), ToolName(tool.as_deref()))]
 pub struct SchemaError {

@@ -9,6 +9,7 @@ use serde_json::Value;
 /// Every kind of repair, salvage of argument text first, then the schema-guided
 /// rules in the order they are tried.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum Kind {
     /// A whole-text markdown fence around the arguments.
     StripFence,
@@ -55,7 +56,7 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, salvage first, then the schema-guided rules in their order.
-    pub const ALL: [Kind; 20] = [
+    pub const ALL: &'static [Kind] = &[
         Kind::StripFence,
         Kind::StripLeakedTag,
         Kind::TolerantParse,
@@ -134,7 +135,7 @@ impl Kind {
 
     /// The kind named `name`, if any.
     pub fn from_name(name: &str) -> Option<Kind> {
-        Kind::ALL.into_iter().find(|k| k.name() == name)
+        Kind::ALL.iter().copied().find(|k| k.name() == name)
     }
 
     fn bit(self) -> u32 {

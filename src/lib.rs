@@ -10,7 +10,7 @@
 //!
 //! | You have | Use |
 //! |---|---|
-//! | schemas (a directory, a mapping, a provider's tool list) | [`Toolset`] |
+//! | schemas (a directory, a mapping, a provider's tool list) | [`Toolset`] ([`Toolset::from_path`], [`Toolset::from_schemas`], [`Toolset::from_tools`]) |
 //! | one call to check | [`Toolset::check`], [`Toolset::check_text`] → [`Outcome`] |
 //! | a record in any provider's envelope | [`Toolset::check_record`] → [`Checked`] |
 //! | a conversation (repeated failures escalate) | [`Toolset::session`] → [`Session`] |
@@ -21,6 +21,8 @@
 //! | a description template | [`render::render`] |
 //! | a tool set to lint in CI | [`check::check`] |
 //! | a call to write in another provider's shape, or answer with its error result | [`provider::convert_call`], [`provider::Provider::error_result`] |
+//! | the calls in a record, without checking them | [`provider::extract`] |
+//! | something that stops a run (an unreadable source, a broken schema) | the typed errors of [`error`]; [`error::Chain`] says them on one line |
 //!
 //! ```
 //! use callfix::{Outcome, Toolset};
@@ -44,11 +46,14 @@
 //! # How a call goes through
 //!
 //! One stage per module, one way down: `input` (records from a byte stream) →
-//! [`provider`] (provider shapes) → `registry` (the tool's compiled schema) →
+//! [`provider`] (provider shapes) → [`registry`] (the tool's compiled schema) →
 //! `salvage` (argument text) → [`verdict`] (validate; `repair` comes here) →
 //! `message` (the instruction text) → [`output`] (the chosen format). [`filter`]
-//! drives them over a stream; [`toolset`] checks one call at a time. Only the
-//! modules linked here are public; the rest are the library's own.
+//! drives them over a stream; [`toolset`] checks one call at a time; [`error`]
+//! holds what stops a run. Beside them: [`check`], [`render`], [`tools`],
+//! [`mcp`]. Only the modules linked here are public (and each shows only what a
+//! program needs); the stages in plain type are the library's own. The whole
+//! public surface is listed in `docs/public-api.txt`, checked in CI.
 //!
 //! The library takes typed options and in-memory inputs and returns data; it
 //! never reads command-line types, never decides exit codes, and writes only to
@@ -107,7 +112,6 @@ pub use crate::filter::{Filter, Input, Options, StreamError, Summary};
 pub use crate::kinds::{Enabled, Kind, Policy, Repair, UnknownKind};
 pub use crate::message::{ArgError, DEFAULT_PREFIX, Style};
 pub use crate::output::{Format, Position, Printer, Sink};
-pub use crate::span::Loc;
 pub use crate::spelling::Spellings;
 pub use crate::toolset::{Checked, Outcome, Session, Toolset};
 pub use crate::verdict::{Status, Verdict};

@@ -59,6 +59,7 @@ use crate::filter::{Options, Summary};
 use crate::provider::Call;
 use crate::registry::Registry;
 use crate::spelling::Spellings;
+use crate::toolset::Toolset;
 use crate::verdict::Verdict;
 
 use listing::Listing;
@@ -69,6 +70,7 @@ use listing::Listing;
 pub(crate) const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
 
 /// How much of an oversized line the caller keeps, to read its id from.
+#[cfg(feature = "cli")]
 pub(crate) const OVERSIZED_PREFIX_BYTES: usize = 64 * 1024;
 
 /// The most tools learned from one listing; the rest are forwarded unjudged.
@@ -150,17 +152,16 @@ struct Held {
 ///
 /// ```
 /// use callfix::mcp::{FromClient, Proxy};
-/// use callfix::registry::Registry;
-/// use callfix::Options;
+/// use callfix::Toolset;
 /// use serde_json::json;
 /// use std::time::Instant;
 ///
-/// let given = Registry::from_schemas([(
+/// let given = Toolset::from_schemas([(
 ///     "read".to_owned(),
 ///     json!({"type": "object", "properties": {"limit": {"type": "integer"}},
 ///            "required": ["path"]}),
 /// )]);
-/// let mut proxy = Proxy::new(given, Options::default());
+/// let mut proxy = Proxy::new(given);
 /// let call = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"read","arguments":{"limit":"5"}}}"#;
 /// match proxy.from_client(call, Instant::now()).0 {
 ///     // Never reaches the server: the client gets the tool error at once.
@@ -198,9 +199,16 @@ pub struct Proxy {
 pub(crate) const SPEC_REVISION: &str = "2025-11-25";
 
 impl Proxy {
-    /// A proxy that judges with `options` against the `given` schemas and those
-    /// it learns from the server.
-    pub fn new(given: Registry, options: Options) -> Self {
+    /// A proxy that judges calls with `tools`' options, against `tools` and
+    /// the tools it learns from the server's `tools/list` (an empty toolset:
+    /// only those).
+    pub fn new(tools: Toolset) -> Self {
+        let (given, options) = tools.into_parts();
+        Proxy::with(given, options)
+    }
+
+    /// [`Proxy::new`], from its parts.
+    pub(crate) fn with(given: Registry, options: Options) -> Self {
         Proxy {
             given,
             registry: Registry::default(),

@@ -17,6 +17,7 @@ use crate::verdict::{Status, Verdict};
 
 /// How results are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Format {
     /// One line per call: the arguments as compact JSON, or the instruction text.
     Args,

@@ -371,6 +371,7 @@ pub(crate) fn stem(path: &Path) -> String {
 }
 
 /// A template's text (a regular file, capped).
+#[cfg(feature = "cli")]
 pub(crate) fn read(path: &Path) -> Result<String, Error> {
     crate::source::read_text(path).map_err(|error| Error::read(path.display().to_string(), error))
 }

@@ -34,6 +34,7 @@ impl RefMap {
     }
 
     /// Parses one `URI_PREFIX=DIR`.
+    #[cfg(feature = "cli")]
     pub(crate) fn parse_pair(spec: &str) -> Result<(String, PathBuf), String> {
         match spec.split_once('=') {
             Some((prefix, dir)) if !prefix.is_empty() && !dir.is_empty() => {

@@ -23,7 +23,7 @@
 //! A `Toolset` is immutable; [`Toolset::check`] never does loop detection (that
 //! needs one state per conversation: a [`Session`], which the caller owns).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
@@ -31,10 +31,11 @@ use crate::error::Unrecognised;
 use crate::filter::{Conversation, Filter, Judge, Loops, Options, Tally};
 use crate::kinds::Kind;
 use crate::message::{ArgError, Style};
+use crate::provider::Call;
 use crate::provider::{self, Args, Extracted};
 use crate::registry::{Registry, SourceError};
 use crate::repair::{Policy, Repair};
-use crate::verdict::{self, Status};
+use crate::verdict::{Fault, Status, Verdict};
 
 /// Tools by name, with how calls to them are checked ([`Options`]).
 #[derive(Debug)]
@@ -83,6 +84,59 @@ pub enum Outcome {
         /// The one line for the model.
         message: String,
     },
+    /// The tool's schema is broken (not JSON, not a valid schema, a `$ref` it
+    /// may not follow): the operator's error, which no retry by the model can
+    /// fix. The command line answers the model with `message` and exits 2.
+    Broken {
+        /// Which tool and why (`Tool "read" cannot be checked: its schema is
+        /// broken (…)`).
+        message: String,
+    },
+}
+
+impl Outcome {
+    /// Whether the call can be used (valid or repaired).
+    pub fn is_ok(&self) -> bool {
+        matches!(self, Outcome::Valid { .. } | Outcome::Repaired { .. })
+    }
+
+    /// The arguments to use: as sent, or repaired; `None` when rejected.
+    pub fn args(&self) -> Option<&Value> {
+        match self {
+            Outcome::Valid { args } | Outcome::Repaired { args, .. } => Some(args),
+            Outcome::Rejected { .. } | Outcome::Broken { .. } => None,
+        }
+    }
+
+    /// The one line for the model, when the call cannot be used.
+    pub fn message(&self) -> Option<&str> {
+        match self {
+            Outcome::Rejected { message, .. } | Outcome::Broken { message } => Some(message),
+            Outcome::Valid { .. } | Outcome::Repaired { .. } => None,
+        }
+    }
+}
+
+impl From<Verdict> for Outcome {
+    /// What a [`Sink`](crate::Sink)'s verdict comes to.
+    fn from(v: Verdict) -> Self {
+        if v.fault == Fault::Schema {
+            return Outcome::Broken {
+                message: v.message.unwrap_or_default(),
+            };
+        }
+        match (v.status, v.args) {
+            (Status::Valid, Some(args)) => Outcome::Valid { args },
+            (Status::Repaired, Some(args)) => Outcome::Repaired {
+                args,
+                repairs: v.repairs,
+            },
+            _ => Outcome::Rejected {
+                errors: v.errors,
+                message: v.message.unwrap_or_default(),
+            },
+        }
+    }
 }
 
 impl Toolset {
@@ -99,7 +153,18 @@ impl Toolset {
     }
 
     /// Tools from a directory of `<tool>.json` schemas, or a provider's tool-list
-    /// file; schemas are compiled when first needed.
+    /// file; schemas are compiled when first needed, and a `$ref` may point only
+    /// at files under the directory.
+    ///
+    /// ```
+    /// use callfix::Toolset;
+    /// use serde_json::json;
+    ///
+    /// let tools = Toolset::from_path(concat!(env!("CARGO_MANIFEST_DIR"), "/schemas")).unwrap();
+    /// assert!(tools.contains("read"));
+    /// let outcome = tools.check("read", json!({"file_path": "/a", "offset": "3"}));
+    /// assert_eq!(outcome.args(), Some(&json!({"file_path": "/a", "offset": 3})));
+    /// ```
     pub fn from_path(path: impl AsRef<Path>) -> Result<Self, SourceError> {
         Registry::load(&[path.as_ref().to_owned()]).map(Self::new)
     }
@@ -114,7 +179,8 @@ impl Toolset {
     }
 
     /// The same tools, with other settings (message style, repairs, record
-    /// limits, loop limit for [`Filter`] runs and sessions, threads).
+    /// limits, the loop limit of [`Filter`] runs, threads). A [`Session`] takes
+    /// its own loop limit ([`Toolset::session`]).
     pub fn with_options(mut self, options: Options) -> Self {
         self.options = options;
         self
@@ -133,9 +199,23 @@ impl Toolset {
         self
     }
 
+    /// The same tools, with `$ref`s under each URI prefix served from a local
+    /// directory (`("https://example.com/schemas/", "vendor/schemas")`), tried
+    /// in order; nothing is ever fetched.
+    pub fn with_ref_map(mut self, map: impl IntoIterator<Item = (String, PathBuf)>) -> Self {
+        let map = crate::resolve::RefMap::new(map.into_iter().collect());
+        self.registry = self.registry.with_ref_map(map);
+        self
+    }
+
     /// How calls are checked.
     pub fn options(&self) -> &Options {
         &self.options
+    }
+
+    /// The compiled tools and the options, taken apart.
+    pub(crate) fn into_parts(self) -> (Registry, Options) {
+        (self.registry, self.options)
     }
 
     /// The compiled tools.
@@ -199,17 +279,18 @@ impl Toolset {
 
     /// Checks one call to `tool` with `arguments` (a JSON object, as sent).
     pub fn check(&self, tool: &str, arguments: Value) -> Outcome {
-        let mut call = provider::bare_call(tool, String::new());
-        call.args = Args::Value(arguments);
-        call.args_as_text = false;
-        self.judge(&mut call)
+        self.judge(
+            &mut value_call(tool, arguments),
+            &self.options,
+            Tally::Nothing,
+        )
     }
 
     /// Checks one call to `tool` whose arguments are JSON text (as OpenAI sends
     /// them): the text may be salvaged (fences, trailing commas, …) as a repair.
     pub fn check_text(&self, tool: &str, arguments: &str) -> Outcome {
         let mut call = provider::bare_call(tool, arguments.to_owned());
-        self.judge(&mut call)
+        self.judge(&mut call, &self.options, Tally::Nothing)
     }
 
     /// Checks every call in one record, in any envelope the filter reads (an
@@ -218,23 +299,25 @@ impl Toolset {
     /// assistant text). A record that holds no recognisable call is an `Err`
     /// saying what was seen; a text-only message is `Ok` with no calls.
     pub fn check_record(&self, record: Value) -> Result<Vec<Checked>, Unrecognised> {
+        Ok(self
+            .calls_in(record)?
+            .into_iter()
+            .map(|mut call| {
+                let outcome = self.judge(&mut call, &self.options, Tally::Nothing);
+                checked(call, outcome)
+            })
+            .collect())
+    }
+
+    /// The calls of a record, in any envelope the filter reads.
+    fn calls_in(&self, record: Value) -> Result<Vec<Call>, Unrecognised> {
         let declared = |name: &str| self.registry.contains(name);
         let from_text = (self.options.policy.enabled)
             .has(Kind::ExtractFromText)
             .then_some(&declared as provider::Declared);
         match provider::extract(record, from_text) {
             Extracted::Unrecognised(reason) => Err(Unrecognised(reason)),
-            Extracted::Calls(calls) => Ok(calls
-                .into_iter()
-                .map(|mut call| {
-                    let outcome = self.judge(&mut call);
-                    Checked {
-                        id: call.id,
-                        tool: call.name,
-                        outcome,
-                    }
-                })
-                .collect()),
+            Extracted::Calls(calls) => Ok(calls),
         }
     }
 
@@ -251,9 +334,9 @@ impl Toolset {
         }
     }
 
-    fn judge(&self, call: &mut provider::Call) -> Outcome {
-        let judge = Judge::new(&self.registry, &self.options);
-        outcome(judge.check(call, Tally::Nothing))
+    /// The one settle step ([`Judge::check`]) for one call, with `options`.
+    fn judge(&self, call: &mut Call, options: &Options, tally: Tally<'_>) -> Outcome {
+        Outcome::from(Judge::new(&self.registry, options).check(call, tally))
     }
 }
 
@@ -313,27 +396,49 @@ pub struct Session<'t> {
 impl Session<'_> {
     /// Checks one call, as [`Toolset::check`], counting repeated rejections.
     pub fn check(&mut self, tool: &str, arguments: Value) -> Outcome {
-        let mut call = provider::bare_call(tool, String::new());
-        call.args = Args::Value(arguments);
-        call.args_as_text = false;
-        let judge = Judge::new(&self.tools.registry, &self.options);
+        self.judge(&mut value_call(tool, arguments))
+    }
+
+    /// Checks one call whose arguments are JSON text, as
+    /// [`Toolset::check_text`], counting repeated rejections.
+    pub fn check_text(&mut self, tool: &str, arguments: &str) -> Outcome {
+        self.judge(&mut provider::bare_call(tool, arguments.to_owned()))
+    }
+
+    /// Checks every call in one record, as [`Toolset::check_record`], counting
+    /// repeated rejections.
+    pub fn check_record(&mut self, record: Value) -> Result<Vec<Checked>, Unrecognised> {
+        Ok(self
+            .tools
+            .calls_in(record)?
+            .into_iter()
+            .map(|mut call| {
+                let outcome = self.judge(&mut call);
+                checked(call, outcome)
+            })
+            .collect())
+    }
+
+    fn judge(&mut self, call: &mut Call) -> Outcome {
         let conversation = Conversation::Input("");
         let mut repeats = self.loops.within(&conversation);
-        outcome(judge.check(&mut call, Tally::Repeats(&mut repeats)))
+        (self.tools).judge(call, &self.options, Tally::Repeats(&mut repeats))
     }
 }
 
-fn outcome(v: verdict::Verdict) -> Outcome {
-    match (v.status, v.args) {
-        (Status::Valid, Some(args)) => Outcome::Valid { args },
-        (Status::Repaired, Some(args)) => Outcome::Repaired {
-            args,
-            repairs: v.repairs,
-        },
-        _ => Outcome::Rejected {
-            errors: v.errors,
-            message: v.message.unwrap_or_default(),
-        },
+/// A call to `tool` whose arguments came as a value.
+fn value_call(tool: &str, arguments: Value) -> Call {
+    let mut call = provider::bare_call(tool, String::new());
+    call.args = Args::Value(arguments);
+    call.args_as_text = false;
+    call
+}
+
+fn checked(call: Call, outcome: Outcome) -> Checked {
+    Checked {
+        id: call.id,
+        tool: call.name,
+        outcome,
     }
 }
 
@@ -348,10 +453,42 @@ mod tests {
             "t".to_owned(),
             json!({"properties": {"p": {"$ref": "/etc/passwd"}}}),
         )]);
+        // A schema that cannot be used is the operator's error, told apart
+        // from a call the model got wrong, in a session too.
         match tools.check("t", json!({"p": 1})) {
-            Outcome::Rejected { message, .. } => assert!(message.contains("broken"), "{message}"),
+            Outcome::Broken { message } => assert!(message.contains("broken"), "{message}"),
             other => panic!("{other:?}"),
         }
+        assert!(matches!(
+            tools.session(3).check_text("t", "{}"),
+            Outcome::Broken { .. }
+        ));
+    }
+
+    #[test]
+    fn a_session_checks_text_and_records_and_counts_them_together() {
+        let tools = Toolset::from_schemas([("t".to_owned(), json!({"required": ["a"]}))]);
+        let mut session = tools.session(3);
+        let record = json!({"name": "t", "arguments": {}});
+        assert!(
+            session
+                .check("t", json!({}))
+                .message()
+                .unwrap()
+                .starts_with("Please")
+        );
+        assert!(
+            session
+                .check_text("t", "{}")
+                .message()
+                .unwrap()
+                .starts_with("Please")
+        );
+        let third = session.check_record(record).unwrap();
+        assert_eq!(third.len(), 1);
+        let message = third[0].outcome.message().unwrap();
+        assert!(message.starts_with("Stop retrying"), "{message}");
+        assert!(session.check_record(json!({"a": 1})).is_err());
     }
 
     #[test]

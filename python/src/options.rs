@@ -67,7 +67,8 @@ impl Opts {
     pub(crate) fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         let kinds: Vec<&str> = Kind::ALL
-            .into_iter()
+            .iter()
+            .copied()
             .filter(|k| self.repair.has(*k))
             .map(Kind::name)
             .collect();

@@ -87,7 +87,7 @@ pub(crate) fn command(args: &McpArgs, ctx: &Ctx) -> anyhow::Result<Ended> {
         anyhow::bail!("the MCP server's stdio could not be piped");
     };
     let shared = Arc::new(Shared {
-        proxy: Mutex::new(Proxy::new(given, judge_options(&args.judge))),
+        proxy: Mutex::new(Proxy::with(given, judge_options(&args.judge))),
         client: Mutex::new(io::stdout()),
         server: Mutex::new(Some(server_in)),
         log,

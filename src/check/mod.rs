@@ -6,7 +6,7 @@
 //! (`crate::span`); `report` writes them for people, JSON, GitHub and SARIF.
 
 mod calls;
-pub(crate) mod report;
+pub mod report;
 mod rules;
 mod schema;
 
@@ -46,7 +46,7 @@ pub struct Finding {
 
 impl Finding {
     /// A finding of `rule` at `at` in `file`.
-    pub fn new(file: impl AsRef<Path>, at: Loc, rule: Rule, message: String) -> Self {
+    pub(crate) fn new(file: impl AsRef<Path>, at: Loc, rule: Rule, message: String) -> Self {
         Finding {
             file: file.as_ref().display().to_string(),
             line: at.line,

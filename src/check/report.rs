@@ -11,9 +11,9 @@ use crate::spelling::Spellings;
 
 /// `path:line:col: severity[rule]: message`, with the severity as given (the
 /// binary colours it). One line whatever the file and the message hold (both
-/// through [`one_line`]), and never a GitHub workflow command: a path that
+/// through `one_line`), and never a GitHub workflow command: a path that
 /// starts with `::` is written `./::…`, the same file.
-pub(crate) fn human(f: &Finding, severity: &str) -> String {
+pub fn human(f: &Finding, severity: &str) -> String {
     let file = one_line(&f.file);
     let dot = if file.starts_with("::") { "./" } else { "" };
     format!(
@@ -27,8 +27,8 @@ pub(crate) fn human(f: &Finding, severity: &str) -> String {
 
 /// One JSON object: `file`, `line`, `col`, `severity`, `rule`, `message`. One
 /// line for any reader: what serde_json leaves raw in a string (DEL, C1,
-/// U+2028, U+2029) is escaped too ([`Spellings::write`]).
-pub(crate) fn json(f: &Finding) -> String {
+/// U+2028, U+2029) is escaped too.
+pub fn json(f: &Finding) -> String {
     let mut out = Vec::with_capacity(128);
     // Writing to a Vec cannot fail, and the output is UTF-8.
     let _ = Spellings::default().write(&mut out, f);
@@ -37,7 +37,7 @@ pub(crate) fn json(f: &Finding) -> String {
 
 /// A GitHub Actions workflow command (`::error file=…,line=…,col=…,title=…::…`),
 /// which the runner shows as an annotation on the file.
-pub(crate) fn github(f: &Finding) -> String {
+pub fn github(f: &Finding) -> String {
     format!(
         "::{} file={},line={},col={},title={}::{}",
         f.severity.as_str(),
@@ -71,7 +71,7 @@ const SARIF_SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 /// One SARIF 2.1.0 log of every finding: one run, every rule described in the
 /// driver, columns counted in Unicode code points. `version` is the tool's.
 /// SARIF's levels include `error` and `warning`, the severities' own words.
-pub(crate) fn sarif(findings: &[Finding], version: &str, information_uri: &str) -> Value {
+pub fn sarif(findings: &[Finding], version: &str, information_uri: &str) -> Value {
     let rules: Vec<Value> = Rule::ALL
         .iter()
         .map(|r| {

@@ -16,7 +16,10 @@ use crate::spelling::Spellings;
 use crate::surrogates;
 use crate::verdict::{Fault, Verdict};
 
-pub(crate) use settle::{Conversation, Judge, Loops, Repeats, Tally, repeat_text};
+pub(crate) use settle::{Conversation, Judge, Loops, Tally};
+/// The hook's own loop memory, and a call as its repeats are recognised.
+#[cfg(feature = "cli")]
+pub(crate) use settle::{Repeats, repeat_text};
 pub use summary::{Counts, Summary};
 
 /// Why a stream stopped early. `Display` says what failed and why, on one
@@ -95,9 +98,9 @@ impl Default for Options {
 #[derive(Debug, Clone, Copy)]
 pub struct Filter<'r> {
     /// The tools calls are checked against.
-    pub registry: &'r Registry,
+    pub(crate) registry: &'r Registry,
     /// How calls are checked and records read.
-    pub options: &'r Options,
+    pub(crate) options: &'r Options,
 }
 
 /// Tells whether a read of an input would return at once ([`Input::ready`]).
@@ -164,6 +167,9 @@ impl<'a> Input<'a, &'a [u8]> {
 impl Filter<'_> {
     /// Runs every record of `input` through the stages, writing one result per
     /// call to `printer`; returns the number the next input's first record gets.
+    /// `summary` counts what the run saw and also holds its loop memory: pass
+    /// the same one to several inputs that are one conversation, a fresh one
+    /// to keep them apart.
     pub fn stream<R: Read, S: Sink>(
         &self,
         input: Input<'_, R>,

@@ -7,7 +7,7 @@ use crate::filter::Options;
 use crate::registry::Registry;
 
 fn proxy() -> Proxy {
-    Proxy::new(Registry::default(), Options::default())
+    Proxy::with(Registry::default(), Options::default())
 }
 
 fn line(v: &Value) -> Vec<u8> {
@@ -465,7 +465,7 @@ fn given_schemas_come_before_learned_ones() {
         "read".to_owned(),
         json!({"type": "object", "required": ["file"]}),
     )]);
-    let mut p = Proxy::new(given, Options::default());
+    let mut p = Proxy::with(given, Options::default());
     list(&mut p, json!([read_tool()]));
     let (action, _) = p.from_client(
         &call(json!(5), "read", json!({"path": "/a"})),

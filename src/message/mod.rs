@@ -461,6 +461,7 @@ pub(crate) fn quote(s: &str) -> String {
 
 /// What a repair changed, for a person approving the call (an agent hook's
 /// reason): `callfix repaired the input: offset: "2" → 2 (coerce-number)`.
+#[cfg(feature = "cli")]
 pub(crate) fn repaired(repairs: &[crate::kinds::Repair]) -> String {
     let each: Vec<String> = repairs
         .iter()

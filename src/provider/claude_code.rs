@@ -57,6 +57,7 @@ impl Api for ClaudeCode {
 }
 
 /// What a `PreToolUse` hook answers for a checked call.
+#[cfg(feature = "cli")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum HookAnswer<'a> {
     /// No opinion: the call goes on under the user's own permission rules.
@@ -79,6 +80,7 @@ pub(crate) enum HookAnswer<'a> {
 }
 
 /// The JSON to print on stdout for `answer` (`None`: print nothing, exit 0).
+#[cfg(feature = "cli")]
 pub(crate) fn hook_answer(answer: HookAnswer<'_>) -> Option<Value> {
     match answer {
         HookAnswer::Pass => None,

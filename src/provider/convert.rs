@@ -188,7 +188,10 @@ fn key(id: &Value) -> u128 {
 /// One call in `to`'s envelope, with `args` as its arguments (the call's own,
 /// or a repaired [`Outcome`](crate::Outcome)'s), and `to`'s quirks: its name
 /// and id as `to` accepts them (an id derived from the call where `to` needs
-/// one and it has none). What `callfix --to PROVIDER` writes for a call alone.
+/// one and it has none). What `callfix --to PROVIDER` writes for a call alone:
+/// each call converted this way is on its own, so two calls without ids that
+/// are alike get the same derived id (a stream through
+/// [`Printer`](crate::Printer) with a target provider keeps them apart).
 ///
 /// ```
 /// use callfix::provider::{Extracted, Provider, convert_call, extract};

@@ -26,6 +26,26 @@ const MAX_DEPTH: usize = 8;
 /// Takes every tool call out of a record. With `from_text`, an assistant message
 /// that has text but no calls is searched for calls written into the text (a
 /// call list with no sentinel counts only if every name in it is `declared`).
+///
+/// ```
+/// use callfix::provider::{Extracted, Provider, extract};
+/// use serde_json::json;
+///
+/// let message = json!({"role": "assistant", "content": [
+///     {"type": "text", "text": "Reading both."},
+///     {"type": "tool_use", "id": "t1", "name": "read", "input": {"path": "/a"}},
+///     {"type": "tool_use", "id": "t2", "name": "read", "input": {"path": "/b"}}]});
+/// let Extracted::Calls(calls) = extract(message, None) else { panic!() };
+/// assert_eq!(calls.len(), 2);
+/// assert_eq!((calls[1].id(), calls[1].name()), (&json!("t2"), "read"));
+/// assert_eq!(calls[1].provider(), Provider::Anthropic);
+/// // Calls written into text are read only for declared tools.
+/// let leaked = json!({"role": "assistant",
+///     "content": "<tool_call>{\"name\": \"read\", \"arguments\": {\"path\": \"/a\"}}</tool_call>"});
+/// let declared = |name: &str| name == "read";
+/// let Extracted::Calls(calls) = extract(leaked, Some(&declared)) else { panic!() };
+/// assert_eq!(calls[0].leaked().map(|l| l.family()), Some("hermes"));
+/// ```
 pub fn extract(record: Value, from_text: Option<Declared>) -> Extracted {
     let mut calls = Vec::new();
     match collect(record, &mut calls, 0, from_text) {

@@ -38,12 +38,12 @@ pub use convert::{Converted, convert_call};
 pub(crate) use convert::{IdScope, Place, convert_error, convert_rejected};
 pub use extract::{Extracted, extract};
 pub(crate) use extract::{assistant_raw_text, assistant_text, calls_in_text, read_by_its_end};
-pub use leak::{Declared, Written};
-pub use problem::ProviderProblem;
+pub use leak::Declared;
+pub(crate) use problem::ProviderProblem;
 pub(crate) use problem::{Envelope, Part, Refusal, Rewrite};
 pub(crate) use roles::provider_name;
 
-use keywords::Dialect;
+pub use keywords::{Dialect, Note};
 use roles::{Api, Reader, Roles, Writer};
 use serde_json::Value;
 
@@ -52,6 +52,7 @@ use serde_json::Value;
 /// messages say; [`PROVIDERS`] lists them all, in the order envelopes are
 /// recognised.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Provider {
     /// MCP JSON-RPC `tools/call` requests (`mcp`).
     Mcp,
@@ -76,7 +77,7 @@ pub enum Provider {
 }
 
 /// Every provider, in the order envelopes are recognised (generic last).
-pub static PROVIDERS: [Provider; 10] = [
+pub static PROVIDERS: &[Provider] = &[
     Provider::Mcp,
     Provider::ClaudeCode,
     Provider::Ollama,
@@ -108,7 +109,7 @@ impl Provider {
 
     /// The provider named `name` ([`Provider::name`]), as a user typed it.
     pub fn from_name(name: &str) -> Option<Self> {
-        PROVIDERS.into_iter().find(|p| p.name() == name)
+        PROVIDERS.iter().copied().find(|p| p.name() == name)
     }
 
     /// Whether this provider's API has a strict mode for tool schemas

@@ -5,7 +5,7 @@
 
 /// A call envelope, as a problem names it (`Anthropic tool_use`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Envelope {
+pub(crate) enum Envelope {
     /// Anthropic's `tool_use` block.
     AnthropicToolUse,
     /// Bedrock Converse's `toolUse` block.
@@ -30,7 +30,7 @@ pub enum Envelope {
 
 /// Where in a record a [`ProviderProblem`] was found.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Part {
+pub(crate) enum Part {
     /// Element `i` of a top-level array (`element 2`).
     Element(usize),
     /// The one object a container key holds (`message`).
@@ -42,7 +42,7 @@ pub enum Part {
 /// Why a record (or a part of one) is not a tool call callfix can read.
 /// `Display` writes the sentence the record's rejection gives.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ProviderProblem {
+pub(crate) enum ProviderProblem {
     /// Containers nest deeper than any envelope does.
     TooDeep,
     /// A value that is not an object where a call should be; its JSON type.

@@ -203,7 +203,7 @@ fn every_provider_is_registered_once_by_name() {
 fn a_provider_is_found_by_its_name_and_by_no_other() {
     // Name to provider and back, for every provider: the names `--to` and
     // `--provider` take, and messages say.
-    for p in PROVIDERS {
+    for &p in PROVIDERS {
         assert_eq!(Provider::from_name(p.name()), Some(p), "{p:?}");
         assert_eq!(Provider::from_name(p.name()), Some(p), "{p:?}");
     }
@@ -233,7 +233,7 @@ fn a_provider_is_found_by_its_name_and_by_no_other() {
 fn every_provider_but_mistral_reads_its_own_records() {
     // Mistral's records are OpenAI's: no reader of its own, so an OpenAI
     // call is never taken for a Mistral one.
-    for p in PROVIDERS {
+    for &p in PROVIDERS {
         assert_eq!(p.reader().is_some(), p != Provider::Mistral, "{p:?}");
     }
     let c = one(
@@ -244,7 +244,7 @@ fn every_provider_but_mistral_reads_its_own_records() {
 
 #[test]
 fn only_the_two_openai_apis_have_a_strict_mode() {
-    for p in PROVIDERS {
+    for &p in PROVIDERS {
         let strict = matches!(p, Provider::OpenAi | Provider::OpenAiResponses);
         assert_eq!(p.has_strict_mode(), strict, "{p:?}");
     }

@@ -1,7 +1,8 @@
 use serde_json::{Value, json};
 
 use super::*;
-use crate::provider::{Leak, Written, bare_call};
+use crate::provider::leak::Written;
+use crate::provider::{Leak, bare_call};
 
 fn registry() -> Registry {
     let object = |props: Value, required: Value| json!({"type": "object", "properties": props, "required": required, "additionalProperties": false});

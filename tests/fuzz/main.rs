@@ -30,9 +30,7 @@ mod mcp;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use callfix::filter::{Filter, Input, Options, Summary};
-use callfix::output::{Format, Printer};
-use callfix::registry::Registry;
+use callfix::{Format, Input, Printer, Summary, Toolset};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use serde_json::Value;
@@ -48,10 +46,10 @@ fn cases(default: u32) -> ProptestConfig {
     ProptestConfig::with_cases(n)
 }
 
-fn registry() -> &'static Registry {
-    static REG: OnceLock<Registry> = OnceLock::new();
-    REG.get_or_init(|| {
-        Registry::load(&[PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("schemas")]).unwrap()
+fn tools() -> &'static Toolset {
+    static TOOLS: OnceLock<Toolset> = OnceLock::new();
+    TOOLS.get_or_init(|| {
+        Toolset::from_path(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("schemas")).unwrap()
     })
 }
 
@@ -524,12 +522,10 @@ fn piece() -> impl Strategy<Value = Piece> {
 fn run(input: &[u8]) -> (Vec<String>, Summary) {
     let mut printer = Printer::new(Vec::new(), Format::Args);
     let mut summary = Summary::default();
-    Filter {
-        registry: registry(),
-        options: &Options::default(),
-    }
-    .stream(Input::new(input, "fuzz"), &mut printer, &mut summary)
-    .unwrap();
+    tools()
+        .filter()
+        .stream(Input::new(input, "fuzz"), &mut printer, &mut summary)
+        .unwrap();
     let out = String::from_utf8(printer.into_inner()).unwrap();
     (
         out.split_terminator('\n').map(str::to_owned).collect(),

@@ -3,9 +3,8 @@
 
 use std::path::PathBuf;
 
-use callfix::filter::Options;
+use callfix::Toolset;
 use callfix::mcp::{FromClient, Proxy};
-use callfix::registry::Registry;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -40,8 +39,8 @@ pub(crate) fn session() -> impl Strategy<Value = Vec<Line>> {
     )
 }
 
-fn given() -> Registry {
-    Registry::load(&[PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("schemas")]).unwrap()
+fn given() -> Toolset {
+    Toolset::from_path(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("schemas")).unwrap()
 }
 
 /// The proxy's two entry points, in one place: the signatures a change of the
@@ -66,7 +65,7 @@ fn one_json_line(line: &[u8]) -> Result<Value, String> {
 
 /// Runs a session; every invariant broken is an `Err`.
 pub(crate) fn check(lines: &[Line]) -> Result<(), String> {
-    let mut proxy = Proxy::new(given(), Options::default());
+    let mut proxy = Proxy::new(given());
     for (i, line) in lines.iter().enumerate() {
         match line {
             Line::ValidCall => {

@@ -200,7 +200,7 @@ impl ValueEnum for RepairArg {
         static ALL: LazyLock<Vec<RepairArg>> = LazyLock::new(|| {
             [RepairArg::All, RepairArg::None]
                 .into_iter()
-                .chain(Kind::ALL.into_iter().map(RepairArg::Kind))
+                .chain(Kind::ALL.iter().copied().map(RepairArg::Kind))
                 .collect()
         });
         &ALL
@@ -385,7 +385,7 @@ mod tests {
     fn help_lists_every_repair_kind() {
         let help = Cli::command().render_long_help().to_string();
         let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
-        for kind in crate::repair::Kind::ALL {
+        for &kind in crate::repair::Kind::ALL {
             assert!(flat.contains(kind.name()), "--help lacks {}", kind.name());
         }
     }

@@ -107,7 +107,7 @@ pub(crate) struct Leaked {
 /// them by the schema. The default: JSON values (or Python literals), kept as
 /// read.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Written {
+pub(crate) struct Written {
     /// The top-level arguments whose value is untyped text (XML parameter
     /// families: `<parameter=p>3</parameter>`): each holds a `Value::String` of
     /// the text, which the schema types when the call is judged.
