@@ -47,7 +47,7 @@ pub enum Error {
 impl Error {
     /// A closed stdout (`callfix … | head -1`): the reader is gone, so the run ends
     /// quietly.
-    pub(crate) fn is_broken_pipe(&self) -> bool {
+    pub fn is_broken_pipe(&self) -> bool {
         matches!(self, Error::Write(e) if e.0.kind() == io::ErrorKind::BrokenPipe)
     }
 
@@ -60,6 +60,7 @@ impl Error {
     }
 
     /// Results that cannot be written.
+    #[cfg(feature = "cli")]
     pub(crate) fn write(error: io::Error) -> Self {
         Error::Write(IoCause(error))
     }
