@@ -210,9 +210,10 @@ impl Verdict {
 /// Judges one call. Its arguments are moved out of `call`; a `rename-tool`
 /// repair renames the call itself.
 pub(crate) fn judge(registry: &Registry, call: &mut Call, policy: Policy) -> Verdict {
-    if let Args::Malformed(why) = &call.args {
-        return Verdict::invalid(None, vec![ArgError::root(why.clone())]);
-    }
+    let sent = match std::mem::replace(&mut call.args, Args::Missing) {
+        Args::Malformed(why) => return Verdict::invalid(None, vec![ArgError::root(why)]),
+        sent => sent,
+    };
     let mut repairs = Vec::new();
     if let Some(leak) = &call.leaked {
         repairs.push(Repair {
@@ -226,7 +227,7 @@ pub(crate) fn judge(registry: &Registry, call: &mut Call, policy: Policy) -> Ver
         Ok(tool) => tool,
         Err(verdict) => return *verdict,
     };
-    if let Args::Text(text) = &call.args
+    if let Args::Text(text) = &sent
         && !call.text_args_allowed()
     {
         if !policy.enabled.has(Kind::DoubleEncoded) {
@@ -241,7 +242,7 @@ pub(crate) fn judge(registry: &Registry, call: &mut Call, policy: Policy) -> Ver
         });
     }
     let mut sent_text = None;
-    let mut args = match std::mem::replace(&mut call.args, Args::Missing) {
+    let mut args = match sent {
         Args::Value(v) => v,
         Args::Text(text) => match salvage::salvage(&text, policy.enabled) {
             Ok(Salvaged::Value(v, r)) => {
@@ -265,8 +266,8 @@ pub(crate) fn judge(registry: &Registry, call: &mut Call, policy: Policy) -> Ver
                 return verdict;
             }
         },
-        Args::Malformed(why) => return Verdict::invalid(None, vec![ArgError::root(why)]),
-        Args::Missing => match empty_arguments(tool, policy, message::missing_arguments()) {
+        // (Malformed arguments were answered above.)
+        Args::Missing | Args::Malformed(_) => match empty_arguments(tool, policy, message::missing_arguments()) {
             Ok(v) => {
                 repairs.push(empty_repair());
                 v
