@@ -99,9 +99,23 @@ pub(crate) const LEAK_TOKENS: &[&str] = &[
     "functions.glob0",
     "<tool_call>[",
     "{\"type\": \"function\", \"function\": {\"name\": \"glob\", \"parameters\": {}}}",
+    // call notation (`pythonic.rs`): `:` or `=`, a positional value, an
+    // object literal, JSON's literals, on lines of their own
     "glob(pattern: ",
     "glob('*')",
     "glob({pattern: '*'})",
+    "glob(pattern=",
+    "read(file_path: \"/a\", offset: 3)",
+    "read(file_path='/a')",
+    "read({file_path: \"/a\"})",
+    "read('/a')",
+    "read({",
+    "read(",
+    "file_path: ",
+    ", offset: ",
+    "true",
+    "null",
+    "\nglob(pattern: '*')",
     // part 15: fallback wrappers
     "<tools>",
     "</tools>",
@@ -841,10 +855,14 @@ fn py_value() -> impl Strategy<Value = String> {
         .prop_map(|(leaf, n, (open, close))| repeat(open, close, n, &leaf))
 }
 
-/// A pythonic call list: bare (the whole message) or after `<|python_start|>`.
+/// A pythonic call list, bare (the whole message) or after
+/// `<|python_start|>`; or calls in call notation (`name: value` or
+/// `name=value`, a positional value first, one object literal as the
+/// arguments), one a line starting the message or inside `<tool_call>`.
 pub(crate) fn pythonic_record() -> impl Strategy<Value = Vec<u8>> {
     let call = (
         prop::sample::select(vec!["glob", "read", "nope", "g.lob"]),
+        prop::option::of(py_value()),
         prop::collection::vec(
             (
                 prop::sample::select(vec!["pattern", "file_path", "offset", "x"]),
@@ -852,18 +870,44 @@ pub(crate) fn pythonic_record() -> impl Strategy<Value = Vec<u8>> {
             ),
             0..3,
         ),
+        prop::sample::select(vec!["=", ": ", " = "]),
+        any::<bool>(),
     )
-        .prop_map(|(name, kv)| {
-            let args: Vec<String> = kv.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            format!("{name}({})", args.join(", "))
+        .prop_map(|(name, positional, kv, sep, literal)| {
+            let args: Vec<String> = kv.iter().map(|(k, v)| format!("{k}{sep}{v}")).collect();
+            if literal && positional.is_none() {
+                // `read({file_path: '/a'})`: a JavaScript object literal.
+                let keys: Vec<String> = kv.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+                return format!("{name}({{{}}})", keys.join(", "));
+            }
+            let all: Vec<String> = positional.into_iter().chain(args).collect();
+            format!("{name}({})", all.join(", "))
         });
     (
         prop::collection::vec(call, 0..4),
         count(),
-        0u8..3,
+        0u8..6,
         any::<bool>(),
     )
         .prop_map(|(calls, many, how, closed)| {
+            if how >= 3 {
+                // Call notation: lines that are each one call, or one call
+                // inside `<tool_call>`; cut off when not closed.
+                let mut text = if how == 5 && many > 8 {
+                    vec!["glob(pattern: '*')"; many.min(5000)].join("\n")
+                } else if how == 4 {
+                    let first = calls.first().cloned().unwrap_or_default();
+                    format!("<tool_call>{first}</tool_call>")
+                } else {
+                    calls.join("\n")
+                };
+                if !closed {
+                    text.pop();
+                }
+                return json!({"role": "assistant", "content": text})
+                    .to_string()
+                    .into_bytes();
+            }
             let mut list = calls.join(", ");
             if many > 8 {
                 // Many calls in one list.
