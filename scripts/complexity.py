@@ -179,6 +179,47 @@ def long_line(n):
     return FILTER, line({"name": "bash", "arguments": {"command": "x" * n, "description": "d"}})
 
 
+
+# Call notation (`read(file_path: "/a")`, `read(file_path="/a")`,
+# `read({file_path: "/a"})`, `read('/a')`: src/provider/leak/pythonic.rs,
+# the positional value named by src/repair/positional.rs).
+
+def notation_many_args(n):
+    # One call with n named arguments, each a JavaScript object literal (read
+    # by the tolerant parser), none of them `read`'s: each dropped, and said.
+    args = ", ".join(f"k{i}: {{v: [{i}, 'x']}}" for i in range(n))
+    return FILTER, assistant(f'read(file_path: "/a", {args})')
+
+
+NOTATION_FORMS = [
+    'read(file_path: "/a", offset: 3)',
+    "read(file_path='/a')",
+    'read({file_path: "/a"})',
+    "read('/a')",
+]
+
+
+def notation_call_lines(n):
+    # n calls, one a line, in every form: each line is read on its own.
+    return FILTER, assistant("\n".join(NOTATION_FORMS[i % 4] for i in range(n)))
+
+
+def notation_tool_call_bodies(n):
+    # n calls in call notation, each the body of its own <tool_call>.
+    body = "".join(f"<tool_call>{NOTATION_FORMS[i % 4]}</tool_call>\n" for i in range(n))
+    return FILTER, assistant(body)
+
+
+def notation_deep_literal(n):
+    # An object literal nested n deep (past the depth limit: rejected).
+    return FILTER, assistant('read({file_path: "/a", x: ' + "{a: " * n + "1" + "}" * n + "})")
+
+
+def notation_long_string(n):
+    # One argument of n escaped characters.
+    return FILTER, assistant("read(file_path: '" + "\\n\\'" * n + "')")
+
+
 # (name, function, small n): the big run is 10 n.
 # The last item is the number of result lines an input of size n must give
 # (None: not counted), so a surface that loses calls fails too.
@@ -197,6 +238,11 @@ SURFACES = [
     ("MCP tools/list of n tools", mcp_tool_list, 3000, None),
     ("--stats, n distinct tool names", stats_names, 1000, lambda n: n),
     ("one line of n bytes", long_line, 1_000_000, lambda n: 1),
+    ("call notation, n named arguments", notation_many_args, 1500, lambda n: 1),
+    ("call notation, n calls on n lines", notation_call_lines, 3000, lambda n: n),
+    ("call notation, n <tool_call> bodies", notation_tool_call_bodies, 3000, lambda n: n),
+    ("call notation, literal n deep", notation_deep_literal, 200_000, lambda n: 1),
+    ("call notation, a string of n escapes", notation_long_string, 100_000, lambda n: 1),
 ]
 
 # No run may map more than this (a quadratic copy would take the machine).

@@ -1,28 +1,9 @@
-"""With CALLFIX_REQUIRE_ALL=1 (set by .ci/run, which installs every optional
-dependency: Ray, numpy, the MCP test server), a skipped test is a failure: a
-test that cannot run there has lost its dependency, not passed."""
+"""CALLFIX_REQUIRE_ALL=1 (.ci/run) makes a skipped test a failure: the hooks
+are shared with the other Python suites (tests/pytest_require_all.py)."""
 
 import os
+import sys
 
-import pytest
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests"))
 
-REQUIRE_ALL = os.environ.get("CALLFIX_REQUIRE_ALL") == "1"
-
-
-def _fail_a_skip(report):
-    if REQUIRE_ALL and report.skipped and not hasattr(report, "wasxfail"):
-        reason = report.longrepr[-1] if isinstance(report.longrepr, tuple) else report.longrepr
-        report.outcome = "failed"
-        report.longrepr = "skipped, and CALLFIX_REQUIRE_ALL=1 makes a skip a failure: %s" % (reason,)
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
-    outcome = yield
-    _fail_a_skip(outcome.get_result())
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_make_collect_report(collector):
-    outcome = yield
-    _fail_a_skip(outcome.get_result())
+from pytest_require_all import pytest_make_collect_report, pytest_runtest_makereport  # noqa: E402,F401

@@ -5,10 +5,7 @@
 use serde_json::{Value, json};
 
 use crate::run_json;
-
-fn message(text: &str) -> String {
-    format!("{}\n", json!({"role": "assistant", "content": text}))
-}
+use crate::util::assistant_line;
 
 const VALID: &str =
     "<tool_call>{\"name\": \"glob\", \"arguments\": {\"pattern\": \"*.rs\"}}</tool_call>";
@@ -24,7 +21,7 @@ fn broken_heads_are_rejected_and_the_stream_goes_on() {
         "<function=glob {\"pattern\": \"*.rs\"}</function>",
         "<function=read><parameter=</function>",
     ] {
-        let (code, out) = run_json(&[], &(message(text) + &message(VALID)));
+        let (code, out) = run_json(&[], &(assistant_line(text) + &assistant_line(VALID)));
         assert_eq!(code, 1, "{text}: {out:?}");
         assert_eq!(out.len(), 2, "{text}: {out:?}");
         assert_eq!(out[0]["status"], "rejected", "{text}");
@@ -38,7 +35,7 @@ fn broken_heads_are_rejected_and_the_stream_goes_on() {
 fn llama31_function_tag_with_json_arguments_is_read() {
     let (code, out) = run_json(
         &[],
-        &message("<function=glob>{\"pattern\": \"*.rs\"}</function>"),
+        &assistant_line("<function=glob>{\"pattern\": \"*.rs\"}</function>"),
     );
     assert_eq!((code, out.len()), (0, 1), "{out:?}");
     assert_eq!(out[0]["args"], json!({"pattern": "*.rs"}));
@@ -53,10 +50,10 @@ fn deep_pythonic_lists_are_rejected_on_every_thread() {
     // 13,000 levels overflowed the main thread, 4,000 a worker's.
     let mut stdin = String::new();
     for n in [13_000, 128, 129, 4_000, 100_000] {
-        stdin += &message(&deep(n));
-        stdin += &message(&format!("<|python_start|>{}<|python_end|>", deep(n)));
+        stdin += &assistant_line(&deep(n));
+        stdin += &assistant_line(&format!("<|python_start|>{}<|python_end|>", deep(n)));
     }
-    stdin += &message(VALID);
+    stdin += &assistant_line(VALID);
     for jobs in ["1", "2"] {
         let (code, out) = run_json(&["--jobs", jobs], &stdin);
         assert_eq!(code, 1, "--jobs {jobs}");
@@ -98,7 +95,7 @@ fn calls_in_one_long_list_quote_their_own_markup() {
         format!("<|START_ACTION|>[{}]<|END_ACTION|>", cohere.join(", ")),
         format!("<|python_tag|>{}", llama.join("; ")),
     ] {
-        let (code, out) = run_json(&[], &message(&text));
+        let (code, out) = run_json(&[], &assistant_line(&text));
         assert_eq!((code, out.len()), (0, n), "{}", &text[..40]);
         let quoted: usize = out
             .iter()
@@ -120,7 +117,7 @@ fn calls_in_one_long_list_quote_their_own_markup() {
 #[test]
 fn a_list_of_one_call_quotes_the_whole_markup_as_before() {
     let text = "<|tool_call|>[{\"name\": \"glob\", \"arguments\": {\"pattern\": \"*\"}}]";
-    let (_, out) = run_json(&[], &message(text));
+    let (_, out) = run_json(&[], &assistant_line(text));
     assert_eq!(out[0]["repairs"][0]["from"], text);
 }
 
@@ -143,7 +140,7 @@ fn a_call_cut_off_after_its_name_is_rejected_under_that_name() {
         ("<tool_call>", ""),
         ("<tool_call>{\"arguments\": {", ""),
     ] {
-        let (code, out) = run_json(&[], &message(text));
+        let (code, out) = run_json(&[], &assistant_line(text));
         assert_eq!(code, 1, "{text}: {out:?}");
         assert_eq!(out.len(), 1, "{text}: {out:?}");
         assert_eq!(out[0]["status"], "rejected", "{text}");

@@ -6,7 +6,7 @@
 
 use serde_json::{Value, json};
 
-use crate::{callfix, json_lines};
+use crate::util::{on_text, repair_kinds};
 
 /// The call every fixture makes.
 fn expected() -> Value {
@@ -96,22 +96,10 @@ const CALLS: &[(&str, &str, &str)] = &[
     ),
 ];
 
-fn run(text: &str, args: &[&str]) -> (i32, Vec<Value>, String) {
-    let message = json!({"role": "assistant", "content": text});
-    let out = callfix()
-        .args(args)
-        .write_stdin(format!("{message}\n"))
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    (out.status.code().unwrap(), json_lines(&out.stdout), stderr)
-}
-
 #[test]
 fn a_call_in_any_wrapper_fence_or_bare_is_the_exact_call() {
     for (family, _, text) in CALLS {
-        let (code, out, stats) = run(text, &["-f", "json", "--stats"]);
+        let (code, out, stats) = on_text(text, &["-f", "json", "--stats"]);
         assert_eq!((code, out.len()), (0, 1), "{text}: {out:?}");
         assert_eq!(out[0]["tool"], "read", "{text}");
         assert_eq!(out[0]["status"], "repaired", "{text}");
@@ -131,7 +119,7 @@ fn a_call_in_any_wrapper_fence_or_bare_is_the_exact_call() {
 #[test]
 fn the_text_left_over_is_the_prose_around_the_call() {
     for (_, left, text) in CALLS {
-        let (_, out, _) = run(text, &["-f", "call", "--to", "openai"]);
+        let (_, out, _) = on_text(text, &["-f", "call", "--to", "openai"]);
         assert_eq!(out.len(), 1, "{text}: {out:?}");
         let content = out[0]["content"].as_str().unwrap_or_default();
         assert_eq!(content, *left, "{text}");
@@ -146,7 +134,7 @@ fn the_text_left_over_is_the_prose_around_the_call() {
 fn a_call_cut_off_is_rejected_never_completed() {
     for (_, _, text) in CALLS {
         let cut = &text[..text.find("/src/ma").unwrap()];
-        let (code, out, _) = run(cut, &["-f", "json"]);
+        let (code, out, _) = on_text(cut, &["-f", "json"]);
         if cut.starts_with("I need the file.") {
             // Only the closing tag said it was a call, and it is cut away:
             // an object after prose, text.
@@ -175,13 +163,13 @@ fn parallel_tool_use_blocks_after_prose_are_each_a_call() {
         block("toolu_01", "/a.rs"),
         block("toolu_02", "/b.rs")
     );
-    let (code, out, stats) = run(&text, &["-f", "json", "--stats"]);
+    let (code, out, stats) = on_text(&text, &["-f", "json", "--stats"]);
     assert_eq!((code, out.len()), (0, 2), "{out:?}");
     assert_eq!(out[0]["args"], json!({"file_path": "/a.rs"}));
     assert_eq!(out[1]["args"], json!({"file_path": "/b.rs"}));
     assert_eq!(out[1]["repairs"][0]["from"], block("toolu_02", "/b.rs"));
     assert!(stats.contains("by syntax: tool_use 2"), "{stats}");
-    let (_, out, _) = run(&text, &["-f", "call", "--to", "anthropic"]);
+    let (_, out, _) = on_text(&text, &["-f", "call", "--to", "anthropic"]);
     assert_eq!(out[0]["content"][0]["text"], "I'll read both files.");
     assert_eq!(out[0]["content"].as_array().unwrap().len(), 3);
 }
@@ -192,18 +180,13 @@ fn flat_arguments_are_judged_by_the_schema() {
     // `drop-unknown` removes the one it does not know, and says so).
     let text =
         "<tools>{\"name\": \"read\", \"file_path\": \"/src/main.rs\", \"colour\": \"red\"}</tools>";
-    let (code, out, _) = run(text, &["-f", "json"]);
+    let (code, out, _) = on_text(text, &["-f", "json"]);
     assert_eq!((code, out.len()), (0, 1), "{out:?}");
     assert_eq!(out[0]["args"], json!({"file_path": "/src/main.rs"}));
-    let kinds: Vec<&str> = out[0]["repairs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["kind"].as_str().unwrap())
-        .collect();
+    let kinds = repair_kinds(&out[0]);
     assert_eq!(kinds, ["extract-from-text", "drop-unknown"]);
     // Without that repair, the unknown key rejects the call.
-    let (code, out, _) = run(text, &["-f", "json", "--repair", "extract-from-text"]);
+    let (code, out, _) = on_text(text, &["-f", "json", "--repair", "extract-from-text"]);
     assert_eq!(
         (code, out[0]["status"].as_str()),
         (1, Some("rejected")),
@@ -231,7 +214,7 @@ fn prose_quotes_and_data_stay_text() {
         "<tools>{\"name\": \"search\", \"arguments\": {\"q\": \"x\"}}</tools>",
         "{'type': 'tool_use', 'id': 'toolu_1', 'name': 'search', 'input': {}}",
     ] {
-        let (code, out, _) = run(text, &["-f", "json"]);
+        let (code, out, _) = on_text(text, &["-f", "json"]);
         assert_eq!((code, out.len()), (0, 0), "{text}: {out:?}");
     }
 }
@@ -250,21 +233,14 @@ fn flat_arguments_keep_id_for_the_schema_to_judge() {
     let s = dir.path().to_str().unwrap();
     // A declared `id` stays an argument.
     let text = "<tools>\n{\"name\": \"issue\", \"repo\": \"acme/app\", \"id\": 42}\n</tools>";
-    let (code, out, _) = run(text, &["-s", s, "-f", "json"]);
+    let (code, out, _) = on_text(text, &["-s", s, "-f", "json"]);
     assert_eq!((code, out.len()), (0, 1), "{out:?}");
     assert_eq!(out[0]["args"], json!({"repo": "acme/app", "id": 42}));
     // An undeclared one is dropped only by a reported repair.
     let text = "<tools>{\"name\": \"read\", \"file_path\": \"/a\", \"id\": \"c1\"}</tools>";
-    let (_, out, _) = run(text, &["-f", "json"]);
+    let (_, out, _) = on_text(text, &["-f", "json"]);
     assert_eq!(out[0]["args"], json!({"file_path": "/a"}));
-    assert!(
-        out[0]["repairs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|r| r["kind"] == "drop-unknown"),
-        "{out:?}"
-    );
+    assert!(repair_kinds(&out[0]).contains(&"drop-unknown"), "{out:?}");
 }
 
 #[test]
@@ -287,7 +263,7 @@ fn quoted_examples_packages_and_tool_lists_are_text() {
         // F12: an indented code block.
         "An assistant turn from the API looks like this:\n\n    {\"type\": \"tool_use\", \"id\": \"toolu_01\", \"name\": \"bash\", \"input\": {\"command\": \"make deploy\", \"description\": \"deploy\"}}",
     ] {
-        let (code, out, _) = run(text, &["-f", "json"]);
+        let (code, out, _) = on_text(text, &["-f", "json"]);
         assert_eq!((code, out.len()), (0, 0), "{text}: {out:?}");
     }
 }
@@ -311,7 +287,7 @@ fn a_broken_whole_message_call_is_rejected_with_the_reason() {
         (deep.clone(), "levels deep"),
         (format!("<tools>{deep}</tools>"), "levels deep"),
     ] {
-        let (code, out, _) = run(&text, &["-f", "json"]);
+        let (code, out, _) = on_text(&text, &["-f", "json"]);
         assert_eq!((code, out.len()), (1, 1), "{text}: {out:?}");
         assert_eq!(out[0]["tool"], "read");
         assert_eq!(out[0]["status"], "rejected");

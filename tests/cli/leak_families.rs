@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use crate::{callfix, json_lines};
+use crate::util::json_stats;
 
 /// (family, markup): each calls `read` with file_path "/src/main.rs" and
 /// offset 120 (as a number, or as text where the syntax has no types).
@@ -70,20 +70,8 @@ const NOTATION: &[(&str, &str)] = &[
     ("read({file_path: \"/src/main.rs\", offset: 120})", ""),
 ];
 
-fn run(text: &str) -> (i32, Vec<Value>, String) {
-    let message = json!({"role": "assistant", "content": text});
-    let out = callfix()
-        .args(["-f", "json", "--stats"])
-        .write_stdin(format!("{message}\n"))
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    (out.status.code().unwrap(), json_lines(&out.stdout), stderr)
-}
-
 fn assert_read_call(text: &str, family: &str) {
-    let (code, out, stats) = run(text);
+    let (code, out, stats) = json_stats(text);
     assert_eq!(code, 0, "{family}: {text}: {out:?}");
     assert_eq!(out.len(), 1, "{family}: {out:?}");
     assert_eq!(out[0]["tool"], "read", "{family}: {text}");
@@ -132,7 +120,7 @@ fn new_families_cut_off_are_rejected_never_completed() {
                 .map(|(m, _)| ("call", m[..m.find("/src/ma").unwrap()].to_owned())),
         );
     for (family, cut) in cuts {
-        let (code, out, _) = run(&cut);
+        let (code, out, _) = json_stats(&cut);
         assert_eq!(code, 1, "{family}: {cut}: {out:?}");
         assert_eq!(out.len(), 1, "{family}: {out:?}");
         assert_eq!(out[0]["status"], "rejected", "{family}: {cut}");
@@ -151,7 +139,7 @@ fn new_families_quoted_in_code_are_no_call() {
             format!("The syntax looks like this:\n\n````\n{markup}\n````\n\nThat is all."),
             format!("Write `{markup}` to call a tool."),
         ] {
-            let (code, out, _) = run(&text);
+            let (code, out, _) = json_stats(&text);
             assert_eq!((code, out.len()), (0, 0), "{text}: {out:?}");
         }
     }
@@ -160,7 +148,7 @@ fn new_families_quoted_in_code_are_no_call() {
 #[test]
 fn function_tag_with_its_json_before_the_bracket_is_read_not_rejected() {
     // Reproduction of part 15 item 2: this was rejected with "not closed by '>'".
-    let (code, out, _) = run("<function=read{\"file_path\": \"/a\"}</function>");
+    let (code, out, _) = json_stats("<function=read{\"file_path\": \"/a\"}</function>");
     assert_eq!(code, 0, "{out:?}");
     assert_eq!(out[0]["args"], json!({"file_path": "/a"}));
 }
@@ -169,7 +157,7 @@ fn function_tag_with_its_json_before_the_bracket_is_read_not_rejected() {
 fn call_notation_with_a_positional_value_is_a_call_not_text() {
     // The schema names the value, or the call is rejected with an
     // instruction: a whole-message call to a declared tool is never text.
-    let (_, out, _) = run("read('/src/main.rs')");
+    let (_, out, _) = json_stats("read('/src/main.rs')");
     assert_eq!(out.len(), 1, "{out:?}");
     assert_eq!(out[0]["tool"], "read");
     // Not declared, or not starting the message: text.
@@ -177,7 +165,7 @@ fn call_notation_with_a_positional_value_is_a_call_not_text() {
         "search(query='rust')",
         "You could call read('/src/main.rs') next.",
     ] {
-        let (code, out, _) = run(text);
+        let (code, out, _) = json_stats(text);
         assert_eq!((code, out.len()), (0, 0), "{text}: {out:?}");
     }
 }
@@ -189,7 +177,7 @@ fn xml_text_for_a_string_parameter_keeps_its_digits() {
         "<seed:tool_call><function=write><parameter=file_path>/tmp/zip.txt</parameter><parameter=content>02134</parameter></function></seed:tool_call>",
         "<invoke name=\"write\"><parameter name=\"file_path\">/tmp/zip.txt</parameter><parameter name=\"content\">02134</parameter></invoke>",
     ] {
-        let (code, out, _) = run(markup);
+        let (code, out, _) = json_stats(markup);
         assert_eq!(code, 0, "{markup}: {out:?}");
         assert_eq!(
             out[0]["args"],
@@ -205,13 +193,13 @@ fn malformed_sections_and_call_ids_are_rejected_not_ignored() {
         "Running it.\n<｜tool▁calls▁begin｜><｜tool▁calls▁begin｜>bash ls -la",
         "<|tool_calls_section_begin|><|tool_call_begin|>functionsgrep0<|tool_call_argument_begin|>{\"command\": \"ls\"}<|tool_call_end|><|tool_calls_section_end|>",
     ] {
-        let (code, out, _) = run(text);
+        let (code, out, _) = json_stats(text);
         assert_eq!(code, 1, "{text}: {out:?}");
         assert_eq!(out.len(), 1, "{text}: {out:?}");
         assert_eq!(out[0]["status"], "rejected", "{text}");
     }
     // A Kimi id without its dot and colon, naming a declared tool: read.
-    let (code, out, _) = run(
+    let (code, out, _) = json_stats(
         "<|tool_calls_section_begin|><|tool_call_begin|>functionsbash5<|tool_call_argument_begin|>{\"command\": \"ls\", \"description\": \"List files\"}<|tool_call_end|><|tool_calls_section_end|>",
     );
     assert_eq!(code, 0, "{out:?}");
@@ -230,14 +218,14 @@ fn prose_explaining_calls_stays_text() {
         "Granite 3.1 writes <tool_call>[{\"name\": \"read\", \"arguments\": {\"file_path\": \"/a\"}}] with no closing tag, for example.",
         "Doubao Seed models wrap calls in <seed:tool_call> tags; callfix reads them.",
     ] {
-        let (code, out, _) = run(text);
+        let (code, out, _) = json_stats(text);
         assert_eq!((code, out.len()), (0, 0), "{text}: {out:?}");
     }
 }
 
 #[test]
 fn a_parameter_given_twice_is_rejected_and_seed_json_is_read() {
-    let (code, out, _) = run(
+    let (code, out, _) = json_stats(
         "<function name=\"read\"><param name=\"file_path\">/tmp/a</param><param name=\"file_path\">/etc/shadow</param></function>",
     );
     assert_eq!(code, 1, "{out:?}");
@@ -249,7 +237,7 @@ fn a_parameter_given_twice_is_rejected_and_seed_json_is_read() {
             .contains("parameter \"file_path\" is given twice"),
         "{out:?}"
     );
-    let (code, out, _) = run(
+    let (code, out, _) = json_stats(
         "<seed:tool_call>{\"name\":\"read\",\"arguments\":{\"file_path\":\"/a\"}}</seed:tool_call>",
     );
     assert_eq!(code, 0, "{out:?}");

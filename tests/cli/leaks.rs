@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::{callfix, json_lines};
+use crate::util::{json_stats, repair_kinds};
 
 /// (family, markup): each calls `read` with file_path "/src/main.rs" and
 /// offset 120 (as a number, or as text where the syntax has no types).
@@ -93,17 +93,6 @@ const BARE: &[(&str, &str)] = &[
     ),
 ];
 
-fn run(text: &str) -> (i32, Vec<Value>, String) {
-    let message = json!({"role": "assistant", "content": text});
-    let out = callfix()
-        .args(["-f", "json", "--stats"])
-        .write_stdin(format!("{message}\n"))
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    (out.status.code().unwrap(), json_lines(&out.stdout), stderr)
-}
-
 #[test]
 fn the_whole_markup_gives_the_exact_call() {
     let with_prose = FAMILIES
@@ -111,7 +100,7 @@ fn the_whole_markup_gives_the_exact_call() {
         .map(|(family, markup)| (*family, format!("I will read the file.\n{markup}")));
     let bare = BARE.iter().map(|(f, m)| (*f, m.to_string()));
     for (family, text) in with_prose.chain(bare) {
-        let (code, out, stats) = run(&text);
+        let (code, out, stats) = json_stats(&text);
         assert_eq!(code, 0, "{family}: {out:?}");
         assert_eq!(out.len(), 1, "{family}: {out:?}");
         assert_eq!(out[0]["tool"], "read", "{family}");
@@ -121,12 +110,7 @@ fn the_whole_markup_gives_the_exact_call() {
             json!({"file_path": "/src/main.rs", "offset": 120}),
             "{family}"
         );
-        let kinds: Vec<&str> = out[0]["repairs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r["kind"].as_str().unwrap())
-            .collect();
+        let kinds = repair_kinds(&out[0]);
         assert_eq!(kinds[0], "extract-from-text", "{family}");
         assert!(
             stats.contains(&format!("calls written in text, by syntax: {family} 1")),
@@ -145,7 +129,7 @@ fn markup_cut_off_is_rejected_never_completed() {
         .iter()
         .map(|(f, m)| (*f, m[..m.find("/src/ma").unwrap()].to_owned()));
     for (family, cut) in with_prose.chain(bare) {
-        let (code, out, _) = run(&cut);
+        let (code, out, _) = json_stats(&cut);
         assert_eq!(code, 1, "{family}: {cut}");
         assert_eq!(out.len(), 1, "{family}: {out:?}");
         assert_eq!(out[0]["status"], "rejected", "{family}");
@@ -165,7 +149,7 @@ fn markup_quoted_in_code_is_no_call() {
             format!("The syntax looks like this:\n\n````\n{markup}\n````\n\nThat is all."),
             format!("Write `{markup}` to call a tool."),
         ] {
-            let (code, out, _) = run(&text);
+            let (code, out, _) = json_stats(&text);
             assert_eq!((code, out.len()), (0, 0), "{family}: {text}: {out:?}");
         }
     }
@@ -179,7 +163,7 @@ fn a_bare_list_naming_an_undeclared_tool_is_text() {
         "[read(file_path='/a'), search(query='rust')]",
         "[search(query='ru",
     ] {
-        let (code, out, _) = run(text);
+        let (code, out, _) = json_stats(text);
         assert_eq!((code, out.len()), (0, 0), "{text}: {out:?}");
     }
 }

@@ -41,6 +41,7 @@ mod terminal;
 mod terminal_attacks;
 mod tools;
 mod typing;
+mod util;
 
 use std::path::{Path, PathBuf};
 

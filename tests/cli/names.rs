@@ -4,6 +4,7 @@
 //! converted for another provider.
 
 use super::*;
+use crate::util::{one_in, repair_kinds};
 
 /// `read` and `search_files` (closed), the toolbox `browser_`
 /// (`browser_execute_javascript`, `browser_click`), two tools that end the
@@ -47,19 +48,6 @@ fn schemas() -> tempfile::TempDir {
     dir
 }
 
-fn one(dir: &tempfile::TempDir, call: &str) -> Value {
-    let out = callfix()
-        .arg("-s")
-        .arg(dir.path())
-        .args(["-f", "json"])
-        .write_stdin(format!("{call}\n"))
-        .output()
-        .unwrap();
-    let mut lines = json_lines(&out.stdout);
-    assert_eq!(lines.len(), 1, "{call}");
-    lines.remove(0)
-}
-
 fn call(name: &str, args: &str) -> String {
     serde_json::json!({"name": name, "arguments": args}).to_string()
 }
@@ -87,7 +75,7 @@ fn a_name_with_a_namespace_or_a_token_is_the_one_tool_it_ends_in() {
         } else {
             r#"{"code": "1"}"#
         };
-        let v = one(&dir, &call(name, args));
+        let v = one_in(dir.path(), call(name, args));
         assert_eq!(v["status"], "repaired", "{name}: {v}");
         assert_eq!(v["tool"], tool, "{name}");
         let repairs = v["repairs"].as_array().unwrap();
@@ -124,7 +112,7 @@ fn a_name_that_two_tools_could_mean_or_none_is_unknown() {
         // Not a token: `<|` without `|>`.
         "read<|channel",
     ] {
-        let v = one(&dir, &call(name, r#"{"file_path": "/a"}"#));
+        let v = one_in(dir.path(), call(name, r#"{"file_path": "/a"}"#));
         assert_eq!(v["status"], "rejected", "{name}: {v}");
         assert_eq!(v["tool"], name, "{name}");
         assert!(
@@ -151,22 +139,17 @@ fn arguments_one_level_down_are_unwrapped() {
             "arguments",
         ),
     ] {
-        let v = one(&dir, &call("read", args));
+        let v = one_in(dir.path(), call("read", args));
         assert_eq!(v["status"], "repaired", "{args}: {v}");
         assert_eq!(v["args"], serde_json::json!({"file_path": "/a"}), "{args}");
-        let kinds: Vec<&str> = v["repairs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r["kind"].as_str().unwrap())
-            .collect();
+        let kinds = repair_kinds(&v);
         assert_eq!(kinds, ["unwrap-arguments"], "{args}: {v}");
         assert_eq!(v["repairs"][0]["from"], from, "{args}");
     }
     // What is inside is repaired as usual after it.
-    let v = one(
-        &dir,
-        &call(
+    let v = one_in(
+        dir.path(),
+        call(
             "read",
             r#"{"arguments": {"file_path": "/a", "offset": "3"}}"#,
         ),
@@ -197,14 +180,10 @@ fn arguments_are_not_unwrapped_where_another_reading_exists() {
         // The schema declares the key.
         ("translate", r#"{"input": {"to": "fr"}}"#),
     ] {
-        let v = one(&dir, &call(tool, args));
+        let v = one_in(dir.path(), call(tool, args));
         assert_eq!(v["status"], "rejected", "{args}: {v}");
         assert!(
-            !v["repairs"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .any(|r| r["kind"] == "unwrap-arguments"),
+            !repair_kinds(&v).contains(&"unwrap-arguments"),
             "{args}: {v}"
         );
     }
@@ -270,7 +249,7 @@ fn a_namespace_of_another_server_is_never_dropped_onto_a_tool() {
         "user_data",
         "ec2.all_instances",
     ] {
-        let v = one(&dir, &call(name, r#"{"title": "x"}"#));
+        let v = one_in(dir.path(), call(name, r#"{"title": "x"}"#));
         assert_eq!(v["status"], "rejected", "{name}: {v}");
         assert_eq!(v["tool"], name, "{name}");
         assert!(v["repairs"].as_array().unwrap().is_empty(), "{name}: {v}");
@@ -282,7 +261,7 @@ fn a_namespace_of_another_server_is_never_dropped_onto_a_tool() {
         ("mcp__fs__write", "fs__write"),
         ("delete_repo", "github_delete_repo"),
     ] {
-        let v = one(&dir, &call(name, r#"{"title": "x"}"#));
+        let v = one_in(dir.path(), call(name, r#"{"title": "x"}"#));
         assert_eq!(v["status"], "repaired", "{name}: {v}");
         assert_eq!(v["tool"], tool, "{name}");
     }

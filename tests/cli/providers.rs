@@ -3,22 +3,13 @@
 use serde_json::{Value, json};
 
 use crate::run_json;
-
-fn kinds(r: &Value) -> Vec<String> {
-    r["repairs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x["kind"].as_str().unwrap().to_owned())
-        .collect()
-}
+use crate::util::{assistant_line, repair_kinds};
 
 #[test]
 fn deepseek_dsml_leak_becomes_a_validated_call() {
     // opencode #24566 (DeepSeek, read), written in an OpenAI assistant message.
     let text = "I'll read the file.\n<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"read\">\n<｜DSML｜parameter name=\"file_path\" string=\"true\">/work/src/hypercall.cpp</｜DSML｜parameter>\n<｜DSML｜parameter name=\"limit\" string=\"false\">15</｜DSML｜parameter>\n<｜DSML｜parameter name=\"offset\" string=\"false\">357</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>";
-    let msg = json!({"role": "assistant", "content": text});
-    let (code, out) = run_json(&[], &format!("{msg}\n"));
+    let (code, out) = run_json(&[], &assistant_line(text));
     assert_eq!(code, 0, "{out:?}");
     assert_eq!(out.len(), 1);
     assert_eq!(out[0]["tool"], "read");
@@ -27,7 +18,7 @@ fn deepseek_dsml_leak_becomes_a_validated_call() {
         out[0]["args"],
         json!({"file_path": "/work/src/hypercall.cpp", "limit": 15, "offset": 357})
     );
-    assert_eq!(kinds(&out[0]), ["extract-from-text"]);
+    assert_eq!(repair_kinds(&out[0]), ["extract-from-text"]);
 }
 
 #[test]
@@ -43,7 +34,7 @@ fn qwen_function_leak_is_extracted_then_repaired() {
         out[0]["args"],
         json!({"pattern": "fn main", "head_limit": 15, "case_insensitive": true})
     );
-    assert_eq!(kinds(&out[0]), ["extract-from-text"]);
+    assert_eq!(repair_kinds(&out[0]), ["extract-from-text"]);
 }
 
 #[test]
@@ -63,8 +54,7 @@ fn hermes_tool_call_leak_in_gemini_parts() {
 fn malformed_leaks_are_rejected_with_a_clear_message() {
     // opencode #24566: the JSON inside string="false" lost its brackets.
     let text = "<｜DSML｜invoke name=\"todowrite\"><｜DSML｜parameter name=\"todos\" string=\"false\">[{\"content\": \"a\", \"status\": {\"x\": 1}, {\"y\": 2}]</｜DSML｜parameter></｜DSML｜invoke>";
-    let msg = json!({"role": "assistant", "content": text});
-    let (code, out) = run_json(&[], &format!("{msg}\n"));
+    let (code, out) = run_json(&[], &assistant_line(text));
     assert_eq!(code, 1);
     let message = out[0]["message"].as_str().unwrap();
     assert!(

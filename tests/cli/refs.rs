@@ -4,15 +4,8 @@
 
 use serde_json::{Value, json};
 
-use crate::{callfix, json_lines, write};
-
-fn schemas(files: &[(&str, Value)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for (name, schema) in files {
-        write(dir.path(), name, &schema.to_string());
-    }
-    dir
-}
+use crate::util::schema_dir;
+use crate::{callfix, json_lines};
 
 fn filter(dir: &std::path::Path, extra: &[&str], stdin: &str) -> (i32, Vec<Value>) {
     let out = callfix()
@@ -43,7 +36,7 @@ fn tools(dir: &std::path::Path, extra: &[&str]) -> Value {
 #[test]
 fn an_anchor_ref_is_seen_by_repair_and_inlined_by_tools() {
     // Issue 9: validation followed `#num` but repair could not see its type.
-    let dir = schemas(&[(
+    let dir = schema_dir(&[(
         "count.json",
         json!({
             "description": "Count.",
@@ -64,7 +57,7 @@ fn an_anchor_ref_is_seen_by_repair_and_inlined_by_tools() {
 
 #[test]
 fn refs_resolve_against_the_id_in_force() {
-    let dir = schemas(&[(
+    let dir = schema_dir(&[(
         "item.json",
         json!({
             "$id": "https://example.com/tools/item.json",
@@ -85,11 +78,11 @@ fn refs_resolve_against_the_id_in_force() {
 
 #[test]
 fn ref_map_serves_remote_documents_from_a_directory() {
-    let remotes = schemas(&[(
+    let remotes = schema_dir(&[(
         "limit.json",
         json!({"type": "integer", "minimum": 1, "description": "At most this many."}),
     )]);
-    let dir = schemas(&[(
+    let dir = schema_dir(&[(
         "search.json",
         json!({
             "description": "Search.",
@@ -134,7 +127,7 @@ fn ref_map_serves_remote_documents_from_a_directory() {
 #[test]
 fn a_ref_map_cannot_reach_outside_its_directory() {
     let remotes = tempfile::tempdir().unwrap();
-    let dir = schemas(&[(
+    let dir = schema_dir(&[(
         "x.json",
         json!({"properties": {"p": {"$ref": "http://localhost:1234/../../../../etc/hostname"}}}),
     )]);

@@ -2,29 +2,14 @@
 //! text with one reading, written as JSON or as the text of an XML parameter.
 
 use super::*;
+use crate::util::{one_in, repair_kinds, schema_dir};
 
 /// `rm`: `paths`, an array of strings (required).
 fn schemas() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    write(
-        dir.path(),
+    schema_dir(&[(
         "rm.json",
         r#"{"type":"object","properties":{"paths":{"type":"array","items":{"type":"string"}}},"required":["paths"],"additionalProperties":false}"#,
-    );
-    dir
-}
-
-fn run(dir: &tempfile::TempDir, record: &Value) -> Value {
-    let out = callfix()
-        .arg("-s")
-        .arg(dir.path())
-        .args(["-f", "json"])
-        .write_stdin(format!("{record}\n"))
-        .output()
-        .unwrap();
-    let mut lines = json_lines(&out.stdout);
-    assert_eq!(lines.len(), 1, "{record}");
-    lines.remove(0)
+    )])
 }
 
 /// The call as JSON, and as Qwen3-Coder markup in the text.
@@ -52,21 +37,14 @@ fn a_broken_or_quoted_list_is_never_wrapped_as_one_item() {
         "a.txt, b.txt",
     ] {
         for record in both(text) {
-            let v = run(&dir, &record);
+            let v = one_in(dir.path(), &record);
             assert_eq!(v["status"], "rejected", "{record}: {v}");
-            assert!(
-                !v["repairs"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .any(|r| r["kind"] == "wrap-array"),
-                "{record}: {v}"
-            );
+            assert!(!repair_kinds(&v).contains(&"wrap-array"), "{record}: {v}");
         }
     }
     // One file, written as one: wrapped, in JSON and in markup alike.
     for record in both("a.txt") {
-        let v = run(&dir, &record);
+        let v = one_in(dir.path(), &record);
         assert_eq!(v["status"], "repaired", "{record}: {v}");
         assert_eq!(v["args"], serde_json::json!({"paths": ["a.txt"]}));
     }

@@ -2,44 +2,27 @@
 //! on schemas with plain and pinned string properties, renamed keys and
 //! zero-padded numbers.
 
-use super::*;
+use crate::util::{one_in, repair_kinds, schema_dir};
 
 fn schemas() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    write(
-        dir.path(),
-        "write_file.json",
-        r#"{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path"],"additionalProperties":false}"#,
-    );
-    write(
-        dir.path(),
-        "bash.json",
-        r#"{"type":"object","properties":{"command":{"type":"string"}},"required":["command"],"additionalProperties":false}"#,
-    );
-    write(
-        dir.path(),
-        "pinned.json",
-        r#"{"type":"object","properties":{"flag":{"type":"string","enum":["true","false"]},"zip":{"type":"string","pattern":"^[0-9]{5}$"}},"additionalProperties":false}"#,
-    );
-    write(
-        dir.path(),
-        "read.json",
-        r#"{"type":"object","properties":{"offset":{"type":"integer"},"force":{"type":"boolean"}},"additionalProperties":false}"#,
-    );
-    dir
-}
-
-fn one(dir: &tempfile::TempDir, call: &str) -> Value {
-    let out = callfix()
-        .arg("-s")
-        .arg(dir.path())
-        .args(["-f", "json"])
-        .write_stdin(format!("{call}\n"))
-        .output()
-        .unwrap();
-    let mut lines = json_lines(&out.stdout);
-    assert_eq!(lines.len(), 1, "{call}");
-    lines.remove(0)
+    schema_dir(&[
+        (
+            "write_file.json",
+            r#"{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path"],"additionalProperties":false}"#,
+        ),
+        (
+            "bash.json",
+            r#"{"type":"object","properties":{"command":{"type":"string"}},"required":["command"],"additionalProperties":false}"#,
+        ),
+        (
+            "pinned.json",
+            r#"{"type":"object","properties":{"flag":{"type":"string","enum":["true","false"]},"zip":{"type":"string","pattern":"^[0-9]{5}$"}},"additionalProperties":false}"#,
+        ),
+        (
+            "read.json",
+            r#"{"type":"object","properties":{"offset":{"type":"integer"},"force":{"type":"boolean"}},"additionalProperties":false}"#,
+        ),
+    ])
 }
 
 #[test]
@@ -62,7 +45,7 @@ fn a_number_or_boolean_for_a_plain_string_is_rejected() {
             "number",
         ),
     ] {
-        let r = one(&dir, call);
+        let r = one_in(dir.path(), call);
         assert_eq!(r["status"], "rejected", "{call}: {r}");
         assert_eq!(r["errors"][0]["path"], path, "{r}");
         assert_eq!(
@@ -76,8 +59,8 @@ fn a_number_or_boolean_for_a_plain_string_is_rejected() {
 #[test]
 fn a_number_or_boolean_for_a_pinned_string_is_repaired() {
     let dir = schemas();
-    let r = one(
-        &dir,
+    let r = one_in(
+        dir.path(),
         r#"{"name":"pinned","arguments":{"flag":true,"zip":12345}}"#,
     );
     assert_eq!(r["status"], "repaired", "{r}");
@@ -86,25 +69,20 @@ fn a_number_or_boolean_for_a_pinned_string_is_repaired() {
         serde_json::json!({"flag": "true", "zip": "12345"})
     );
     // Not the pinned form: rejected.
-    let r = one(&dir, r#"{"name":"pinned","arguments":{"zip":123}}"#);
+    let r = one_in(dir.path(), r#"{"name":"pinned","arguments":{"zip":123}}"#);
     assert_eq!(r["status"], "rejected", "{r}");
 }
 
 #[test]
 fn a_renamed_key_has_its_value_repaired() {
     let dir = schemas();
-    let r = one(
-        &dir,
+    let r = one_in(
+        dir.path(),
         r#"{"name":"read","arguments":{"Offset":"3","Force":"false"}}"#,
     );
     assert_eq!(r["status"], "repaired", "{r}");
     assert_eq!(r["args"], serde_json::json!({"offset": 3, "force": false}));
-    let kinds: Vec<&str> = r["repairs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x["kind"].as_str().unwrap())
-        .collect();
+    let kinds = repair_kinds(&r);
     assert_eq!(
         kinds,
         [
@@ -120,7 +98,10 @@ fn a_renamed_key_has_its_value_repaired() {
 #[test]
 fn a_zero_padded_number_is_rejected() {
     let dir = schemas();
-    let r = one(&dir, r#"{"name":"read","arguments":{"offset":"007"}}"#);
+    let r = one_in(
+        dir.path(),
+        r#"{"name":"read","arguments":{"offset":"007"}}"#,
+    );
     assert_eq!(r["status"], "rejected", "{r}");
     assert_eq!(r["errors"][0]["message"], "expected integer, got string");
 }

@@ -2,6 +2,7 @@
 
 use serde_json::json;
 
+use crate::util::repair_kinds;
 use crate::{callfix, run_json};
 
 fn one(args: &[&str], input: serde_json::Value) -> (i32, serde_json::Value) {
@@ -23,12 +24,7 @@ fn repaired_calls_report_every_change_and_exit_zero() {
         r["args"],
         json!({"todos": [{"content": "Write tests", "status": "in_progress", "priority": "high"}]})
     );
-    let kinds: Vec<&str> = r["repairs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x["kind"].as_str().unwrap())
-        .collect();
+    let kinds = repair_kinds(&r);
     assert_eq!(kinds, ["parse-json-string", "enum-case"]);
     assert_eq!(r["repairs"][1]["path"], "todos.0.status");
     assert_eq!(r["repairs"][1]["from"], "In_Progress");
@@ -100,12 +96,7 @@ fn salvage_of_argument_text() {
         let (code, r) = one(&[], call);
         assert_eq!(code, 0, "{text}: {r}");
         assert_eq!(r["args"], json!({"pattern": "*.rs"}), "{text}");
-        let got: Vec<&str> = r["repairs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x["kind"].as_str().unwrap())
-            .collect();
+        let got = repair_kinds(&r);
         assert_eq!(got, kinds, "{text}");
     }
 }

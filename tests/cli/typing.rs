@@ -5,32 +5,23 @@
 
 use serde_json::{Value, json};
 
+use crate::util::{assistant_line, repair_kinds};
 use crate::{callfix, json_lines};
 
 /// Judges an assistant message whose text is `text`, with the schemas in
 /// `schemas` (or the shipped ones); returns (exit code, the one result).
 fn judge(schemas: Option<&str>, text: &str) -> (i32, Value) {
-    let message = json!({"role": "assistant", "content": text});
     let mut cmd = callfix();
     cmd.args(["-f", "json"]);
     if let Some(s) = schemas {
         cmd.args(["-s", s]);
     }
-    let out = cmd.write_stdin(format!("{message}\n")).output().unwrap();
+    let out = cmd.write_stdin(assistant_line(text)).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");
     let mut results = json_lines(&out.stdout);
     assert_eq!(results.len(), 1, "{text}: {results:?}");
     (out.status.code().unwrap(), results.remove(0))
-}
-
-fn kinds(result: &Value) -> Vec<&str> {
-    result["repairs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["kind"].as_str().unwrap())
-        .collect()
 }
 
 /// Qwen3-Coder markup calling `tool` with `params` as written.
@@ -72,7 +63,7 @@ fn a_string_parameter_keeps_its_text_and_a_number_is_typed_as_read() {
             "{text}"
         );
         // Typing the text is part of reading the call: no coerce-* repair.
-        assert_eq!(kinds(&r), ["extract-from-text"], "{text}");
+        assert_eq!(repair_kinds(&r), ["extract-from-text"], "{text}");
     }
 }
 
@@ -142,7 +133,7 @@ fn values_are_typed_by_the_schema() {
         let text = qwen("probe", &[(param, text)]);
         let (code, r) = judge(Some(s), &text);
         assert_eq!(code, 0, "{param} {text}: {r}");
-        assert_eq!(kinds(&r), ["extract-from-text"], "{param} {text}");
+        assert_eq!(repair_kinds(&r), ["extract-from-text"], "{param} {text}");
         let got = &r["args"][param];
         if want.is_null() && param == "ratio" {
             // The digits as written (arbitrary precision), not a float.
@@ -189,5 +180,5 @@ fn json_written_values_are_not_retyped() {
     );
     assert_eq!(code, 0, "{r}");
     assert_eq!(r["args"], json!({"file_path": "02134", "limit": 3}));
-    assert_eq!(kinds(&r), ["extract-from-text", "coerce-number"]);
+    assert_eq!(repair_kinds(&r), ["extract-from-text", "coerce-number"]);
 }

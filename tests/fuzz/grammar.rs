@@ -99,9 +99,23 @@ pub(crate) const LEAK_TOKENS: &[&str] = &[
     "functions.glob0",
     "<tool_call>[",
     "{\"type\": \"function\", \"function\": {\"name\": \"glob\", \"parameters\": {}}}",
+    // call notation (`pythonic.rs`): `:` or `=`, a positional value, an
+    // object literal, JSON's literals, on lines of their own
     "glob(pattern: ",
     "glob('*')",
     "glob({pattern: '*'})",
+    "glob(pattern=",
+    "read(file_path: \"/a\", offset: 3)",
+    "read(file_path='/a')",
+    "read({file_path: \"/a\"})",
+    "read('/a')",
+    "read({",
+    "read(",
+    "file_path: ",
+    ", offset: ",
+    "true",
+    "null",
+    "\nglob(pattern: '*')",
     // part 15: fallback wrappers
     "<tools>",
     "</tools>",
@@ -182,7 +196,7 @@ impl Args {
     }
 
     /// The compact JSON text: what `-f args` must print, byte for byte.
-    fn text(&self, nonce: &str) -> String {
+    pub(crate) fn text(&self, nonce: &str) -> String {
         match self {
             Args::Glob => format!(r#"{{"pattern":"{nonce}"}}"#),
             Args::Read(offset) => format!(r#"{{"file_path":"/{nonce}","offset":{offset}}}"#),
@@ -285,7 +299,7 @@ fn split(text: &str, f: u8) -> (&str, &str) {
 
 /// Stream events as lines: `data: ` + JSON (with `event:` and blank lines) or
 /// bare JSON Lines.
-fn events(sse: bool, events: &[Value]) -> String {
+pub(crate) fn events(sse: bool, events: &[Value]) -> String {
     let mut out = Vec::new();
     for e in events {
         if sse {
@@ -345,65 +359,67 @@ fn render(shape: &Shape, args: &Args, nonce: &str) -> (String, String) {
                 Args::Glob.text(nonce),
             );
         }
-        Shape::ChatStream(sse, f) => {
-            let (a, b) = split(&want, *f);
-            let id = format!("chatcmpl-{nonce}");
-            let chunk = |choice: Value| json!({"id": id, "object": "chat.completion.chunk", "model": "m", "choices": [choice]});
-            events(
-                *sse,
-                &[
-                    chunk(
-                        json!({"index": 0, "delta": {"role": "assistant", "content": null}, "finish_reason": null}),
-                    ),
-                    chunk(
-                        json!({"index": 0, "delta": {"tool_calls": [{"index": 0, "id": format!("call_{nonce}"), "type": "function", "function": {"name": tool, "arguments": ""}}]}, "finish_reason": null}),
-                    ),
-                    chunk(
-                        json!({"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": a}}]}, "finish_reason": null}),
-                    ),
-                    chunk(
-                        json!({"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": b}}]}, "finish_reason": null}),
-                    ),
-                    chunk(json!({"index": 0, "delta": {}, "finish_reason": "tool_calls"})),
-                ],
-            )
-        }
-        Shape::AnthropicStream(sse, f) => {
-            let (a, b) = split(&want, *f);
-            events(
-                *sse,
-                &[
-                    json!({"type": "message_start", "message": {"id": format!("msg_{nonce}"), "type": "message", "role": "assistant", "model": "m", "content": [], "stop_reason": null}}),
-                    json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": format!("toolu_{nonce}"), "name": tool, "input": {}}}),
-                    json!({"type": "ping"}),
-                    json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": a}}),
-                    json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": b}}),
-                    json!({"type": "content_block_stop", "index": 0}),
-                    json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}}),
-                    json!({"type": "message_stop"}),
-                ],
-            )
-        }
-        Shape::ResponsesStream(sse, f) => {
-            let (a, b) = split(&want, *f);
-            let item = |args: &str, status: &str| json!({"id": format!("fc_{nonce}"), "type": "function_call", "status": status, "arguments": args, "call_id": format!("call_{nonce}"), "name": tool});
-            let response = |status: &str, output: Value| json!({"id": format!("resp_{nonce}"), "object": "response", "status": status, "output": output});
-            events(
-                *sse,
-                &[
-                    json!({"type": "response.created", "response": response("in_progress", json!([]))}),
-                    json!({"type": "response.output_item.added", "output_index": 0, "item": item("", "in_progress")}),
-                    json!({"type": "response.function_call_arguments.delta", "output_index": 0, "delta": a}),
-                    json!({"type": "response.function_call_arguments.delta", "output_index": 0, "delta": b}),
-                    json!({"type": "response.function_call_arguments.done", "output_index": 0, "arguments": want}),
-                    json!({"type": "response.output_item.done", "output_index": 0, "item": item(&want, "completed")}),
-                    json!({"type": "response.completed", "response": response("completed", json!([item(&want, "completed")]))}),
-                ],
-            )
-        }
+        Shape::ChatStream(sse, _)
+        | Shape::AnthropicStream(sse, _)
+        | Shape::ResponsesStream(sse, _) => events(*sse, &stream_events(shape, &want, tool, nonce)),
     };
     let _ = value;
     (text, want)
+}
+
+/// The events of a stream shape writing one call of `tool` whose arguments
+/// are `want`, split at the shape's fraction (none for other shapes).
+pub(crate) fn stream_events(shape: &Shape, want: &str, tool: &str, nonce: &str) -> Vec<Value> {
+    match shape {
+        Shape::ChatStream(_, f) => {
+            let (a, b) = split(want, *f);
+            let id = format!("chatcmpl-{nonce}");
+            let chunk = |choice: Value| json!({"id": id, "object": "chat.completion.chunk", "model": "m", "choices": [choice]});
+            vec![
+                chunk(
+                    json!({"index": 0, "delta": {"role": "assistant", "content": null}, "finish_reason": null}),
+                ),
+                chunk(
+                    json!({"index": 0, "delta": {"tool_calls": [{"index": 0, "id": format!("call_{nonce}"), "type": "function", "function": {"name": tool, "arguments": ""}}]}, "finish_reason": null}),
+                ),
+                chunk(
+                    json!({"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": a}}]}, "finish_reason": null}),
+                ),
+                chunk(
+                    json!({"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": b}}]}, "finish_reason": null}),
+                ),
+                chunk(json!({"index": 0, "delta": {}, "finish_reason": "tool_calls"})),
+            ]
+        }
+        Shape::AnthropicStream(_, f) => {
+            let (a, b) = split(want, *f);
+            vec![
+                json!({"type": "message_start", "message": {"id": format!("msg_{nonce}"), "type": "message", "role": "assistant", "model": "m", "content": [], "stop_reason": null}}),
+                json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": format!("toolu_{nonce}"), "name": tool, "input": {}}}),
+                json!({"type": "ping"}),
+                json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": a}}),
+                json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": b}}),
+                json!({"type": "content_block_stop", "index": 0}),
+                json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}}),
+                json!({"type": "message_stop"}),
+            ]
+        }
+        Shape::ResponsesStream(_, f) => {
+            let (a, b) = split(want, *f);
+            let item = |args: &str, status: &str| json!({"id": format!("fc_{nonce}"), "type": "function_call", "status": status, "arguments": args, "call_id": format!("call_{nonce}"), "name": tool});
+            let response = |status: &str, output: Value| json!({"id": format!("resp_{nonce}"), "object": "response", "status": status, "output": output});
+            vec![
+                json!({"type": "response.created", "response": response("in_progress", json!([]))}),
+                json!({"type": "response.output_item.added", "output_index": 0, "item": item("", "in_progress")}),
+                json!({"type": "response.function_call_arguments.delta", "output_index": 0, "delta": a}),
+                json!({"type": "response.function_call_arguments.delta", "output_index": 0, "delta": b}),
+                json!({"type": "response.function_call_arguments.done", "output_index": 0, "arguments": want}),
+                json!({"type": "response.output_item.done", "output_index": 0, "item": item(want, "completed")}),
+                json!({"type": "response.completed", "response": response("completed", json!([item(want, "completed")]))}),
+            ]
+        }
+        _ => Vec::new(),
+    }
 }
 
 // ------------------------------------------------------------------ garbage
@@ -841,10 +857,14 @@ fn py_value() -> impl Strategy<Value = String> {
         .prop_map(|(leaf, n, (open, close))| repeat(open, close, n, &leaf))
 }
 
-/// A pythonic call list: bare (the whole message) or after `<|python_start|>`.
+/// A pythonic call list, bare (the whole message) or after
+/// `<|python_start|>`; or calls in call notation (`name: value` or
+/// `name=value`, a positional value first, one object literal as the
+/// arguments), one a line starting the message or inside `<tool_call>`.
 pub(crate) fn pythonic_record() -> impl Strategy<Value = Vec<u8>> {
     let call = (
         prop::sample::select(vec!["glob", "read", "nope", "g.lob"]),
+        prop::option::of(py_value()),
         prop::collection::vec(
             (
                 prop::sample::select(vec!["pattern", "file_path", "offset", "x"]),
@@ -852,18 +872,44 @@ pub(crate) fn pythonic_record() -> impl Strategy<Value = Vec<u8>> {
             ),
             0..3,
         ),
+        prop::sample::select(vec!["=", ": ", " = "]),
+        any::<bool>(),
     )
-        .prop_map(|(name, kv)| {
-            let args: Vec<String> = kv.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            format!("{name}({})", args.join(", "))
+        .prop_map(|(name, positional, kv, sep, literal)| {
+            let args: Vec<String> = kv.iter().map(|(k, v)| format!("{k}{sep}{v}")).collect();
+            if literal && positional.is_none() {
+                // `read({file_path: '/a'})`: a JavaScript object literal.
+                let keys: Vec<String> = kv.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+                return format!("{name}({{{}}})", keys.join(", "));
+            }
+            let all: Vec<String> = positional.into_iter().chain(args).collect();
+            format!("{name}({})", all.join(", "))
         });
     (
         prop::collection::vec(call, 0..4),
         count(),
-        0u8..3,
+        0u8..6,
         any::<bool>(),
     )
         .prop_map(|(calls, many, how, closed)| {
+            if how >= 3 {
+                // Call notation: lines that are each one call, or one call
+                // inside `<tool_call>`; cut off when not closed.
+                let mut text = if how == 5 && many > 8 {
+                    vec!["glob(pattern: '*')"; many.min(5000)].join("\n")
+                } else if how == 4 {
+                    let first = calls.first().cloned().unwrap_or_default();
+                    format!("<tool_call>{first}</tool_call>")
+                } else {
+                    calls.join("\n")
+                };
+                if !closed {
+                    text.pop();
+                }
+                return json!({"role": "assistant", "content": text})
+                    .to_string()
+                    .into_bytes();
+            }
             let mut list = calls.join(", ");
             if many > 8 {
                 // Many calls in one list.

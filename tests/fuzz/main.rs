@@ -7,7 +7,9 @@
 //! **The grammar** (`fuzz/grammar.rs`): streams of valid calls in every
 //! envelope among garbage written in the vocabulary of every surface — leak
 //! sentinels and closings, provider stream events, pythonic lists (nested
-//! deep by repetition), SSE framing, MCP messages, hook payloads. Each runs
+//! deep by repetition) and call notation, SSE framing, MCP messages, hook
+//! payloads, and streams cut short (`fuzz/cut.rs`: a call never closed is
+//! never passed). Each runs
 //! through the binary (`-f args`, `-f json`, `--jobs 2`), `check --calls`, the
 //! hook, and the MCP decision core in process.
 //!
@@ -24,6 +26,7 @@
 //! runs it long).
 
 mod bin;
+mod cut;
 mod grammar;
 mod mcp;
 
@@ -76,7 +79,11 @@ fn fail(why: String, input: &[u8]) -> TestCaseError {
 /// Runs one grammar stream through the filter and `check --calls`; `human`
 /// picks the fourth format run: `-f human` or `-f call`.
 fn check_filter(parts: &[grammar::Part], human: bool) -> Result<(), TestCaseError> {
-    let case = grammar::build(parts);
+    check_case(&grammar::build(parts), human)
+}
+
+/// [`check_filter`] on a stream already built.
+fn check_case(case: &grammar::Case, human: bool) -> Result<(), TestCaseError> {
     let input = &case.input;
     let schemas = bin::schemas();
     let base = ["--no-config", "--schemas", &schemas];
@@ -250,6 +257,32 @@ proptest! {
     #[test]
     fn grammar_everything_mixed(parts in grammar::parts(Surface::All), human: bool) {
         check_filter(&parts, human)?;
+    }
+
+    /// A stream cut short (`cut.rs`) ending the input, after other parts:
+    /// the invariants above, its call never passed, and alone one rejected
+    /// result for its call.
+    #[test]
+    fn grammar_streams_cut_short(
+        parts in grammar::parts(Surface::Streams),
+        cut in cut::cut(),
+        human: bool,
+    ) {
+        let nonce = format!("{NONCE}{}", parts.len());
+        let stream = format!("{}\n", cut::render(&cut, &nonce));
+        let mut case = grammar::build(&parts);
+        case.input.extend_from_slice(stream.as_bytes());
+        case.garbage += 1;
+        check_case(&case, human)?;
+        let schemas = bin::schemas();
+        let ran = bin::run(&["--no-config", "--schemas", &schemas, "-f", "json"], stream.as_bytes());
+        ran.ended_well(&[1, 2]).map_err(|e| fail(e, stream.as_bytes()))?;
+        let results: Vec<Value> = ran
+            .lines()
+            .iter()
+            .map(|l| serde_json::from_str(l).unwrap_or_default())
+            .collect();
+        cut::alone(&results, &cut).map_err(|e| fail(e, stream.as_bytes()))?;
     }
 
     #[test]
