@@ -267,13 +267,15 @@ pub(crate) fn judge(registry: &Registry, call: &mut Call, policy: Policy) -> Ver
             }
         },
         // (Malformed arguments were answered above.)
-        Args::Missing | Args::Malformed(_) => match empty_arguments(tool, policy, message::missing_arguments()) {
-            Ok(v) => {
-                repairs.push(empty_repair());
-                v
+        Args::Missing | Args::Malformed(_) => {
+            match empty_arguments(tool, policy, message::missing_arguments()) {
+                Ok(v) => {
+                    repairs.push(empty_repair());
+                    v
+                }
+                Err(e) => return Verdict::invalid(None, vec![e]),
             }
-            Err(e) => return Verdict::invalid(None, vec![e]),
-        },
+        }
     };
     // A call written in the text, whose values were not all written as JSON,
     // is read by the schema: values given by position are named, and untyped
