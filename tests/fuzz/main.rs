@@ -4,7 +4,7 @@
 //! (bytes cut, flipped, inserted — sentinels and stream events among them —,
 //! duplicated), around known-valid calls.
 //!
-//! **The grammar** (`fuzz/grammar.rs`): streams of valid calls in every
+//! **The grammar** (`fuzz/grammar/`): streams of valid calls in every
 //! envelope among garbage written in the vocabulary of every surface — leak
 //! sentinels and closings, provider stream events, pythonic lists (nested
 //! deep by repetition) and call notation, SSE framing, MCP messages, hook

@@ -12,7 +12,7 @@
 //!
 //! To add a family: add its row to `ROWS` (a new `Tag`/`Params` constant if
 //! its XML differs), its openings and closings to `LEAK_TOKENS` in
-//! `tests/fuzz/grammar.rs`, fixtures of the whole markup and of the markup cut
+//! `tests/fuzz/grammar/vocab.rs`, fixtures of the whole markup and of the markup cut
 //! off to `tests.rs` and `tests/cli/`, and its line to the table below and to
 //! docs/providers.md.
 //!
