@@ -1,6 +1,7 @@
 //! CLI tests: the binary as users and pipelines see it.
 
 mod check;
+mod check_calls;
 mod config;
 mod cut_streams;
 mod diagnostics;
