@@ -1,5 +1,7 @@
-//! The benchmark floor: read a stream of JSON values and write each back as compact
-//! JSON, with the same buffering callfix uses. Nothing is validated.
+//! The parse-and-print floor with callfix's own serde_json features: read a
+//! stream of JSON values and write each back as compact JSON, with the same
+//! buffering callfix uses. Nothing is validated. The honest floor, serde_json as
+//! it comes, is `bench/floor` (`floor_print`).
 //!
 //!     cargo run --release --example parse_print < calls.jsonl > /dev/null
 

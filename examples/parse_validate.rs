@@ -1,6 +1,10 @@
-//! The second benchmark floor: the least a validating filter must do, with the
-//! crates callfix uses. Each line is parsed into a `serde_json::Value`; the
-//! tool's name and arguments are taken from the three shapes
+//! The parse+validate floor with callfix's own crate features (`preserve_order`,
+//! `arbitrary_precision`): what exact numbers and key order cost by themselves.
+//! The honest floor, with the crates as a user would take them, is
+//! `bench/floor` (`floor_validate`); scripts/bench.sh reports both.
+//!
+//! Each line is parsed into a `serde_json::Value`; the tool's name and
+//! arguments are taken from the three shapes
 //! `scripts/gen_calls.py` writes (bare, OpenAI with argument text, Anthropic);
 //! the tool's schema is read from `DIR/<name>.json` and compiled on first use,
 //! then cached; the arguments are validated and written back as compact JSON
