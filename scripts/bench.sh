@@ -184,7 +184,7 @@ if [ -n "$py" ] && "$py" -c 'import callfix, jsonschema, json_repair, mcp' 2>/de
   echo "MCP proxy (scripts/bench_mcp.py --calls 10000):"
   "$py" scripts/bench_mcp.py --calls 10000 --callfix "$bin" | grep -E 'added to|proxy memory'
   echo "Python (scripts/bench_python.py):"
-  "$py" scripts/bench_python.py | tail -4
+  "$py" scripts/bench_python.py | tail -6
 else
   echo "MCP proxy latency and Python check_many: skipped (set CALLFIX_BENCH_PYTHON to a python with callfix, jsonschema, json_repair and mcp installed)"
 fi

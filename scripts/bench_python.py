@@ -18,6 +18,10 @@ keeping the arguments too, as Python objects (a gateway passing them on). The
 second adds building a dict per call, and the collector's walks over the
 growing heap of dicts that both sides keep, to both sides.
 
+Then one call at a time: `Toolset.check` on the shipped `read` tool, a valid
+call and one `coerce-number` repairs, each timed alone (`perf_counter_ns`,
+after a warm-up), as p50 and p99 in microseconds.
+
 Needs: pip install callfix jsonschema json_repair (a venv built from this repo).
 """
 
@@ -76,6 +80,20 @@ def best(runs, fn, *args):
     return min(times), result
 
 
+def latency(toolset, args, n=20_000):
+    """p50 and p99 of one `Toolset.check` call, in microseconds."""
+    for _ in range(1000):
+        toolset.check("read", args)
+    clock = time.perf_counter_ns
+    times = []
+    for _ in range(n):
+        start = clock()
+        toolset.check("read", args)
+        times.append(clock() - start)
+    times.sort()
+    return times[n // 2] / 1000, times[n * 99 // 100] / 1000
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--calls", type=int, default=100_000)
@@ -110,6 +128,13 @@ def main():
             assert all(r[1] == "valid" for r in r_ours)
             print(f"  {what:22} peer {t_peer:5.2f} s   ours {t_ours:5.2f} s"
                   f" ({len(lines) / t_ours:,.0f} calls/s)   ratio {t_peer / t_ours:4.1f}x")
+    shipped = callfix.Toolset.from_dir(HERE.parent / "schemas")
+    for what, args in (("valid", {"file_path": "/a", "offset": 2}),
+                       ("repaired", {"file_path": "/a", "offset": "2"})):
+        r = shipped.check("read", args)
+        assert r.status == what, (what, r.status)
+        p50, p99 = latency(shipped, args)
+        print(f"  Toolset.check, one {what} call: p50 {p50:.2f} us, p99 {p99:.2f} us")
 
 
 if __name__ == "__main__":
