@@ -1,22 +1,13 @@
-//! Whether to colour, decided once per run for each stream, in one place: `--color`, then
-//! `NO_COLOR` (set and not empty: never; see no-color.org), then `CLICOLOR_FORCE`
-//! (set, not empty and not `0`: always), then whether the stream is a terminal
-//! (and `TERM` is not `dumb`). Nothing is coloured
-//! until [`Colours::decide`] has run.
+//! Whether to colour, decided once per run for each stream, in one place:
+//! `--color`, then `NO_COLOR` (set and not empty: never; see no-color.org),
+//! then `CLICOLOR_FORCE` (set, not empty and not `0`: always), then whether the
+//! stream is a terminal (and `TERM` is not `dumb`). Nothing is coloured until
+//! [`Colours::decide`] has run.
 
 use std::fmt::Display;
 use std::io::IsTerminal;
 
-/// When to colour: the `--color` flag.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Choice {
-    /// By the environment and the terminal.
-    Auto,
-    /// Always.
-    Always,
-    /// Never.
-    Never,
-}
+use super::cli::ColorArg;
 
 /// The two streams callfix writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,7 +27,7 @@ pub(crate) struct Colours {
 
 impl Colours {
     /// Decides for stdout and stderr from the flag and the environment.
-    pub(crate) fn decide(arg: Choice) -> Colours {
+    pub(crate) fn decide(arg: ColorArg) -> Colours {
         let var = |name: &str| std::env::var(name).ok();
         let (no_color, force, term) = (var("NO_COLOR"), var("CLICOLOR_FORCE"), var("TERM"));
         let on = |terminal: bool| {
@@ -79,16 +70,16 @@ impl Colours {
 
 /// The rule, as a function of its inputs.
 fn choose(
-    arg: Choice,
+    arg: ColorArg,
     no_color: Option<&str>,
     force: Option<&str>,
     term: Option<&str>,
     terminal: bool,
 ) -> bool {
     match arg {
-        Choice::Always => true,
-        Choice::Never => false,
-        Choice::Auto => {
+        ColorArg::Always => true,
+        ColorArg::Never => false,
+        ColorArg::Auto => {
             if no_color.is_some_and(|v| !v.is_empty()) {
                 false
             } else if force.is_some_and(|v| !v.is_empty() && v != "0") {
@@ -106,7 +97,7 @@ mod tests {
 
     #[test]
     fn no_color_and_clicolor_force_follow_their_specs() {
-        use Choice::*;
+        use ColorArg::*;
         // NO_COLOR set and not empty disables, "0" included; empty does not.
         assert!(!choose(Auto, Some("1"), None, None, true));
         assert!(!choose(Auto, Some("0"), None, None, true));

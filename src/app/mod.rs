@@ -132,11 +132,7 @@ pub(crate) fn run(cli: &Cli, config: config::Loaded) -> anyhow::Result<Ended> {
     };
     let ctx = Ctx {
         config,
-        colours: Colours::decide(match color {
-            ColorArg::Auto => colour::Choice::Auto,
-            ColorArg::Always => colour::Choice::Always,
-            ColorArg::Never => colour::Choice::Never,
-        }),
+        colours: Colours::decide(color),
     };
     match &cli.command {
         None => filter(&cli.filter, &ctx),
