@@ -4,7 +4,7 @@
 #     honest floors, parse-and-print and parse+validate with serde_json and
 #     jsonschema as a user takes them (bench/floor, built on its own so it cannot
 #     inherit callfix's features), against the same floors with callfix's
-#     exact-number features (examples/), and against ajv (Node) and
+#     exact-number features (bench/floor's `exact` feature), and against ajv (Node) and
 #     python-jsonschema doing the same work (scripts/peers/), all valid and 30%
 #     broken; every ratio is against the honest floors;
 #   - --jobs 2 against --jobs 1 (wall time; the outputs must be the same bytes);
@@ -28,14 +28,19 @@ cache=${CALLFIX_BENCH_CACHE:-$HOME/.cache/callfix-bench}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-cargo build --release --quiet --bin callfix --example parse_print --example parse_validate
-# On its own: built with callfix, cargo would unify serde_json's features.
+cargo build --release --quiet --bin callfix
+# The floors on their own (built with callfix, cargo would unify serde_json's
+# features): first with callfix's exact-number features, kept aside, then as a
+# user takes the crates.
+cargo build --release --quiet -p callfix-floor --features exact
+exact_floor=$work/exact_floor_print
+exact_floor2=$work/exact_floor_validate
+cp "$root/target/release/floor_print" "$exact_floor"
+cp "$root/target/release/floor_validate" "$exact_floor2"
 cargo build --release --quiet -p callfix-floor
 bin=$root/target/release/callfix
 floor=$root/target/release/floor_print
 floor2=$root/target/release/floor_validate
-exact_floor=$root/target/release/examples/parse_print
-exact_floor2=$root/target/release/examples/parse_validate
 gen="python3 scripts/gen_calls.py"
 $gen "$work/schemas" "$work/valid.jsonl" --calls "$calls" --tools "$tools"
 $gen "$work/schemas" "$work/broken.jsonl" --calls "$calls" --tools "$tools" --broken 0.3

@@ -1,7 +1,8 @@
 //! The honest benchmark floor: read a stream of JSON values and write each back
 //! as compact JSON, with the same buffering callfix uses, and serde_json as it
 //! comes (no
-//! `preserve_order`, no `arbitrary_precision`). Nothing is validated.
+//! `preserve_order`, no `arbitrary_precision`; with the `exact` feature, both,
+//! as callfix has them). Nothing is validated.
 //!
 //!     cargo run --release -p callfix-floor --bin floor_print < calls.jsonl > /dev/null
 

@@ -1,6 +1,7 @@
 //! The honest parse+validate floor: the least a validating filter must do, with
 //! serde_json and jsonschema as a user would take them (default number and map
-//! types: no `preserve_order`, no `arbitrary_precision`). Each line is parsed
+//! types: no `preserve_order`, no `arbitrary_precision`; with the `exact`
+//! feature, callfix's own features). Each line is parsed
 //! into a `serde_json::Value`; the tool's name and arguments are taken from the
 //! three shapes
 //! `scripts/gen_calls.py` writes (bare, OpenAI with argument text, Anthropic);
