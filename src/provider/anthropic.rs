@@ -1,6 +1,7 @@
 //! Anthropic Messages: `{"type":"tool_use","id","name","input"}` blocks in a
 //! message's `content`. Arguments travel as an object.
 
+use crate::provider::fields::Fields;
 use serde_json::{Map, Value, json};
 
 use super::Provider;
@@ -29,7 +30,7 @@ const NOT_CALLS: [&str; 6] = [
 
 impl Reader for Anthropic {
     fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, ProviderProblem>> {
-        if map.get("type").and_then(Value::as_str) != Some("tool_use") {
+        if map.field("type").and_then(Value::as_str) != Some("tool_use") {
             return None;
         }
         let call = read_call(
@@ -48,7 +49,7 @@ impl Reader for Anthropic {
     }
 
     fn is_not_a_call(&self, map: &Map<String, Value>) -> bool {
-        map.get("type")
+        map.field("type")
             .and_then(Value::as_str)
             .is_some_and(|t| NOT_CALLS.contains(&t))
     }

@@ -2,6 +2,7 @@
 //! a message's `content`, in a response's `output.message`. Arguments travel as
 //! an object.
 
+use crate::provider::fields::Fields;
 use serde_json::{Map, Value, json};
 
 use super::Provider;
@@ -32,7 +33,7 @@ const NOT_CALLS: [&str; 8] = [
 
 impl Reader for Bedrock {
     fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, ProviderProblem>> {
-        if !map.get("toolUse").is_some_and(Value::is_object) {
+        if !map.field("toolUse").is_some_and(Value::is_object) {
             return None;
         }
         let call = read_call(

@@ -2,6 +2,7 @@
 //! ([`read_call`], for the readers), and written back into it ([`write_call`])
 //! or answered with its provider's error result ([`error_result`]).
 
+use crate::provider::fields::Fields;
 use serde_json::{Map, Value, json};
 
 use super::Provider;
@@ -183,13 +184,13 @@ pub(super) fn read_call(
 
 fn get<'a>(map: &'a Map<String, Value>, path: &[&str]) -> Option<&'a Value> {
     let (first, rest) = path.split_first()?;
-    rest.iter().try_fold(map.get(*first)?, |v, k| v.get(*k))
+    rest.iter().try_fold(map.field(first)?, |v, k| v.field(k))
 }
 
 fn get_mut<'a>(map: &'a mut Map<String, Value>, path: &[&str]) -> Option<&'a mut Value> {
     let (first, rest) = path.split_first()?;
     rest.iter()
-        .try_fold(map.get_mut(*first)?, |v, k| v.get_mut(*k))
+        .try_fold(map.field_mut(first)?, |v, k| v.field_mut(k))
 }
 
 /// The JSON type of a value, as messages name it.

@@ -3,6 +3,7 @@
 //! "tool_use_id", …}` is a call; other hook events hold none. The hook's answers
 //! (`hookSpecificOutput`) are written here too: [`hook_answer`].
 
+use crate::provider::fields::Fields;
 use serde_json::{Map, Value, json};
 
 use super::Provider;
@@ -22,7 +23,7 @@ pub(super) static ROLES: Roles = Roles {
 
 impl Reader for ClaudeCode {
     fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, ProviderProblem>> {
-        let event = map.get("hook_event_name")?.as_str()?;
+        let event = map.field("hook_event_name")?.as_str()?;
         if event != "PreToolUse" {
             return Some(Ok(Vec::new()));
         }

@@ -3,6 +3,7 @@
 //! through their containers; an assistant message with no calls of its own is
 //! searched for calls written into its text ([`super::leak`]).
 
+use crate::provider::fields::Fields;
 use serde_json::{Map, Value};
 
 use super::PROVIDERS;
@@ -81,23 +82,23 @@ fn collect(
 /// An assistant (or model) message.
 fn is_assistant(m: &Map<String, Value>) -> bool {
     matches!(
-        m.get("role").and_then(Value::as_str),
+        m.field("role").and_then(Value::as_str),
         Some("assistant" | "model")
     )
 }
 
 /// The text of a message: its string content, or its text blocks and parts.
 fn message_text(m: &Map<String, Value>) -> Option<String> {
-    if let Some(Value::String(s)) = m.get("content") {
+    if let Some(Value::String(s)) = m.field("content") {
         return Some(s.clone());
     }
     let blocks = m
-        .get("content")
-        .or_else(|| m.get("parts"))
+        .field("content")
+        .or_else(|| m.field("parts"))
         .and_then(Value::as_array)?;
     let texts: Vec<&str> = blocks
         .iter()
-        .filter_map(|b| b.get("text").and_then(Value::as_str))
+        .filter_map(|b| b.field("text").and_then(Value::as_str))
         .collect();
     (!texts.is_empty()).then(|| texts.join("\n"))
 }
@@ -154,10 +155,10 @@ fn turn(record: &Value) -> Option<&Map<String, Value>> {
         [one] => one.get(field)?.as_object(),
         _ => None,
     };
-    let inner = (m.get("message").and_then(Value::as_object))
+    let inner = (m.field("message").and_then(Value::as_object))
         .or_else(|| only("choices", "message"))
         .or_else(|| only("candidates", "content"))
-        .or_else(|| m.get("output")?.get("message")?.as_object())?;
+        .or_else(|| m.field("output")?.field("message")?.as_object())?;
     is_assistant(inner).then_some(inner)
 }
 
@@ -207,15 +208,15 @@ fn collect_value(
         for (key, inner) in reader.containers() {
             // A container holding one object (Ollama's `message`, Bedrock's
             // `output`) is read as a list of one.
-            if let Some(one @ Value::Object(_)) = map.get_mut(*key) {
+            if let Some(one @ Value::Object(_)) = map.field_mut(key) {
                 let one = one.take();
                 return collect(one, out, depth + 1, from_text)
                     .map_err(|e| e.within(Part::Key(key)));
             }
-            if let Some(Value::Array(items)) = map.get_mut(*key) {
+            if let Some(Value::Array(items)) = map.field_mut(key) {
                 for (i, mut item) in std::mem::take(items).into_iter().enumerate() {
                     let item = match inner {
-                        Some(field) => match item.get_mut(*field) {
+                        Some(field) => match item.field_mut(field) {
                             Some(v) => v.take(),
                             None => continue,
                         },
@@ -229,7 +230,7 @@ fn collect_value(
         }
     }
     // A message whose content is text (or absent) holds no call.
-    if map.contains_key("role") || readers().any(|r| r.is_not_a_call(&map)) {
+    if map.has("role") || readers().any(|r| r.is_not_a_call(&map)) {
         return Ok(());
     }
     Err(describe_unrecognised(&map))

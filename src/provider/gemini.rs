@@ -1,6 +1,7 @@
 //! Gemini: `{"functionCall":{"name","args","id"?}}` parts, in a content's `parts`,
 //! in a response's `candidates`. Arguments travel as an object.
 
+use crate::provider::fields::Fields;
 use serde_json::{Map, Value, json};
 
 use super::Provider;
@@ -21,7 +22,7 @@ pub(super) static ROLES: Roles = Roles {
 
 impl Reader for Gemini {
     fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, ProviderProblem>> {
-        if !map.get("functionCall").is_some_and(Value::is_object) {
+        if !map.field("functionCall").is_some_and(Value::is_object) {
             return None;
         }
         let call = read_call(
@@ -45,8 +46,8 @@ impl Reader for Gemini {
 
     /// A text part (`{"text": "…"}`) or a function response.
     fn is_not_a_call(&self, map: &Map<String, Value>) -> bool {
-        map.contains_key("functionResponse")
-            || (!map.contains_key("type") && map.get("text").is_some_and(Value::is_string))
+        map.has("functionResponse")
+            || (!map.has("type") && map.field("text").is_some_and(Value::is_string))
     }
 }
 

@@ -2,6 +2,7 @@
 //! request bodies with `messages`. Arguments are written back in the form they
 //! arrived in.
 
+use crate::provider::fields::Fields;
 use serde_json::{Map, Value, json};
 
 use super::Provider;
@@ -25,12 +26,12 @@ const ARGS_AT: [&[&str]; 4] = [&["arguments"], &["args"], &["input"], &["paramet
 impl Reader for Generic {
     fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, ProviderProblem>> {
         // A message with a `name` (OpenAI allows one) is not a call.
-        if map.contains_key("role") || !map.get("name").is_some_and(Value::is_string) {
+        if map.has("role") || !map.field("name").is_some_and(Value::is_string) {
             return None;
         }
         let args_at = ARGS_AT
             .into_iter()
-            .find(|k| k.first().is_some_and(|k| map.contains_key(*k)))?;
+            .find(|k| k.first().is_some_and(|k| map.has(k)))?;
         let call = read_call(
             std::mem::take(map),
             Provider::Generic,

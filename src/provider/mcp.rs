@@ -2,6 +2,7 @@
 //! `{"jsonrpc":"2.0","id","method":"tools/call","params":{"name","arguments"}}`.
 //! Other JSON-RPC messages hold no call.
 
+use crate::provider::fields::Fields;
 use serde_json::{Map, Value, json};
 
 use super::Provider;
@@ -22,13 +23,13 @@ pub(super) static ROLES: Roles = Roles {
 
 impl Reader for Mcp {
     fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, ProviderProblem>> {
-        if !map.contains_key("jsonrpc") {
+        if !map.has("jsonrpc") {
             return None;
         }
-        if map.get("method").and_then(Value::as_str) != Some("tools/call") {
+        if map.field("method").and_then(Value::as_str) != Some("tools/call") {
             return Some(Ok(Vec::new()));
         }
-        if !map.get("params").is_some_and(Value::is_object) {
+        if !map.field("params").is_some_and(Value::is_object) {
             return Some(Err(ProviderProblem::McpWithoutParams));
         }
         let call = read_call(

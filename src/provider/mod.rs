@@ -17,6 +17,7 @@ mod call;
 pub(crate) mod claude_code;
 mod convert;
 mod extract;
+pub(crate) mod fields;
 mod gemini;
 mod generic;
 pub(crate) mod keywords;

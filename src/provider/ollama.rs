@@ -3,6 +3,7 @@
 //! OpenAI's, its calls carry no `type` and no id, and their arguments are an
 //! object, and are written back as one.
 
+use crate::provider::fields::Fields;
 use serde_json::{Map, Value, json};
 
 use super::Provider;
@@ -23,10 +24,10 @@ pub(super) static ROLES: Roles = Roles {
 impl Reader for Ollama {
     fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, ProviderProblem>> {
         let object_args = map
-            .get("function")
-            .and_then(|f| f.get("arguments"))
+            .field("function")
+            .and_then(|f| f.field("arguments"))
             .is_some_and(Value::is_object);
-        if map.contains_key("type") || !object_args {
+        if map.has("type") || !object_args {
             return None;
         }
         let call = read_call(

@@ -4,6 +4,7 @@
 //! message (no id; its result is a `role: function` message). Arguments travel as
 //! JSON text.
 
+use crate::provider::fields::Fields;
 use serde_json::{Map, Value, json};
 
 use super::Provider;
@@ -23,7 +24,7 @@ pub(super) static ROLES: Roles = Roles {
 
 impl Reader for OpenAi {
     fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, ProviderProblem>> {
-        if map.get("function_call").is_some_and(Value::is_object) {
+        if map.field("function_call").is_some_and(Value::is_object) {
             let call = read_call(
                 std::mem::take(map),
                 Provider::OpenAi,
@@ -36,10 +37,10 @@ impl Reader for OpenAi {
         }
         // Also without `type`, as some gateways send it.
         let typed = matches!(
-            map.get("type").and_then(Value::as_str),
+            map.field("type").and_then(Value::as_str),
             None | Some("function")
         );
-        if !typed || !map.get("function").is_some_and(Value::is_object) {
+        if !typed || !map.field("function").is_some_and(Value::is_object) {
             return None;
         }
         let call = read_call(
@@ -87,7 +88,7 @@ impl Api for OpenAi {
         // The definition is ours (`tool_definition`): it has a `function`.
         if strict
             && let Some(function) = definition
-                .get_mut("function")
+                .field_mut("function")
                 .and_then(Value::as_object_mut)
         {
             function.insert("strict".into(), Value::Bool(true));

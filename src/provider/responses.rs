@@ -1,6 +1,7 @@
 //! OpenAI Responses: `{"type":"function_call","call_id","name","arguments"}` items,
 //! in a response's `output`. Arguments travel as JSON text.
 
+use crate::provider::fields::Fields;
 use serde_json::{Map, Value, json};
 
 use super::Provider;
@@ -30,7 +31,7 @@ const NOT_CALLS: [&str; 6] = [
 
 impl Reader for Responses {
     fn read(&self, map: &mut Map<String, Value>) -> Option<Result<Vec<Call>, ProviderProblem>> {
-        if map.get("type").and_then(Value::as_str) != Some("function_call") {
+        if map.field("type").and_then(Value::as_str) != Some("function_call") {
             return None;
         }
         let call = read_call(
@@ -49,7 +50,7 @@ impl Reader for Responses {
     }
 
     fn is_not_a_call(&self, map: &Map<String, Value>) -> bool {
-        map.get("type")
+        map.field("type")
             .and_then(Value::as_str)
             .is_some_and(|t| NOT_CALLS.contains(&t))
     }

@@ -48,6 +48,7 @@ mod kept;
 mod responses;
 mod shape;
 
+use crate::provider::fields::Fields;
 use serde_json::{Map, Value};
 
 use anthropic::Anthropic;
@@ -305,7 +306,7 @@ enum EventKind {
 impl EventKind {
     fn of(map: &Map<String, Value>) -> Self {
         let t = type_of(map);
-        if map.get("object").and_then(Value::as_str) == Some("chat.completion.chunk") {
+        if map.field("object").and_then(Value::as_str) == Some("chat.completion.chunk") {
             EventKind::Chat
         } else if t.starts_with("response.") {
             EventKind::Responses
@@ -321,11 +322,11 @@ impl EventKind {
 fn completes(of: EventKind, map: &Map<String, Value>) -> bool {
     match of {
         EventKind::Chat => map
-            .get("choices")
+            .field("choices")
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
-            .any(|c| c.get("finish_reason").is_some_and(|f| !f.is_null())),
+            .any(|c| c.field("finish_reason").is_some_and(|f| !f.is_null())),
         EventKind::Responses => type_of(map) == "response.completed",
         EventKind::Anthropic => type_of(map) == "message_stop",
         EventKind::None => false,
@@ -333,11 +334,11 @@ fn completes(of: EventKind, map: &Map<String, Value>) -> bool {
 }
 
 fn type_of(map: &Map<String, Value>) -> &str {
-    map.get("type").and_then(Value::as_str).unwrap_or("")
+    map.field("type").and_then(Value::as_str).unwrap_or("")
 }
 
 fn chunk_id(map: &Map<String, Value>) -> Value {
-    map.get("id").cloned().unwrap_or(Value::Null)
+    map.field("id").cloned().unwrap_or(Value::Null)
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! `message_stop` (`input_json_delta` fragments) → the message, complete at
 //! `message_stop`.
 
+use crate::provider::fields::Fields;
 use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
@@ -34,7 +35,7 @@ struct Block {
 impl Anthropic {
     /// The block `event` is about, if it names one that started.
     fn slot(&self, event: &Map<String, Value>) -> Option<usize> {
-        let i = index(event.get("index")).flatten()?;
+        let i = index(event.field("index")).flatten()?;
         self.at.get(&Key(i)).copied()
     }
 
@@ -43,12 +44,12 @@ impl Anthropic {
     pub(super) fn feed(&mut self, event: &Map<String, Value>, limit: usize) -> Option<bool> {
         match type_of(event) {
             "message_start" => {
-                let message = event.get("message").and_then(Value::as_object)?;
+                let message = event.field("message").and_then(Value::as_object)?;
                 self.message = Some(message.clone());
             }
             "content_block_start" => {
-                let i = index(event.get("index")).flatten()?;
-                let block = event.get("content_block").and_then(Value::as_object)?;
+                let i = index(event.field("index")).flatten()?;
+                let block = event.field("content_block").and_then(Value::as_object)?;
                 let size = SLOT.saturating_add(text_len(block));
                 self.size = self.size.saturating_add(size);
                 self.at.entry(Key(i)).or_insert(self.blocks.len());
@@ -60,16 +61,16 @@ impl Anthropic {
             }
             "content_block_delta" => {
                 let at = self.slot(event)?;
-                let delta = event.get("delta").and_then(Value::as_object)?;
+                let delta = event.field("delta").and_then(Value::as_object)?;
                 let slot = self.blocks.get_mut(at)?;
-                match delta.get("type").and_then(Value::as_str) {
+                match delta.field("type").and_then(Value::as_str) {
                     Some("input_json_delta") => {
-                        let json = delta.get("partial_json").and_then(Value::as_str)?;
+                        let json = delta.field("partial_json").and_then(Value::as_str)?;
                         slot.json.push(json, limit, &mut self.size);
                     }
                     Some("text_delta") => {
-                        let text = delta.get("text").and_then(Value::as_str)?;
-                        match slot.block.get_mut("text") {
+                        let text = delta.field("text").and_then(Value::as_str)?;
+                        match slot.block.field_mut("text") {
                             Some(Value::String(kept)) => kept.push_str(text),
                             _ => {
                                 slot.block.insert("text".into(), json!(text));
@@ -85,7 +86,7 @@ impl Anthropic {
                 self.blocks.get_mut(at)?.stopped = true;
             }
             "message_delta" => {
-                let delta = object(event.get("delta"))?;
+                let delta = object(event.field("delta"))?;
                 if let (Some(m), Some(delta)) = (self.message.as_mut(), delta) {
                     for (k, v) in delta {
                         let size = k.len().saturating_add(text_len(v));
@@ -105,7 +106,7 @@ impl Anthropic {
     /// Whether the message came to its end (`message_stop`, and not for
     /// `max_tokens`).
     pub(super) fn whole(&self) -> bool {
-        let reason = self.message.as_ref().and_then(|m| m.get("stop_reason"));
+        let reason = self.message.as_ref().and_then(|m| m.field("stop_reason"));
         self.stopped && reason.and_then(Value::as_str) != Some("max_tokens")
     }
 
@@ -120,7 +121,7 @@ impl Anthropic {
             stopped,
         } in self.blocks
         {
-            if block.get("type").and_then(Value::as_str) == Some("tool_use") {
+            if block.field("type").and_then(Value::as_str) == Some("tool_use") {
                 if json.too_large {
                     incomplete.push((calls, Unfinished::TooLarge));
                 } else if !stopped {

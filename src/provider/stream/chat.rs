@@ -2,6 +2,7 @@
 //! `index`, argument fragments) → a `chat.completion`, complete at a
 //! `finish_reason`.
 
+use crate::provider::fields::Fields;
 use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
@@ -47,17 +48,17 @@ impl Chat {
 
     /// Whether `chunk` has the shape of a chunk.
     fn fits(chunk: &Map<String, Value>) -> Option<()> {
-        for choice in array(chunk.get("choices"))? {
+        for choice in array(chunk.field("choices"))? {
             let choice = choice.as_object()?;
-            let Some(delta) = object(choice.get("delta"))? else {
+            let Some(delta) = object(choice.field("delta"))? else {
                 continue;
             };
-            for call in array(delta.get("tool_calls"))? {
+            for call in array(delta.field("tool_calls"))? {
                 let call = call.as_object()?;
-                index(call.get("index"))?;
-                if let Some(function) = object(call.get("function"))? {
-                    string(function.get("name"))?;
-                    string(function.get("arguments"))?;
+                index(call.field("index"))?;
+                if let Some(function) = object(call.field("function"))? {
+                    string(function.field("name"))?;
+                    string(function.field("arguments"))?;
                 }
             }
         }
@@ -68,15 +69,15 @@ impl Chat {
     /// taken) when it has the wrong shape.
     pub(super) fn feed(&mut self, chunk: &Map<String, Value>, limit: usize) -> Option<bool> {
         Self::fits(chunk)?;
-        if let Some(m) = chunk.get("model") {
+        if let Some(m) = chunk.field("model") {
             self.model = m.clone();
         }
-        let choices = chunk.get("choices").and_then(Value::as_array);
+        let choices = chunk.field("choices").and_then(Value::as_array);
         for choice in choices.into_iter().flatten() {
-            if let Some(delta) = choice.get("delta") {
+            if let Some(delta) = choice.field("delta") {
                 self.delta(delta, limit);
             }
-            if let Some(finish) = choice.get("finish_reason").filter(|f| !f.is_null()) {
+            if let Some(finish) = choice.field("finish_reason").filter(|f| !f.is_null()) {
                 self.finish = finish.clone();
             }
         }
@@ -84,17 +85,17 @@ impl Chat {
     }
 
     fn delta(&mut self, delta: &Value, limit: usize) {
-        if let Some(role) = delta.get("role").filter(|r| r.is_string()) {
+        if let Some(role) = delta.field("role").filter(|r| r.is_string()) {
             self.role = role.clone();
         }
-        if let Some(text) = delta.get("content").and_then(Value::as_str) {
+        if let Some(text) = delta.field("content").and_then(Value::as_str) {
             self.content.get_or_insert_with(String::new).push_str(text);
             self.size = self.size.saturating_add(text.len());
         }
-        let calls = delta.get("tool_calls").and_then(Value::as_array);
+        let calls = delta.field("tool_calls").and_then(Value::as_array);
         for call in calls.into_iter().flatten() {
             let index = call
-                .get("index")
+                .field("index")
                 .and_then(Value::as_u64)
                 .unwrap_or(self.calls.len() as u64);
             let at = *self.at.entry(Key(index)).or_insert_with(|| {
@@ -105,18 +106,21 @@ impl Chat {
             let Some(slot) = self.calls.get_mut(at) else {
                 continue;
             };
-            if let Some(id) = call.get("id").filter(|v| !v.is_null()) {
+            if let Some(id) = call.field("id").filter(|v| !v.is_null()) {
                 self.size =
                     (self.size.saturating_sub(text_len(&slot.id))).saturating_add(text_len(id));
                 slot.id = id.clone();
             }
-            let function = call.get("function");
-            if let Some(name) = function.and_then(|f| f.get("name")).and_then(Value::as_str) {
+            let function = call.field("function");
+            if let Some(name) = function
+                .and_then(|f| f.field("name"))
+                .and_then(Value::as_str)
+            {
                 slot.name.push_str(name);
                 self.size = self.size.saturating_add(name.len());
             }
             if let Some(args) = function
-                .and_then(|f| f.get("arguments"))
+                .and_then(|f| f.field("arguments"))
                 .and_then(Value::as_str)
             {
                 slot.args.push(args, limit, &mut self.size);

@@ -1,6 +1,7 @@
 //! OpenAI Responses: `response.*` events → the `response.completed` response
 //! (or, cut off, the items so far, each function call not done listed).
 
+use crate::provider::fields::Fields;
 use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
@@ -39,20 +40,20 @@ impl Responses {
     /// taken) when it has the wrong shape.
     pub(super) fn feed(&mut self, event: &Map<String, Value>, limit: usize) -> Option<bool> {
         let kind = type_of(event);
-        let output_index = || index(event.get("output_index")).flatten();
+        let output_index = || index(event.field("output_index")).flatten();
         match kind {
             "response.created" | "response.in_progress" | "response.completed" => {
-                let response = object(event.get("response"))?;
+                let response = object(event.field("response"))?;
                 self.response = response.cloned();
                 self.completed |= kind == "response.completed";
             }
             "response.output_item.added" | "response.output_item.done" => {
                 let i = output_index()?;
-                let item = event.get("item").and_then(Value::as_object)?;
+                let item = event.field("item").and_then(Value::as_object)?;
                 self.put(i, item, kind == "response.output_item.done");
             }
             "response.function_call_arguments.delta" => {
-                let delta = event.get("delta").and_then(Value::as_str)?;
+                let delta = event.field("delta").and_then(Value::as_str)?;
                 let at = *self.at.get(&Key(output_index()?))?;
                 let slot = self.items.get_mut(at)?;
                 let mut size = self.size;
@@ -63,7 +64,7 @@ impl Responses {
             "response.function_call_arguments.done" => {
                 let at = *self.at.get(&Key(output_index()?))?;
                 let slot = self.items.get_mut(at)?;
-                if let Some(args) = event.get("arguments") {
+                if let Some(args) = event.field("arguments") {
                     // The whole arguments, in one record the framer capped.
                     let old = slot.item.insert("arguments".into(), args.clone());
                     let size = slot
@@ -110,7 +111,7 @@ impl Responses {
     /// Whether the response came to its end (`response.completed`, and not
     /// `incomplete`).
     pub(super) fn whole(&self) -> bool {
-        let status = self.response.as_ref().and_then(|r| r.get("status"));
+        let status = self.response.as_ref().and_then(|r| r.field("status"));
         self.completed && status.and_then(Value::as_str) != Some("incomplete")
     }
 
@@ -125,7 +126,7 @@ impl Responses {
         let mut incomplete = Vec::new();
         let mut calls = 0;
         for item in &items {
-            if item.item.get("type").and_then(Value::as_str) == Some("function_call") {
+            if item.item.field("type").and_then(Value::as_str) == Some("function_call") {
                 if item.too_large {
                     incomplete.push((calls, Unfinished::TooLarge));
                 } else if !item.done {
@@ -148,7 +149,7 @@ impl Responses {
 /// Appends `delta` to `slot`'s `arguments` in place (text that is not a string
 /// is replaced), capped by [`push_capped`]; `size` is the stream's.
 fn append_arguments(slot: &mut Item, delta: &str, limit: usize, size: &mut usize) {
-    match slot.item.get_mut("arguments") {
+    match slot.item.field_mut("arguments") {
         Some(Value::String(text)) => {
             push_capped(text, &mut slot.too_large, delta, limit, size);
         }
