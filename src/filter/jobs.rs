@@ -405,6 +405,7 @@ mod tests {
                     ending: Ending::Complete,
                     oversized: None,
                     values: 3,
+                    exponent: true,
                 };
                 pipe.push(meta, bytes, &mut out).unwrap();
                 most = most.max(i + 1 - out.printer.0);

@@ -82,7 +82,10 @@ impl Filter<'_> {
         match parsed {
             Ok(value) if stream::is_event(&value) => Prepared::Event(value, first),
             parsed => {
-                let mut judged = self.judge(parsed, first, masked, bytes, (&[], true), source);
+                // Only a number with an exponent can be spelled two ways; the
+                // framer says whether the record has one.
+                let spelled = if meta.exponent { bytes } else { b"" };
+                let mut judged = self.judge(parsed, first, masked, spelled, (&[], true), source);
                 if let Some(fork) = fork {
                     judged.write_ahead(fork);
                 }

@@ -71,6 +71,10 @@ pub(crate) struct RecordMeta {
     /// How many JSON values (objects, arrays, strings, numbers, literals) the
     /// record holds, counted as it was framed.
     pub values: u64,
+    /// The record may hold a number with an exponent (`1e5`) outside its
+    /// strings: false only when the framer read every number and saw none, so
+    /// that its number spellings need no scan of their own.
+    pub exponent: bool,
 }
 
 /// How the framer ended a record.
@@ -242,6 +246,7 @@ impl<R: Read> Framer<R> {
                     ending,
                     oversized: None,
                     values: 1,
+                    exponent: true,
                 }));
             }
         }
@@ -249,23 +254,29 @@ impl<R: Read> Framer<R> {
         let meta_line = self.line;
         let offset = self.read - (self.end - self.pos) as u64;
         let index = self.next_index;
-        let meta = |ending, oversized, values| RecordMeta {
+        let meta = |ending, oversized, values, exponent| RecordMeta {
             index,
             line: meta_line,
             offset,
             ending,
             oversized,
             values,
+            exponent,
         };
         // JSON Lines: a record that is whole on its line and in the buffer.
         let rest = self.unread();
-        if let Some((len, values)) = scan::one_line_value(rest)
-            && len <= self.limit
+        if let Some(line) = scan::one_line_value(rest)
+            && line.len <= self.limit
         {
-            out.extend_from_slice(rest.get(..len).unwrap_or_default());
-            self.consume(len);
+            out.extend_from_slice(rest.get(..line.len).unwrap_or_default());
+            self.consume(line.len);
             self.next_index += 1;
-            return Ok(Some(meta(Ending::Complete, None, values)));
+            return Ok(Some(meta(
+                Ending::Complete,
+                None,
+                line.values,
+                line.exponent,
+            )));
         }
         let in_array = self.in_array;
         let mut scan = Scan::checking_line(self.checked_line != Some(meta_line));
@@ -425,7 +436,7 @@ impl<R: Read> Framer<R> {
         };
         self.next_index += 1;
         let oversized = (size > self.limit).then_some(size);
-        Ok(Some(meta(ending, oversized, scan.values)))
+        Ok(Some(meta(ending, oversized, scan.values, scan.exponent)))
     }
 
     /// The open record (`out`, then the next `taken` bytes of the buffer) ends

@@ -8,6 +8,8 @@ use super::Ending;
 
 mod line;
 
+#[cfg(test)]
+pub(super) use line::OneLine;
 pub(super) use line::one_line_value;
 
 /// What the syntax checker expects next inside a record.
@@ -100,6 +102,8 @@ pub(super) struct Scan {
     broken: Option<Loose>,
     /// Values begun so far.
     pub(super) values: u64,
+    /// A number with an exponent was read (see `RecordMeta::exponent`).
+    pub(super) exponent: bool,
     /// Whether a bare top-level scalar is checked against the rest of its line.
     check_line: bool,
     /// Broken by nesting deeper than [`MAX_SCAN_DEPTH`].
@@ -148,6 +152,7 @@ impl Scan {
             token: None,
             broken: None,
             values: 0,
+            exponent: false,
             check_line: false,
             too_deep: false,
             trailer: None,
@@ -343,6 +348,7 @@ impl Scan {
         }
         if let Some(token) = self.token {
             if let Some(next) = token.next(b) {
+                self.exponent |= next == Token::Exp;
                 self.token = Some(next);
                 return Step::Continue;
             }

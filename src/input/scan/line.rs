@@ -14,8 +14,12 @@ const MAX_LINE_DEPTH: u32 = 64;
 /// anything else (a newline before the value closes, a syntax error, the end of
 /// `bytes`, nesting deeper than 64); the framer then scans the record byte by
 /// byte.
-pub(in crate::input) fn one_line_value(bytes: &[u8]) -> Option<(usize, u64)> {
-    let mut line = Line { bytes, at: 0 };
+pub(in crate::input) fn one_line_value(bytes: &[u8]) -> Option<OneLine> {
+    let mut line = Line {
+        bytes,
+        at: 0,
+        exponent: false,
+    };
     let mut values = 0u64;
     // One bit per open container, set for an object; `depth` of them are open.
     let mut objects = 0u64;
@@ -62,7 +66,11 @@ pub(in crate::input) fn one_line_value(bytes: &[u8]) -> Option<(usize, u64)> {
         // After a value: a comma, or the end of its container.
         loop {
             if depth == 0 {
-                return Some((line.at, values));
+                return Some(OneLine {
+                    len: line.at,
+                    values,
+                    exponent: line.exponent,
+                });
             }
             let in_object = objects & 1 == 1;
             match line.skip_space()? {
@@ -85,11 +93,24 @@ pub(in crate::input) fn one_line_value(bytes: &[u8]) -> Option<(usize, u64)> {
     }
 }
 
+/// A record whole on one line, as [`one_line_value`] read it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(in crate::input) struct OneLine {
+    /// Its length in bytes.
+    pub len: usize,
+    /// How many values it holds.
+    pub values: u64,
+    /// Whether a number in it has an exponent.
+    pub exponent: bool,
+}
+
 /// A cursor over one line for [`one_line_value`]; each method returns `None` where
 /// the line stops being valid JSON.
 struct Line<'a> {
     bytes: &'a [u8],
     at: usize,
+    /// A number with an exponent was read.
+    exponent: bool,
 }
 
 impl Line<'_> {
@@ -169,6 +190,7 @@ impl Line<'_> {
             self.digits()?;
         }
         if matches!(self.bytes.get(self.at), Some(b'e' | b'E')) {
+            self.exponent = true;
             self.at += 1;
             if matches!(self.bytes.get(self.at), Some(b'+' | b'-')) {
                 self.at += 1;

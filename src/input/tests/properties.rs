@@ -287,6 +287,16 @@ proptest! {
     }
 }
 
+/// Whether a number in `value` was written with an exponent.
+fn has_exponent(value: &Value) -> bool {
+    match value {
+        Value::Number(n) => n.to_string().contains(['e', 'E']),
+        Value::Array(items) => items.iter().any(has_exponent),
+        Value::Object(map) => map.values().any(has_exponent),
+        _ => false,
+    }
+}
+
 // The fast path's equivalence rests on rare edits (a `]` become `}`, a
 // three-digit `\u`): many cheap cases.
 proptest! {
@@ -296,9 +306,13 @@ proptest! {
     fn the_one_line_fast_path_frames_what_the_scanner_frames(
         line in mutated_line(),
     ) {
-        let Some((len, values)) = scan::one_line_value(&line) else {
+        let Some(scan::OneLine { len, values, exponent }) = scan::one_line_value(&line) else {
             return Ok(());
         };
+        // The flag says whether a number has an exponent, as its parse says.
+        if let Ok(parsed) = serde_json::from_slice::<Value>(line.get(..len).unwrap_or_default()) {
+            prop_assert_eq!(exponent, has_exponent(&parsed));
+        }
         let mut scan = Scan::new();
         for (i, &b) in line.iter().enumerate() {
             match scan.step(b, false, false) {
@@ -319,7 +333,9 @@ proptest! {
         let text = serde_json::to_string(&value).unwrap();
         let count = value_count(&value);
         let line = [text.as_bytes(), tail.as_bytes()].concat();
-        prop_assert_eq!(scan::one_line_value(&line), Some((text.len(), count)));
+        let read = scan::one_line_value(&line);
+        prop_assert_eq!(read.map(|l| (l.len, l.values)), Some((text.len(), count)));
+        prop_assert_eq!(read.map(|l| l.exponent), Some(false));
     }
 
     #[test]
