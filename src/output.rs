@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::kinds::Kind;
-use crate::message::{self, ArgError, one_line};
+use crate::message::{self, one_line};
 use crate::provider::{self, Call, Provider};
 use crate::spelling::Spellings;
 use crate::verdict::{Status, Verdict};
@@ -249,33 +249,42 @@ fn paint<T: std::fmt::Display + ?Sized>(
     if on { style(text) } else { text.to_string() }
 }
 
-/// One `--format json` result. Its JSON Schema is `docs/result.schema.json`, which
-/// a test checks real output against.
-#[derive(Serialize)]
-struct JsonResult<'a> {
-    /// Record number, from 0.
-    index: u64,
-    /// Call number within the record, from 0.
-    call: usize,
-    /// The call's id as sent (null when it had none).
-    id: &'a Value,
-    /// The tool (null for a broken record).
-    tool: Option<&'a str>,
-    /// `valid`, `repaired` or `rejected`.
-    status: &'static str,
-    /// The arguments passed on (null when rejected).
-    args: Option<&'a Value>,
-    repairs: Vec<RepairOut<'a>>,
-    errors: &'a [ArgError],
-    /// The instruction for the model (null unless rejected).
-    message: Option<&'a str>,
-    /// The same rejected call came back `--loop-limit` times.
-    #[serde(rename = "loop")]
-    looped: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    provider_id: Option<Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    provider_name: Option<Value>,
+/// Writes one JSON object a field at a time, byte for byte as serde_json's
+/// compact serializer writes a struct (`{"key":value,…}`), each value with the
+/// record's number spellings. The names are written as they are (they are
+/// ours, plain ASCII): through the serializer, each name cost as much as a
+/// value, and a `--format json` line has ten.
+struct Object<'a, W: Write> {
+    out: &'a mut W,
+    spellings: &'a Spellings,
+    first: bool,
+}
+
+impl<'a, W: Write> Object<'a, W> {
+    fn begin(out: &'a mut W, spellings: &'a Spellings) -> io::Result<Self> {
+        out.write_all(b"{")?;
+        Ok(Object {
+            out,
+            spellings,
+            first: true,
+        })
+    }
+
+    /// Field `name` (plain ASCII, no quote or backslash) with `value`.
+    fn field<T: Serialize + ?Sized>(&mut self, name: &str, value: &T) -> io::Result<()> {
+        if !self.first {
+            self.out.write_all(b",")?;
+        }
+        self.first = false;
+        self.out.write_all(b"\"")?;
+        self.out.write_all(name.as_bytes())?;
+        self.out.write_all(b"\":")?;
+        self.spellings.write(&mut *self.out, value)
+    }
+
+    fn end(self) -> io::Result<()> {
+        self.out.write_all(b"}")
+    }
 }
 
 /// One repair in a `--format json` result.
@@ -420,39 +429,48 @@ impl<W: Write> Printer<W> {
         call: Option<&Call>,
         verdict: &Verdict,
     ) -> io::Result<()> {
-        let result = JsonResult {
-            index: at.index,
-            call: at.call,
-            id: call.map_or(&Value::Null, |c| &c.id),
-            tool: call.map(|c| c.name.as_str()),
-            status: verdict.status.as_str(),
-            args: match verdict.status {
-                Status::Rejected => None,
-                _ => verdict.args.as_ref(),
-            },
-            repairs: verdict
-                .repairs
-                .iter()
-                .map(|r| RepairOut {
-                    path: &r.path,
-                    kind: r.kind.name(),
-                    from: &r.from,
-                    to: &r.to,
-                })
-                .collect(),
-            errors: &verdict.errors,
-            message: verdict.message.as_deref(),
-            looped: verdict.looped.is_some(),
-            // With --to: the id and name the target provider sees, to map results
-            // back (null for a record that held no call).
-            provider_id: self
-                .to
-                .map(|to| call.map_or(Value::Null, |c| self.ids.assign(c, to, place(at)))),
-            provider_name: self
-                .to
-                .map(|to| call.map_or(Value::Null, |c| to.api().tool_name(&c.name).into())),
+        // One `--format json` result. Its JSON Schema is
+        // `docs/result.schema.json`, which a test checks real output against.
+        let mut o = Object::begin(&mut self.out, &self.spellings)?;
+        // Record number, and call number within the record, from 0.
+        o.field("index", &at.index)?;
+        o.field("call", &at.call)?;
+        // The call's id as sent (null when it had none); the tool (null for a
+        // broken record); `valid`, `repaired` or `rejected`.
+        o.field("id", call.map_or(&Value::Null, |c| &c.id))?;
+        o.field("tool", &call.map(|c| c.name.as_str()))?;
+        o.field("status", verdict.status.as_str())?;
+        // The arguments passed on (null when rejected).
+        let args = match verdict.status {
+            Status::Rejected => None,
+            _ => verdict.args.as_ref(),
         };
-        self.spellings.write(&mut self.out, &result)?;
+        o.field("args", &args)?;
+        let repairs: Vec<RepairOut<'_>> = verdict
+            .repairs
+            .iter()
+            .map(|r| RepairOut {
+                path: &r.path,
+                kind: r.kind.name(),
+                from: &r.from,
+                to: &r.to,
+            })
+            .collect();
+        o.field("repairs", &repairs)?;
+        o.field("errors", &verdict.errors)?;
+        // The instruction for the model (null unless rejected); whether the
+        // same rejected call came back `--loop-limit` times.
+        o.field("message", &verdict.message)?;
+        o.field("loop", &verdict.looped.is_some())?;
+        // With --to: the id and name the target provider sees, to map results
+        // back (null for a record that held no call).
+        if let Some(to) = self.to {
+            let id = call.map_or(Value::Null, |c| self.ids.assign(c, to, place(at)));
+            o.field("provider_id", &id)?;
+            let name = call.map_or(Value::Null, |c| to.api().tool_name(&c.name).into());
+            o.field("provider_name", &name)?;
+        }
+        o.end()?;
         self.out.write_all(b"\n")
     }
 
