@@ -139,6 +139,7 @@ impl<W: Write> Sink for Printer<W> {
             colour: self.colour,
             diagnostics: None,
             ids: provider::IdScope::new(),
+            line: Vec::new(),
         })
     }
 
@@ -315,6 +316,8 @@ pub struct Printer<W: Write> {
     diagnostics: Option<Diagnostics>,
     /// `--to`: the ids given so far, so that no two calls share one.
     ids: provider::IdScope,
+    /// The line being made (`value_line`, `json_line`), kept for its capacity.
+    line: Vec<u8>,
 }
 
 impl<W: Write> Printer<W> {
@@ -328,6 +331,7 @@ impl<W: Write> Printer<W> {
             colour: false,
             diagnostics: None,
             ids: provider::IdScope::new(),
+            line: Vec::new(),
         }
     }
 
@@ -419,8 +423,16 @@ impl<W: Write> Printer<W> {
     }
 
     fn value_line(&mut self, value: &Value) -> io::Result<()> {
-        self.spellings.write(&mut self.out, value)?;
-        self.out.write_all(b"\n")
+        // Made in memory, then written in one piece: the serializer writes
+        // a few bytes at a time, and a `Vec` takes them for less than a
+        // buffered writer does.
+        let mut line = std::mem::take(&mut self.line);
+        line.clear();
+        self.spellings.write(&mut line, value)?;
+        line.push(b'\n');
+        let written = self.out.write_all(&line);
+        self.line = line;
+        written
     }
 
     fn json_line(
@@ -431,7 +443,9 @@ impl<W: Write> Printer<W> {
     ) -> io::Result<()> {
         // One `--format json` result. Its JSON Schema is
         // `docs/result.schema.json`, which a test checks real output against.
-        let mut o = Object::begin(&mut self.out, &self.spellings)?;
+        let mut line = std::mem::take(&mut self.line);
+        line.clear();
+        let mut o = Object::begin(&mut line, &self.spellings)?;
         // Record number, and call number within the record, from 0.
         o.field("index", &at.index)?;
         o.field("call", &at.call)?;
@@ -471,7 +485,10 @@ impl<W: Write> Printer<W> {
             o.field("provider_name", &name)?;
         }
         o.end()?;
-        self.out.write_all(b"\n")
+        line.push(b'\n');
+        let written = self.out.write_all(&line);
+        self.line = line;
+        written
     }
 
     /// `-f human`: every piece of text that came from the call (its name, id,

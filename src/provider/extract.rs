@@ -48,7 +48,9 @@ const MAX_DEPTH: usize = 8;
 /// assert_eq!(calls[0].leaked().map(|l| l.family()), Some("hermes"));
 /// ```
 pub fn extract(record: Value, from_text: Option<Declared>) -> Extracted {
-    let mut calls = Vec::new();
+    // Most records hold one call: four (what a first push reserves) of
+    // these would be a large block for the allocator.
+    let mut calls = Vec::with_capacity(1);
     match collect(record, &mut calls, 0, from_text) {
         Ok(()) => Extracted::Calls(calls),
         Err(problem) => Extracted::Unrecognised(problem.to_string()),
