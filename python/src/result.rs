@@ -29,6 +29,16 @@ pub(crate) struct Line {
 }
 
 impl Line {
+    /// The result of one call.
+    pub(crate) fn new(at: Position, call: Call, verdict: Verdict, spellings: Spellings) -> Self {
+        Line {
+            at,
+            call: Some(call),
+            verdict,
+            spellings,
+        }
+    }
+
     /// The line `callfix --format json` writes for this result.
     fn json(&self) -> String {
         let mut printer = Printer::new(Vec::with_capacity(256), Format::Json);

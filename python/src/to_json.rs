@@ -4,6 +4,8 @@
 //! JSON number they equal), never through a subclass's `__str__`; depth and
 //! size are capped ([`MAX_DEPTH`], [`MAX_TEXT_BYTES`]).
 
+use std::io::Write;
+
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -31,8 +33,7 @@ fn write_json(obj: &Bound<'_, PyAny>, out: &mut Vec<u8>, depth: usize) -> PyResu
     } else if let Ok(b) = obj.cast::<PyBool>() {
         out.extend_from_slice(if b.is_true() { b"true" } else { b"false" });
     } else if let Ok(s) = obj.cast::<PyString>() {
-        let text = s.to_cow()?;
-        serde_json::to_writer(&mut *out, &*text).map_err(|e| error(e.to_string()))?;
+        write_str(s, out)?;
     } else if obj.is_instance_of::<PyInt>() {
         write_int(obj, out)?;
     } else if let Ok(f) = obj.cast::<PyFloat>() {
@@ -49,7 +50,7 @@ fn write_json(obj: &Bound<'_, PyAny>, out: &mut Vec<u8>, depth: usize) -> PyResu
                     k.get_type().name()?
                 )));
             };
-            serde_json::to_writer(&mut *out, &*k.to_cow()?).map_err(|e| error(e.to_string()))?;
+            write_str(k, out)?;
             out.push(b':');
             write_json(&v, out, depth + 1)?;
         }
@@ -72,13 +73,22 @@ fn write_json(obj: &Bound<'_, PyAny>, out: &mut Vec<u8>, depth: usize) -> PyResu
     Ok(())
 }
 
+/// A `str` as a JSON string, from its UTF-8 bytes as Python encodes them (a
+/// lone surrogate raises `UnicodeEncodeError`).
+fn write_str(s: &Bound<'_, PyString>, out: &mut Vec<u8>) -> PyResult<()> {
+    let bytes = s.encode_utf8()?;
+    let text = std::str::from_utf8(bytes.as_bytes()).map_err(|e| error(e.to_string()))?;
+    serde_json::to_writer(&mut *out, text).map_err(|e| error(e.to_string()))
+}
+
 /// An `int` (or a subclass) as JSON: its value in `int`'s own spelling; a
 /// subclass's `__str__` or `__repr__` is never called (it could write anything).
 /// An int with more digits than Python converts (`sys.set_int_max_str_digits`)
 /// is refused, as `json.dumps` refuses it.
 fn write_int(obj: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> PyResult<()> {
     if let Ok(n) = obj.extract::<i64>() {
-        out.extend_from_slice(n.to_string().as_bytes());
+        // Writing to a Vec cannot fail.
+        let _ = write!(out, "{n}");
         return Ok(());
     }
     let text = obj
@@ -169,7 +179,7 @@ fn write_seq<'py>(
 /// else is written as JSON.
 pub(crate) fn text_of(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
     if let Ok(s) = obj.cast::<PyString>() {
-        return Ok(s.to_cow()?.as_bytes().to_vec());
+        return Ok(s.encode_utf8()?.as_bytes().to_vec());
     }
     if let Ok(b) = obj.cast::<PyBytes>() {
         return Ok(b.as_bytes().to_vec());
