@@ -20,23 +20,35 @@ use crate::boundary::error;
 use crate::to_python::{deeper_than, to_py};
 
 /// One result as the filter handed it over; its `--format json` line is
-/// written only when asked for.
-pub(crate) struct Line {
+/// written only when asked for. Boxed: a result is moved several times on its
+/// way into a Python object, and is some 700 bytes.
+pub(crate) struct Line(Box<Parts>);
+
+/// What a [`Line`] holds.
+pub(crate) struct Parts {
     at: Position,
     call: Option<Call>,
     verdict: Verdict,
     spellings: Spellings,
 }
 
+impl std::ops::Deref for Line {
+    type Target = Parts;
+
+    fn deref(&self) -> &Parts {
+        &self.0
+    }
+}
+
 impl Line {
     /// The result of one call.
     pub(crate) fn new(at: Position, call: Call, verdict: Verdict, spellings: Spellings) -> Self {
-        Line {
+        Line(Box::new(Parts {
             at,
             call: Some(call),
             verdict,
             spellings,
-        }
+        }))
     }
 
     /// The line `callfix --format json` writes for this result.
@@ -90,22 +102,18 @@ impl Sink for Collect {
     }
 
     fn call(&mut self, at: Position, call: Call, verdict: Verdict) -> io::Result<()> {
-        self.lines.push(Line {
-            at,
-            call: Some(call),
-            verdict,
-            spellings: self.spellings.clone(),
-        });
+        let spellings = self.spellings.clone();
+        self.lines.push(Line::new(at, call, verdict, spellings));
         Ok(())
     }
 
     fn record(&mut self, at: Position, verdict: Verdict) -> io::Result<()> {
-        self.lines.push(Line {
+        self.lines.push(Line(Box::new(Parts {
             at,
             call: None,
             verdict,
             spellings: self.spellings.clone(),
-        });
+        })));
         Ok(())
     }
 }

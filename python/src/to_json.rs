@@ -4,8 +4,6 @@
 //! JSON number they equal), never through a subclass's `__str__`; depth and
 //! size are capped ([`MAX_DEPTH`], [`MAX_TEXT_BYTES`]).
 
-use std::io::Write;
-
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -87,8 +85,7 @@ fn write_str(s: &Bound<'_, PyString>, out: &mut Vec<u8>) -> PyResult<()> {
 /// is refused, as `json.dumps` refuses it.
 fn write_int(obj: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> PyResult<()> {
     if let Ok(n) = obj.extract::<i64>() {
-        // Writing to a Vec cannot fail.
-        let _ = write!(out, "{n}");
+        write_i64(n, out);
         return Ok(());
     }
     let text = obj
@@ -99,6 +96,25 @@ fn write_int(obj: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> PyResult<()> {
         .map_err(|e| error(format!("an int callfix cannot write as JSON: {e}")))?;
     out.extend_from_slice(text.cast::<PyString>()?.to_cow()?.as_bytes());
     Ok(())
+}
+
+/// `n` in decimal, as `int` spells it.
+fn write_i64(n: i64, out: &mut Vec<u8>) {
+    if n < 0 {
+        out.push(b'-');
+    }
+    let mut rest = n.unsigned_abs();
+    let start = out.len();
+    loop {
+        out.push(b'0' + u8::try_from(rest % 10).unwrap_or(0));
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    if let Some(digits) = out.get_mut(start..) {
+        digits.reverse();
+    }
 }
 
 /// A float as JSON: the shortest spelling that reads back as the same double

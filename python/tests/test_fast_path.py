@@ -184,3 +184,11 @@ def test_session_check_counts_repeats_as_the_filters_does():
         # Three times through: rejections repeat, and records are numbered on.
         for _ in range(3):
             assert_same(fast.check, slow._check_filter, cases + [("nope", {})])
+
+
+def test_ints_and_strs_are_written_as_json_dumps_writes_them():
+    tools = callfix.Toolset({"t": {}})
+    for v in (0, -1, 1, 9, 10, -10, 99, 100, 2**63 - 1, -2**63, 2**63, -2**63 - 1, 2**200, True, 1.5,
+              "", "é\"\\\n\x00", "𝄞"):
+        args = {"x": v, "y": [v, {"z": v}]}
+        assert tools.check("t", args).args_json == json.dumps(args, separators=(",", ":"), ensure_ascii=False)
