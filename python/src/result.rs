@@ -6,8 +6,9 @@
 use std::io;
 use std::sync::OnceLock;
 
+use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::PyList;
+use pyo3::types::{PyList, PyString};
 use serde_json::Value;
 
 use callfix::Spellings;
@@ -163,10 +164,15 @@ impl CheckResult {
 
 #[pymethods]
 impl CheckResult {
-    /// `"valid"`, `"repaired"` or `"rejected"`.
+    /// `"valid"`, `"repaired"` or `"rejected"` (one `str` each, made once).
     #[getter]
-    fn status(&self) -> &'static str {
-        self.line.verdict.status().as_str()
+    fn status<'py>(&self, py: Python<'py>) -> Bound<'py, PyString> {
+        match self.line.verdict.status() {
+            Status::Valid => intern!(py, "valid"),
+            Status::Repaired => intern!(py, "repaired"),
+            Status::Rejected => intern!(py, "rejected"),
+        }
+        .clone()
     }
 
     /// Whether the arguments can be used: valid or repaired.
@@ -261,7 +267,7 @@ impl CheckResult {
     fn __repr__(&self) -> String {
         format!(
             "Result(status={:?}, tool={:?}, index={}, call={})",
-            self.status(),
+            self.line.verdict.status().as_str(),
             self.tool().unwrap_or("None"),
             self.line.at.index,
             self.line.at.call
