@@ -143,7 +143,13 @@ pub(crate) fn repair(tool: &Tool, args: &Value, policy: Policy) -> Option<(Value
     let schemas = Schemas::new(tool);
     let mut doc = args.clone();
     let mut repairs = Vec::new();
+    // The document is the last candidate validated, and that had no errors:
+    // the next round would find none (a validation saved).
+    let mut clean = false;
     for _ in 0..policy.max_rounds {
+        if clean {
+            return Some((doc, repairs));
+        }
         let found = {
             let errors = Errors::of(tool, &doc);
             if errors.is_empty() {
@@ -223,16 +229,19 @@ pub(crate) fn repair(tool: &Tool, args: &Value, policy: Policy) -> Option<(Value
                     .map(|(_, _, _, f)| &f.change)
                     .collect::<Vec<_>>(),
             );
-            let (good, bad): (Vec<_>, Vec<_>) = {
+            let (good, bad, candidate_clean): (Vec<_>, Vec<_>, bool) = {
                 let errors = Errors::of(tool, &candidate);
-                batch
+                let (good, bad) = batch
                     .into_iter()
-                    .partition(|(site, _, kind, fix)| resolved(&errors, site, fix, *kind))
+                    .partition(|(site, _, kind, fix)| resolved(&errors, site, fix, *kind));
+                (good, bad, errors.is_empty())
             };
             if bad.is_empty() {
                 doc = candidate;
+                clean = candidate_clean;
                 schemas.forget();
             } else if !good.is_empty() {
+                clean = false;
                 apply_all(
                     &mut doc,
                     &good

@@ -8,6 +8,7 @@ use std::rc::Rc;
 use serde_json::Value;
 
 use super::engine::get;
+use super::text;
 use crate::registry::Tool;
 use crate::resolve::At;
 use crate::suggest::{self, normalise};
@@ -39,6 +40,9 @@ pub(super) struct Schemas<'a> {
     /// document as it stands ([`Schemas::forget`] when it changes): built once
     /// per object, not once per key.
     pub(super) objects: RefCell<HashMap<Vec<String>, Rc<Object<'a>>>>,
+    /// What the string at each path reads as ([`Schemas::reading`]), for the
+    /// document as it stands: the coercing rules ask for it in turn.
+    readings: RefCell<HashMap<Vec<String>, Option<Value>>>,
 }
 
 /// One object of the document and its declared properties, indexed.
@@ -58,12 +62,33 @@ impl<'a> Schemas<'a> {
         Schemas {
             tool,
             objects: RefCell::default(),
+            readings: RefCell::default(),
         }
     }
 
     /// The document changed: what was indexed of it no longer holds.
     pub(super) fn forget(&self) {
         self.objects.borrow_mut().clear();
+        self.readings.borrow_mut().clear();
+    }
+
+    /// The reading of `text`, the JSON string at `path` of `doc`, that the
+    /// schemas there want ([`text::reading`]), when it is of the kind asked
+    /// for: worked out once per path and document state.
+    pub(super) fn reading(
+        &self,
+        doc: &Value,
+        path: &[String],
+        text: &str,
+        kind: fn(&Value) -> bool,
+    ) -> Option<Value> {
+        if let Some(read) = self.readings.borrow().get(path) {
+            return read.as_ref().filter(|v| kind(v)).cloned();
+        }
+        let read = text::reading(text, &self.wanted(doc, path), text::Source::Json);
+        let wanted = read.as_ref().filter(|v| kind(v)).cloned();
+        self.readings.borrow_mut().insert(path.to_vec(), read);
+        wanted
     }
 
     /// The object at `path` of `doc` and what is declared for it, indexed once
