@@ -34,6 +34,20 @@ impl Wanted<'_> {
     }
 }
 
+/// The keywords of one schema that [`Schemas::wanted`] reads.
+#[derive(Default)]
+struct Keywords<'a> {
+    type_: Option<&'a Value>,
+    properties: Option<&'a Value>,
+    items: Option<&'a Value>,
+    prefix_items: Option<&'a Value>,
+    enum_: Option<&'a Value>,
+    const_: Option<&'a Value>,
+    required: Option<&'a Value>,
+    format: Option<&'a Value>,
+    pattern: Option<&'a Value>,
+}
+
 pub(super) struct Schemas<'a> {
     pub(super) tool: &'a Tool,
     /// The declared properties and keys of each object looked at, for the
@@ -176,34 +190,52 @@ impl<'a> Schemas<'a> {
             let Value::Object(m) = node.schema else {
                 continue;
             };
-            match m.get("type") {
+            // The keywords looked at, found in one pass over the schema's keys
+            // (a schema has few; a lookup each would hash every name).
+            let mut k = Keywords::default();
+            for (key, value) in m {
+                let slot = match key.as_str() {
+                    "type" => &mut k.type_,
+                    "properties" => &mut k.properties,
+                    "items" => &mut k.items,
+                    "prefixItems" => &mut k.prefix_items,
+                    "enum" => &mut k.enum_,
+                    "const" => &mut k.const_,
+                    "required" => &mut k.required,
+                    "format" => &mut k.format,
+                    "pattern" => &mut k.pattern,
+                    _ => continue,
+                };
+                *slot = Some(value);
+            }
+            match k.type_ {
                 Some(Value::String(t)) => w.types.push(t),
                 Some(Value::Array(ts)) => w.types.extend(ts.iter().filter_map(Value::as_str)),
                 _ => {
-                    if m.contains_key("properties") {
+                    if k.properties.is_some() {
                         w.types.push("object");
                     }
-                    if m.contains_key("items") || m.contains_key("prefixItems") {
+                    if k.items.is_some() || k.prefix_items.is_some() {
                         w.types.push("array");
                     }
                 }
             }
-            if let Some(Value::Array(opts)) = m.get("enum") {
+            if let Some(Value::Array(opts)) = k.enum_ {
                 w.enums.extend(opts.iter());
             }
-            if let Some(c) = m.get("const") {
+            if let Some(c) = k.const_ {
                 w.enums.push(c);
             }
-            if let Some(Value::Array(req)) = m.get("required") {
+            if let Some(Value::Array(req)) = k.required {
                 w.required.extend(req.iter().filter_map(Value::as_str));
             }
-            if let Some(Value::Object(props)) = m.get("properties") {
+            if let Some(Value::Object(props)) = k.properties {
                 w.properties.extend(props.keys().map(String::as_str));
             }
-            if let Some(Value::String(f)) = m.get("format") {
+            if let Some(Value::String(f)) = k.format {
                 w.formats.push(f);
             }
-            if let Some(Value::String(p)) = m.get("pattern") {
+            if let Some(Value::String(p)) = k.pattern {
                 w.patterns.push(p);
             }
         }
