@@ -55,7 +55,7 @@ impl Session {
             let mut state = lock(&self.state);
             let (summary, next) = &mut *state;
             let at = Place::record("<session>", *next);
-            let line = toolset.one(&self.options, summary, text, name, at)?;
+            let line = toolset.one(&self.options, Some(summary), text, name, at)?;
             *next += 1;
             Ok::<_, PyErr>(line)
         })?;

@@ -114,7 +114,7 @@ impl Toolset {
     pub(crate) fn one(
         &self,
         options: &Options,
-        summary: &mut Summary,
+        summary: Option<&mut Summary>,
         text: Vec<u8>,
         tool: &str,
         at: Place<'_>,
@@ -245,9 +245,11 @@ impl Toolset {
     ) -> PyResult<Py<CheckResult>> {
         let text = text_of(arguments)?;
         let line = py.detach(|| {
-            let summary = &mut Summary::default().without_per_tool();
+            let options = self.inner.options();
             let at = Place::record("<arguments>", 0);
-            self.one(self.inner.options(), summary, text, name, at)
+            // No loop detection: nothing to keep (a fresh summary, dropped).
+            let mut fresh = (options.loop_limit > 0).then(|| Summary::default().without_per_tool());
+            self.one(options, fresh.as_mut(), text, name, at)
         })?;
         Py::new(py, CheckResult::new(line)?)
     }

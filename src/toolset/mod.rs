@@ -337,9 +337,11 @@ impl Toolset {
 
     /// [`Filter::bare`] for arguments already in memory, without a reader or a
     /// sink: what `bare` hands its sink for `bytes` (the record's number
-    /// spellings, the call and its verdict), its loop memory and counts kept
-    /// in `summary` alike. `source` names the input in messages and is the
-    /// conversation repeats are counted in. The one difference: a broken
+    /// spellings, the call and its verdict). With a `summary`, its loop memory
+    /// and counts are kept there as `bare` keeps them; `None` is `bare` with a
+    /// fresh summary of which nothing is kept (`options.loop_limit` must then be
+    /// 0: no repeats are counted). `source` names the input in messages and is
+    /// the conversation repeats are counted in. The one difference: a broken
     /// schema is not said to a sink's [`diagnostic`](crate::Sink::diagnostic).
     /// One call checked this way skips `bare`'s reading (a copy of the bytes)
     /// and the caller's sink (a result kept in a list).
@@ -353,7 +355,8 @@ impl Toolset {
     ///     json!({"type": "object", "properties": {"offset": {"type": "integer"}}}),
     /// )]);
     /// let mut summary = Summary::default();
-    /// let one = tools.check_bare(&Options::default(), "read", br#"{"offset": "2"}"#.to_vec(), "<arguments>", &mut summary);
+    /// let text = br#"{"offset": "2"}"#;
+    /// let one = tools.check_bare(&Options::default(), "read", text.to_vec(), "<in>", Some(&mut summary));
     /// assert_eq!(one.verdict.args(), Some(&json!({"offset": 2})));
     /// assert_eq!(summary.total().repaired, 1);
     /// ```
@@ -363,9 +366,11 @@ impl Toolset {
         tool: &str,
         bytes: Vec<u8>,
         source: &str,
-        summary: &mut Summary,
+        mut summary: Option<&mut Summary>,
     ) -> BareCheck {
-        summary.records += 1;
+        if let Some(summary) = summary.as_deref_mut() {
+            summary.records += 1;
+        }
         let limit = options.max_record_bytes;
         let text = if bytes.len() > limit {
             Err(message::record_too_large(source, 1, bytes.len(), limit))
@@ -379,11 +384,18 @@ impl Toolset {
                 let judge = Judge::new(&self.registry, options);
                 let mut verdict = judge.judge(&mut call, false);
                 let conversation = Conversation::Input(source);
-                let mut repeats = summary.loops.within(&conversation);
-                // Counted below under the name asked for, even if renamed.
-                judge.settle(&call.name, &mut verdict, Tally::Repeats(&mut repeats));
-                if verdict.fault == Fault::Schema && !summary.broken_tools.contains(&call.name) {
-                    summary.broken_tools.insert(call.name.clone());
+                match summary.as_deref_mut() {
+                    Some(summary) => {
+                        let mut repeats = summary.loops.within(&conversation);
+                        // Counted below under the name asked for, even if renamed.
+                        judge.settle(&call.name, &mut verdict, Tally::Repeats(&mut repeats));
+                        if verdict.fault == Fault::Schema
+                            && !summary.broken_tools.contains(&call.name)
+                        {
+                            summary.broken_tools.insert(call.name.clone());
+                        }
+                    }
+                    None => judge.settle(&call.name, &mut verdict, Tally::Nothing),
                 }
                 BareCheck {
                     spellings,
@@ -401,7 +413,9 @@ impl Toolset {
                 }
             }
         };
-        summary.count(tool, &checked.verdict);
+        if let Some(summary) = summary {
+            summary.count(tool, &checked.verdict);
+        }
         checked
     }
 

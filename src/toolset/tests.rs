@@ -179,8 +179,14 @@ fn check_bare_is_what_the_filter_hands_its_sink_for_bare_arguments() {
     let cases: Vec<(&str, Vec<u8>)> = vec![
         ("read", br#"{"file_path": "/a", "offset": 2}"#.to_vec()),
         ("read", br#"{"file_path": "/a", "offset": "2"}"#.to_vec()),
-        ("read", br#"{"filePath": "/a", "offset": "2.0", "limit": 1e2}"#.to_vec()),
-        ("read", br#"{"file_path": "/a", "offset": 12345678901234567890123}"#.to_vec()),
+        (
+            "read",
+            br#"{"filePath": "/a", "offset": "2.0", "limit": 1e2}"#.to_vec(),
+        ),
+        (
+            "read",
+            br#"{"file_path": "/a", "offset": 12345678901234567890123}"#.to_vec(),
+        ),
         ("read", b"```json\n{\"file_path\": \"/a\",}\n```".to_vec()),
         ("read", br#"{"file_path": "/a""#.to_vec()),
         ("read", b"".to_vec()),
@@ -195,9 +201,15 @@ fn check_bare_is_what_the_filter_hands_its_sink_for_bare_arguments() {
         ("Read", br#"{"file_path": "/a"}"#.to_vec()),
         ("nope", br#"{"file_path": "/a"}"#.to_vec()),
         ("bash", br#"{"command": "ls", "timeout": "1e3"}"#.to_vec()),
-        ("grep", br#"{"pattern": "fn", "-n": "true", "head_limit": "5"}"#.to_vec()),
+        (
+            "grep",
+            br#"{"pattern": "fn", "-n": "true", "head_limit": "5"}"#.to_vec(),
+        ),
         ("todowrite", br#"{"todos": "[{\"id\": \"1\"}]"}"#.to_vec()),
-        ("edit", br#"{"file_path": "/a", "old_string": "a", "new_string": "a"}"#.to_vec()),
+        (
+            "edit",
+            br#"{"file_path": "/a", "old_string": "a", "new_string": "a"}"#.to_vec(),
+        ),
     ];
     for loop_limit in [0, 2] {
         let mut options = tools.options().clone();
@@ -216,13 +228,29 @@ fn check_bare_is_what_the_filter_hands_its_sink_for_bare_arguments() {
                     &mut slow,
                 )
                 .unwrap();
-            let one = tools.check_bare(&options, tool, bytes.clone(), "<in>", &mut fast);
+            let one = tools.check_bare(&options, tool, bytes.clone(), "<in>", Some(&mut fast));
             let what = String::from_utf8_lossy(bytes);
+            if loop_limit == 0 {
+                // Without a summary: the same, nothing counted.
+                let alone = tools.check_bare(&options, tool, bytes.clone(), "<in>", None);
+                assert_eq!(kept.1, vec![(alone.call, alone.verdict)], "{tool} {what}");
+                assert_eq!(kept.0, alone.spellings, "{tool} {what}");
+            }
             assert_eq!(kept.1, vec![(one.call, one.verdict)], "{tool} {what}");
             assert_eq!(kept.0, one.spellings, "{tool} {what}");
             assert_eq!(
-                (slow.records(), slow.total(), slow.repairs(), slow.schema_faults()),
-                (fast.records(), fast.total(), fast.repairs(), fast.schema_faults())
+                (
+                    slow.records(),
+                    slow.total(),
+                    slow.repairs(),
+                    slow.schema_faults()
+                ),
+                (
+                    fast.records(),
+                    fast.total(),
+                    fast.repairs(),
+                    fast.schema_faults()
+                )
             );
         }
     }
