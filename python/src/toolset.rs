@@ -1,8 +1,9 @@
 //! The `Toolset` class: tools by name (from schemas in memory, a directory or a
 //! provider's tool list) and how calls to them are checked: the library's
-//! `callfix::Toolset`, wrapped. Checking runs its filter with the GIL released,
-//! inside the boundary of [`shielded`]; a toolset pickles as its source and
-//! options.
+//! `callfix::Toolset`, wrapped. Checking runs its filter (one call: its
+//! one-call check, `check_bare`, which gives what the filter gives) with the
+//! GIL released, inside the boundary of [`shielded`]; a toolset pickles as its
+//! source and options.
 
 use std::path::PathBuf;
 use std::sync::Mutex;
