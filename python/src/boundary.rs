@@ -64,7 +64,7 @@ impl Nesting {
 }
 
 /// How deep `text` can nest (see [`Nesting`]).
-fn nesting(text: &[u8]) -> usize {
+pub(crate) fn nesting(text: &[u8]) -> usize {
     Nesting::default().feed(text)
 }
 
@@ -99,7 +99,15 @@ pub(crate) fn shielded<T: Send>(
     text: &[u8],
     work: impl FnOnce(usize) -> PyResult<T> + Send,
 ) -> PyResult<T> {
-    let depth = nesting(text);
+    shield(nesting(text), work)
+}
+
+/// [`shielded`] for input found to nest `depth` deep ([`nesting`]), so that
+/// `work` may own it.
+pub(crate) fn shield<T: Send>(
+    depth: usize,
+    work: impl FnOnce(usize) -> PyResult<T> + Send,
+) -> PyResult<T> {
     if depth <= INLINE_NESTING {
         return catch(|| work(depth));
     }

@@ -6,8 +6,9 @@
 use std::io;
 use std::sync::OnceLock;
 
+use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::PyList;
+use pyo3::types::{PyList, PyString};
 use serde_json::Value;
 
 use callfix::Spellings;
@@ -20,15 +21,37 @@ use crate::boundary::error;
 use crate::to_python::{deeper_than, to_py};
 
 /// One result as the filter handed it over; its `--format json` line is
-/// written only when asked for.
-pub(crate) struct Line {
+/// written only when asked for. Boxed: a result is moved several times on its
+/// way into a Python object, and is some 700 bytes.
+pub(crate) struct Line(Box<Parts>);
+
+/// What a [`Line`] holds.
+pub(crate) struct Parts {
     at: Position,
     call: Option<Call>,
     verdict: Verdict,
     spellings: Spellings,
 }
 
+impl std::ops::Deref for Line {
+    type Target = Parts;
+
+    fn deref(&self) -> &Parts {
+        &self.0
+    }
+}
+
 impl Line {
+    /// The result of one call.
+    pub(crate) fn new(at: Position, call: Call, verdict: Verdict, spellings: Spellings) -> Self {
+        Line(Box::new(Parts {
+            at,
+            call: Some(call),
+            verdict,
+            spellings,
+        }))
+    }
+
     /// The line `callfix --format json` writes for this result.
     fn json(&self) -> String {
         let mut printer = Printer::new(Vec::with_capacity(256), Format::Json);
@@ -80,22 +103,18 @@ impl Sink for Collect {
     }
 
     fn call(&mut self, at: Position, call: Call, verdict: Verdict) -> io::Result<()> {
-        self.lines.push(Line {
-            at,
-            call: Some(call),
-            verdict,
-            spellings: self.spellings.clone(),
-        });
+        let spellings = self.spellings.clone();
+        self.lines.push(Line::new(at, call, verdict, spellings));
         Ok(())
     }
 
     fn record(&mut self, at: Position, verdict: Verdict) -> io::Result<()> {
-        self.lines.push(Line {
+        self.lines.push(Line(Box::new(Parts {
             at,
             call: None,
             verdict,
             spellings: self.spellings.clone(),
-        });
+        })));
         Ok(())
     }
 }
@@ -145,10 +164,15 @@ impl CheckResult {
 
 #[pymethods]
 impl CheckResult {
-    /// `"valid"`, `"repaired"` or `"rejected"`.
+    /// `"valid"`, `"repaired"` or `"rejected"` (one `str` each, made once).
     #[getter]
-    fn status(&self) -> &'static str {
-        self.line.verdict.status().as_str()
+    fn status<'py>(&self, py: Python<'py>) -> Bound<'py, PyString> {
+        match self.line.verdict.status() {
+            Status::Valid => intern!(py, "valid"),
+            Status::Repaired => intern!(py, "repaired"),
+            Status::Rejected => intern!(py, "rejected"),
+        }
+        .clone()
     }
 
     /// Whether the arguments can be used: valid or repaired.
@@ -243,7 +267,7 @@ impl CheckResult {
     fn __repr__(&self) -> String {
         format!(
             "Result(status={:?}, tool={:?}, index={}, call={})",
-            self.status(),
+            self.line.verdict.status().as_str(),
             self.tool().unwrap_or("None"),
             self.line.at.index,
             self.line.at.call

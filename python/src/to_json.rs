@@ -31,8 +31,7 @@ fn write_json(obj: &Bound<'_, PyAny>, out: &mut Vec<u8>, depth: usize) -> PyResu
     } else if let Ok(b) = obj.cast::<PyBool>() {
         out.extend_from_slice(if b.is_true() { b"true" } else { b"false" });
     } else if let Ok(s) = obj.cast::<PyString>() {
-        let text = s.to_cow()?;
-        serde_json::to_writer(&mut *out, &*text).map_err(|e| error(e.to_string()))?;
+        write_str(s, out)?;
     } else if obj.is_instance_of::<PyInt>() {
         write_int(obj, out)?;
     } else if let Ok(f) = obj.cast::<PyFloat>() {
@@ -49,7 +48,7 @@ fn write_json(obj: &Bound<'_, PyAny>, out: &mut Vec<u8>, depth: usize) -> PyResu
                     k.get_type().name()?
                 )));
             };
-            serde_json::to_writer(&mut *out, &*k.to_cow()?).map_err(|e| error(e.to_string()))?;
+            write_str(k, out)?;
             out.push(b':');
             write_json(&v, out, depth + 1)?;
         }
@@ -72,13 +71,21 @@ fn write_json(obj: &Bound<'_, PyAny>, out: &mut Vec<u8>, depth: usize) -> PyResu
     Ok(())
 }
 
+/// A `str` as a JSON string, from its UTF-8 bytes as Python encodes them (a
+/// lone surrogate raises `UnicodeEncodeError`).
+fn write_str(s: &Bound<'_, PyString>, out: &mut Vec<u8>) -> PyResult<()> {
+    let bytes = s.encode_utf8()?;
+    let text = std::str::from_utf8(bytes.as_bytes()).map_err(|e| error(e.to_string()))?;
+    serde_json::to_writer(&mut *out, text).map_err(|e| error(e.to_string()))
+}
+
 /// An `int` (or a subclass) as JSON: its value in `int`'s own spelling; a
 /// subclass's `__str__` or `__repr__` is never called (it could write anything).
 /// An int with more digits than Python converts (`sys.set_int_max_str_digits`)
 /// is refused, as `json.dumps` refuses it.
 fn write_int(obj: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> PyResult<()> {
     if let Ok(n) = obj.extract::<i64>() {
-        out.extend_from_slice(n.to_string().as_bytes());
+        write_i64(n, out);
         return Ok(());
     }
     let text = obj
@@ -89,6 +96,25 @@ fn write_int(obj: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> PyResult<()> {
         .map_err(|e| error(format!("an int callfix cannot write as JSON: {e}")))?;
     out.extend_from_slice(text.cast::<PyString>()?.to_cow()?.as_bytes());
     Ok(())
+}
+
+/// `n` in decimal, as `int` spells it.
+fn write_i64(n: i64, out: &mut Vec<u8>) {
+    if n < 0 {
+        out.push(b'-');
+    }
+    let mut rest = n.unsigned_abs();
+    let start = out.len();
+    loop {
+        out.push(b'0' + u8::try_from(rest % 10).unwrap_or(0));
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    if let Some(digits) = out.get_mut(start..) {
+        digits.reverse();
+    }
 }
 
 /// A float as JSON: the shortest spelling that reads back as the same double
@@ -169,7 +195,7 @@ fn write_seq<'py>(
 /// else is written as JSON.
 pub(crate) fn text_of(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
     if let Ok(s) = obj.cast::<PyString>() {
-        return Ok(s.to_cow()?.as_bytes().to_vec());
+        return Ok(s.encode_utf8()?.as_bytes().to_vec());
     }
     if let Ok(b) = obj.cast::<PyBytes>() {
         return Ok(b.as_bytes().to_vec());

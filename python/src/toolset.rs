@@ -1,8 +1,9 @@
 //! The `Toolset` class: tools by name (from schemas in memory, a directory or a
 //! provider's tool list) and how calls to them are checked: the library's
-//! `callfix::Toolset`, wrapped. Checking runs its filter with the GIL released,
-//! inside the boundary of [`shielded`]; a toolset pickles as its source and
-//! options.
+//! `callfix::Toolset`, wrapped. Checking runs its filter (one call: its
+//! one-call check, `check_bare`, which gives what the filter gives) with the
+//! GIL released, inside the boundary of [`shielded`]; a toolset pickles as its
+//! source and options.
 
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -12,10 +13,11 @@ use pyo3::types::{PyDict, PyTuple};
 
 use callfix::error::Chain;
 use callfix::registry::Registry;
-use callfix::{Input, Options, Summary};
+use callfix::toolset::BareCheck;
+use callfix::{Input, Options, Position, Summary};
 
 use crate::MAX_DEPTH;
-use crate::boundary::{catch, error, shielded};
+use crate::boundary::{catch, error, nesting, shield, shielded};
 use crate::checks::Checks;
 use crate::options::Opts;
 use crate::result::{CheckResult, Collect, Line, results};
@@ -103,6 +105,43 @@ impl Toolset {
                 )));
             }
             outcome
+        })
+    }
+
+    /// One call to `tool` whose arguments are `text`: what [`Toolset::run`]
+    /// gives for it, straight from the library's one-call check
+    /// (`callfix::Toolset::check_bare`), without the filter's reading and a
+    /// list of results.
+    pub(crate) fn one(
+        &self,
+        options: &Options,
+        summary: Option<&mut Summary>,
+        text: Vec<u8>,
+        tool: &str,
+        at: Place<'_>,
+    ) -> PyResult<Line> {
+        shield(nesting(&text), |depth| {
+            let BareCheck {
+                spellings,
+                call,
+                verdict,
+            } = (self.inner).check_bare(options, tool, text, at.source, summary);
+            let at = Position {
+                index: at.index,
+                call: 0,
+                line: 1,
+                offset: 0,
+            };
+            let line = Line::new(at, call, verdict, spellings);
+            // A value deeper than Python is given is dropped here, on the
+            // thread with the stack for it, and refused.
+            if depth > MAX_DEPTH && line.too_deep() {
+                drop(line);
+                return Err(error(format!(
+                    "a value nests deeper than {MAX_DEPTH} levels"
+                )));
+            }
+            Ok(line)
         })
     }
 
@@ -200,6 +239,25 @@ impl Toolset {
     /// Checks one call: `arguments` as a dict (or any JSON value) or as the JSON
     /// text the model wrote. Never does loop detection.
     fn check(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        arguments: &Bound<'_, PyAny>,
+    ) -> PyResult<Py<CheckResult>> {
+        let text = text_of(arguments)?;
+        let line = py.detach(|| {
+            let options = self.inner.options();
+            let at = Place::record("<arguments>", 0);
+            // No loop detection: nothing to keep (a fresh summary, dropped).
+            let mut fresh = (options.loop_limit > 0).then(|| Summary::default().without_per_tool());
+            self.one(options, fresh.as_mut(), text, name, at)
+        })?;
+        Py::new(py, CheckResult::new(line)?)
+    }
+
+    /// `check` the way it was before `Toolset::one`: through the filter
+    /// (`Filter::bare`) and its sink. For the tests that pin the two together.
+    fn _check_filter(
         &self,
         py: Python<'_>,
         name: &str,

@@ -143,7 +143,13 @@ pub(crate) fn repair(tool: &Tool, args: &Value, policy: Policy) -> Option<(Value
     let schemas = Schemas::new(tool);
     let mut doc = args.clone();
     let mut repairs = Vec::new();
+    // The document is the last candidate validated, and that had no errors:
+    // the next round would find none (a validation saved).
+    let mut clean = false;
     for _ in 0..policy.max_rounds {
+        if clean {
+            return Some((doc, repairs));
+        }
         let found = {
             let errors = Errors::of(tool, &doc);
             if errors.is_empty() {
@@ -168,7 +174,9 @@ pub(crate) fn repair(tool: &Tool, args: &Value, policy: Policy) -> Option<(Value
         let mut kept = 0;
         while !pending.is_empty() {
             // The next fix each pending site proposes, from its next rule on.
-            let mut batch: Vec<(&Site, usize, Kind, Fix)> = Vec::new();
+            // (Room for all at once: a proposal is some 350 bytes, and growing
+            // from four of them asks malloc for a large block each time.)
+            let mut batch: Vec<(&Site, usize, Kind, Fix)> = Vec::with_capacity(pending.len());
             let mut renamed: HashSet<(Vec<String>, String)> = HashSet::new();
             let mut renamed_to: HashSet<(Vec<String>, String)> = HashSet::new();
             for &(site, from) in &pending {
@@ -223,16 +231,25 @@ pub(crate) fn repair(tool: &Tool, args: &Value, policy: Policy) -> Option<(Value
                     .map(|(_, _, _, f)| &f.change)
                     .collect::<Vec<_>>(),
             );
-            let (good, bad): (Vec<_>, Vec<_>) = {
+            let (good, bad, candidate_clean): (Vec<_>, Vec<_>, bool) = {
                 let errors = Errors::of(tool, &candidate);
-                batch
-                    .into_iter()
-                    .partition(|(site, _, kind, fix)| resolved(&errors, site, fix, *kind))
+                let (mut good, mut bad) = (Vec::with_capacity(batch.len()), Vec::new());
+                for proposal in batch {
+                    let (site, _, kind, fix) = &proposal;
+                    if resolved(&errors, site, fix, *kind) {
+                        good.push(proposal);
+                    } else {
+                        bad.push(proposal);
+                    }
+                }
+                (good, bad, errors.is_empty())
             };
             if bad.is_empty() {
                 doc = candidate;
+                clean = candidate_clean;
                 schemas.forget();
             } else if !good.is_empty() {
+                clean = false;
                 apply_all(
                     &mut doc,
                     &good

@@ -5,7 +5,6 @@ use serde_json::Value;
 use super::engine::get;
 use super::schemas::Schemas;
 use super::site::Site;
-use super::text;
 use super::unwrap::unwrap_arguments;
 use crate::kinds::Kind;
 use crate::suggest::normalise;
@@ -75,12 +74,12 @@ pub(super) fn coerce_boolean(s: &Schemas<'_>, doc: &Value, site: &Site) -> Optio
 }
 
 /// A string at the site read as the schema wants it there (by
-/// [`text::reading`], which also types the text of XML parameters), when the
+/// [`super::text::reading`], which also types the text of XML parameters), when the
 /// reading is of the kind a rule makes.
 fn coerce(s: &Schemas<'_>, doc: &Value, site: &Site, kind: fn(&Value) -> bool) -> Option<Fix> {
     let (v, path) = value_site(doc, site)?;
     let text = v.as_str()?;
-    let typed = text::reading(text, &s.wanted(doc, path), text::Source::Json).filter(kind)?;
+    let typed = s.reading(doc, path, text, kind)?;
     Some(set(path, v, typed))
 }
 

@@ -8,6 +8,7 @@ use std::rc::Rc;
 use serde_json::Value;
 
 use super::engine::get;
+use super::text;
 use crate::registry::Tool;
 use crate::resolve::At;
 use crate::suggest::{self, normalise};
@@ -33,12 +34,29 @@ impl Wanted<'_> {
     }
 }
 
+/// The keywords of one schema that [`Schemas::wanted`] reads.
+#[derive(Default)]
+struct Keywords<'a> {
+    type_: Option<&'a Value>,
+    properties: Option<&'a Value>,
+    items: Option<&'a Value>,
+    prefix_items: Option<&'a Value>,
+    enum_: Option<&'a Value>,
+    const_: Option<&'a Value>,
+    required: Option<&'a Value>,
+    format: Option<&'a Value>,
+    pattern: Option<&'a Value>,
+}
+
 pub(super) struct Schemas<'a> {
     pub(super) tool: &'a Tool,
     /// The declared properties and keys of each object looked at, for the
     /// document as it stands ([`Schemas::forget`] when it changes): built once
     /// per object, not once per key.
     pub(super) objects: RefCell<HashMap<Vec<String>, Rc<Object<'a>>>>,
+    /// What the string at each path reads as ([`Schemas::reading`]), for the
+    /// document as it stands: the coercing rules ask for it in turn.
+    readings: RefCell<HashMap<Vec<String>, Option<Value>>>,
 }
 
 /// One object of the document and its declared properties, indexed.
@@ -58,12 +76,33 @@ impl<'a> Schemas<'a> {
         Schemas {
             tool,
             objects: RefCell::default(),
+            readings: RefCell::default(),
         }
     }
 
     /// The document changed: what was indexed of it no longer holds.
     pub(super) fn forget(&self) {
         self.objects.borrow_mut().clear();
+        self.readings.borrow_mut().clear();
+    }
+
+    /// The reading of `text`, the JSON string at `path` of `doc`, that the
+    /// schemas there want ([`text::reading`]), when it is of the kind asked
+    /// for: worked out once per path and document state.
+    pub(super) fn reading(
+        &self,
+        doc: &Value,
+        path: &[String],
+        text: &str,
+        kind: fn(&Value) -> bool,
+    ) -> Option<Value> {
+        if let Some(read) = self.readings.borrow().get(path) {
+            return read.as_ref().filter(|v| kind(v)).cloned();
+        }
+        let read = text::reading(text, &self.wanted(doc, path), text::Source::Json);
+        let wanted = read.as_ref().filter(|v| kind(v)).cloned();
+        self.readings.borrow_mut().insert(path.to_vec(), read);
+        wanted
     }
 
     /// The object at `path` of `doc` and what is declared for it, indexed once
@@ -151,34 +190,52 @@ impl<'a> Schemas<'a> {
             let Value::Object(m) = node.schema else {
                 continue;
             };
-            match m.get("type") {
+            // The keywords looked at, found in one pass over the schema's keys
+            // (a schema has few; a lookup each would hash every name).
+            let mut k = Keywords::default();
+            for (key, value) in m {
+                let slot = match key.as_str() {
+                    "type" => &mut k.type_,
+                    "properties" => &mut k.properties,
+                    "items" => &mut k.items,
+                    "prefixItems" => &mut k.prefix_items,
+                    "enum" => &mut k.enum_,
+                    "const" => &mut k.const_,
+                    "required" => &mut k.required,
+                    "format" => &mut k.format,
+                    "pattern" => &mut k.pattern,
+                    _ => continue,
+                };
+                *slot = Some(value);
+            }
+            match k.type_ {
                 Some(Value::String(t)) => w.types.push(t),
                 Some(Value::Array(ts)) => w.types.extend(ts.iter().filter_map(Value::as_str)),
                 _ => {
-                    if m.contains_key("properties") {
+                    if k.properties.is_some() {
                         w.types.push("object");
                     }
-                    if m.contains_key("items") || m.contains_key("prefixItems") {
+                    if k.items.is_some() || k.prefix_items.is_some() {
                         w.types.push("array");
                     }
                 }
             }
-            if let Some(Value::Array(opts)) = m.get("enum") {
+            if let Some(Value::Array(opts)) = k.enum_ {
                 w.enums.extend(opts.iter());
             }
-            if let Some(c) = m.get("const") {
+            if let Some(c) = k.const_ {
                 w.enums.push(c);
             }
-            if let Some(Value::Array(req)) = m.get("required") {
+            if let Some(Value::Array(req)) = k.required {
                 w.required.extend(req.iter().filter_map(Value::as_str));
             }
-            if let Some(Value::Object(props)) = m.get("properties") {
+            if let Some(Value::Object(props)) = k.properties {
                 w.properties.extend(props.keys().map(String::as_str));
             }
-            if let Some(Value::String(f)) = m.get("format") {
+            if let Some(Value::String(f)) = k.format {
                 w.formats.push(f);
             }
-            if let Some(Value::String(p)) = m.get("pattern") {
+            if let Some(Value::String(p)) = k.pattern {
                 w.patterns.push(p);
             }
         }

@@ -28,13 +28,14 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::error::Unrecognised;
-use crate::filter::{Conversation, Filter, Judge, Loops, Options, Tally};
+use crate::filter::{Conversation, Filter, Judge, Loops, Options, Summary, Tally};
 use crate::kinds::Kind;
-use crate::message::{ArgError, Style};
+use crate::message::{self, ArgError, Style};
 use crate::provider::Call;
 use crate::provider::{self, Args, Extracted};
 use crate::registry::{Registry, SourceError};
 use crate::repair::{Policy, Repair};
+use crate::spelling::Spellings;
 use crate::verdict::{Fault, Status, Verdict};
 
 /// Tools by name, with how calls to them are checked ([`Options`]).
@@ -334,10 +335,107 @@ impl Toolset {
         }
     }
 
+    /// [`Filter::bare`] for arguments already in memory, without a reader or a
+    /// sink: what `bare` hands its sink for `bytes` (the record's number
+    /// spellings, the call and its verdict). With a `summary`, its loop memory
+    /// and counts are kept there as `bare` keeps them; `None` is `bare` with a
+    /// fresh summary of which nothing is kept (`options.loop_limit` must then be
+    /// 0: no repeats are counted). `source` names the input in messages and is
+    /// the conversation repeats are counted in. The one difference: a broken
+    /// schema is not said to a sink's [`diagnostic`](crate::Sink::diagnostic).
+    /// One call checked this way skips `bare`'s reading (a copy of the bytes)
+    /// and the caller's sink (a result kept in a list).
+    ///
+    /// ```
+    /// use callfix::{Options, Summary, Toolset};
+    /// use serde_json::json;
+    ///
+    /// let tools = Toolset::from_schemas([(
+    ///     "read".to_owned(),
+    ///     json!({"type": "object", "properties": {"offset": {"type": "integer"}}}),
+    /// )]);
+    /// let mut summary = Summary::default();
+    /// let text = br#"{"offset": "2"}"#;
+    /// let one = tools.check_bare(&Options::default(), "read", text.to_vec(), "<in>", Some(&mut summary));
+    /// assert_eq!(one.verdict.args(), Some(&json!({"offset": 2})));
+    /// assert_eq!(summary.total().repaired, 1);
+    /// ```
+    pub fn check_bare(
+        &self,
+        options: &Options,
+        tool: &str,
+        bytes: Vec<u8>,
+        source: &str,
+        mut summary: Option<&mut Summary>,
+    ) -> BareCheck {
+        if let Some(summary) = summary.as_deref_mut() {
+            summary.records += 1;
+        }
+        let limit = options.max_record_bytes;
+        let text = if bytes.len() > limit {
+            Err(message::record_too_large(source, 1, bytes.len(), limit))
+        } else {
+            String::from_utf8(bytes).map_err(|e| message::not_utf8(e.utf8_error().valid_up_to()))
+        };
+        let checked = match text {
+            Ok(text) => {
+                let spellings = Spellings::scan(text.as_bytes());
+                let mut call = provider::bare_call(tool, text);
+                let judge = Judge::new(&self.registry, options);
+                let mut verdict = judge.judge(&mut call, false);
+                let conversation = Conversation::Input(source);
+                match summary.as_deref_mut() {
+                    Some(summary) => {
+                        let mut repeats = summary.loops.within(&conversation);
+                        // Counted below under the name asked for, even if renamed.
+                        judge.settle(&call.name, &mut verdict, Tally::Repeats(&mut repeats));
+                        if verdict.fault == Fault::Schema
+                            && !summary.broken_tools.contains(&call.name)
+                        {
+                            summary.broken_tools.insert(call.name.clone());
+                        }
+                    }
+                    None => judge.settle(&call.name, &mut verdict, Tally::Nothing),
+                }
+                BareCheck {
+                    spellings,
+                    call,
+                    verdict,
+                }
+            }
+            Err(text) => {
+                let mut verdict = Verdict::rejected(text, Fault::Call);
+                verdict.finish(&options.style, tool);
+                BareCheck {
+                    spellings: Spellings::default(),
+                    call: provider::bare_call(tool, String::new()),
+                    verdict,
+                }
+            }
+        };
+        if let Some(summary) = summary {
+            summary.count(tool, &checked.verdict);
+        }
+        checked
+    }
+
     /// The one settle step ([`Judge::check`]) for one call, with `options`.
     fn judge(&self, call: &mut Call, options: &Options, tally: Tally<'_>) -> Outcome {
         Outcome::from(Judge::new(&self.registry, options).check(call, tally))
     }
+}
+
+/// One call checked from its argument bytes ([`Toolset::check_bare`]): what
+/// [`Filter::bare`] hands its sink.
+#[derive(Debug)]
+pub struct BareCheck {
+    /// The number spellings of the arguments' text (none when the bytes were
+    /// no text: too many, or not UTF-8).
+    pub spellings: Spellings,
+    /// The call, its arguments as sent.
+    pub call: Call,
+    /// What became of it.
+    pub verdict: Verdict,
 }
 
 /// One call of a record, checked ([`Toolset::check_record`]).

@@ -151,3 +151,107 @@ fn text_arguments_are_salvaged_and_unknown_tools_rejected() {
         Outcome::Rejected { .. }
     ));
 }
+
+/// What `Filter::bare` hands its sink.
+#[derive(Default)]
+struct Kept(Spellings, Vec<(Call, Verdict)>);
+
+impl crate::Sink for Kept {
+    fn begin_record(&mut self, spellings: Spellings) {
+        self.0 = spellings;
+    }
+
+    fn call(&mut self, _: crate::Position, call: Call, verdict: Verdict) -> std::io::Result<()> {
+        self.1.push((call, verdict));
+        Ok(())
+    }
+
+    fn record(&mut self, _: crate::Position, _: Verdict) -> std::io::Result<()> {
+        unreachable!("bare arguments are one call")
+    }
+}
+
+#[test]
+fn check_bare_is_what_the_filter_hands_its_sink_for_bare_arguments() {
+    let tools = Toolset::from_path(concat!(env!("CARGO_MANIFEST_DIR"), "/schemas")).unwrap();
+    let deep = format!("{}{}", "[".repeat(100), "]".repeat(100));
+    let big = format!(r#"{{"file_path": "{}"}}"#, "a".repeat(400));
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("read", br#"{"file_path": "/a", "offset": 2}"#.to_vec()),
+        ("read", br#"{"file_path": "/a", "offset": "2"}"#.to_vec()),
+        (
+            "read",
+            br#"{"filePath": "/a", "offset": "2.0", "limit": 1e2}"#.to_vec(),
+        ),
+        (
+            "read",
+            br#"{"file_path": "/a", "offset": 12345678901234567890123}"#.to_vec(),
+        ),
+        ("read", b"```json\n{\"file_path\": \"/a\",}\n```".to_vec()),
+        ("read", br#"{"file_path": "/a""#.to_vec()),
+        ("read", b"".to_vec()),
+        ("read", b"not json".to_vec()),
+        ("read", br#"{}"#.to_vec()),
+        ("read", br#"[1, 2]"#.to_vec()),
+        ("read", br#""{\"file_path\": \"/a\"}""#.to_vec()),
+        ("read", b"{\"file_path\": \"/\xff\"}".to_vec()),
+        ("read", br#"{"file_path": "/a\ud800"}"#.to_vec()),
+        ("read", deep.clone().into_bytes()),
+        ("read", big.clone().into_bytes()),
+        ("Read", br#"{"file_path": "/a"}"#.to_vec()),
+        ("nope", br#"{"file_path": "/a"}"#.to_vec()),
+        ("bash", br#"{"command": "ls", "timeout": "1e3"}"#.to_vec()),
+        (
+            "grep",
+            br#"{"pattern": "fn", "-n": "true", "head_limit": "5"}"#.to_vec(),
+        ),
+        ("todowrite", br#"{"todos": "[{\"id\": \"1\"}]"}"#.to_vec()),
+        (
+            "edit",
+            br#"{"file_path": "/a", "old_string": "a", "new_string": "a"}"#.to_vec(),
+        ),
+    ];
+    for loop_limit in [0, 2] {
+        let mut options = tools.options().clone();
+        options.loop_limit = loop_limit;
+        options.max_record_bytes = 300;
+        let (mut slow, mut fast) = (Summary::default(), Summary::default());
+        // Twice through: the second time, rejections repeat.
+        for (tool, bytes) in cases.iter().chain(&cases) {
+            let mut kept = Kept::default();
+            tools
+                .filter_with(&options)
+                .bare(
+                    crate::Input::from_bytes(bytes, "<in>"),
+                    tool,
+                    &mut kept,
+                    &mut slow,
+                )
+                .unwrap();
+            let one = tools.check_bare(&options, tool, bytes.clone(), "<in>", Some(&mut fast));
+            let what = String::from_utf8_lossy(bytes);
+            if loop_limit == 0 {
+                // Without a summary: the same, nothing counted.
+                let alone = tools.check_bare(&options, tool, bytes.clone(), "<in>", None);
+                assert_eq!(kept.1, vec![(alone.call, alone.verdict)], "{tool} {what}");
+                assert_eq!(kept.0, alone.spellings, "{tool} {what}");
+            }
+            assert_eq!(kept.1, vec![(one.call, one.verdict)], "{tool} {what}");
+            assert_eq!(kept.0, one.spellings, "{tool} {what}");
+            assert_eq!(
+                (
+                    slow.records(),
+                    slow.total(),
+                    slow.repairs(),
+                    slow.schema_faults()
+                ),
+                (
+                    fast.records(),
+                    fast.total(),
+                    fast.repairs(),
+                    fast.schema_faults()
+                )
+            );
+        }
+    }
+}
