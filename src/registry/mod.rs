@@ -34,6 +34,7 @@ use serde_json::Value;
 
 use self::names::Aliases;
 
+mod listing;
 mod names;
 
 /// A schema that could not be loaded or compiled.
@@ -91,26 +92,32 @@ impl Tool {
     }
 }
 
+/// Where a tool's schema comes from. Two words: a directory of thousands of
+/// tools is listed into an entry each, so what only lists and tool lists hold
+/// is boxed.
 #[derive(Debug)]
 enum Origin {
     /// `<dir>/<tool>.json`; the path is built only when the schema is needed.
     File(Arc<Path>),
     /// One tool of a tool-list file; its schema was read with the file.
-    Inline {
-        file: PathBuf,
-        schema: Value,
-        description: Option<String>,
-    },
+    Inline(Box<Held>),
     /// A schema given in memory: no file, and no file reference allowed.
-    Memory {
-        schema: Value,
-        description: Option<String>,
-    },
+    Memory(Box<Held>),
+}
+
+/// A schema read with its tool list (or given in memory), and the tool's own
+/// description there.
+#[derive(Debug)]
+struct Held {
+    /// The tool-list file (`Origin::Inline`); empty for `Origin::Memory`.
+    file: PathBuf,
+    schema: Value,
+    description: Option<String>,
 }
 
 #[derive(Debug)]
 struct Entry {
-    name: String,
+    name: Box<str>,
     origin: Origin,
     /// Boxed: a directory of thousands of tools is listed into entries of a few
     /// words each, and only the tools called grow to a compiled validator.
@@ -133,8 +140,8 @@ impl Entry {
     fn file(&self) -> PathBuf {
         match &self.origin {
             Origin::File(dir) => dir.join(format!("{}.json", self.name)),
-            Origin::Inline { file, .. } => file.clone(),
-            Origin::Memory { .. } => PathBuf::from(format!("<memory>/{}", self.name)),
+            Origin::Inline(held) => held.file.clone(),
+            Origin::Memory(_) => PathBuf::from(format!("<memory>/{}", self.name)),
         }
     }
 }
@@ -152,7 +159,7 @@ pub struct Registry {
     /// Set when `entries` is one directory, unsorted and not yet indexed.
     listed: bool,
     /// Name to entry; built while loading, or (`listed`) on first need.
-    by_name: OnceLock<HashMap<String, usize, FnvBuild>>,
+    by_name: OnceLock<HashMap<Box<str>, usize, FnvBuild>>,
     /// Lookups made by comparing names one by one, before `by_name` is built.
     scans: AtomicU32,
     /// Entries in the registry's order: sources in order, a directory's tools
@@ -193,10 +200,11 @@ impl Registry {
         for (name, schema) in schemas {
             reg.add(
                 name,
-                Origin::Memory {
+                Origin::Memory(Box::new(Held {
+                    file: PathBuf::new(),
                     schema,
                     description: None,
-                },
+                })),
             );
         }
         reg
@@ -215,10 +223,11 @@ impl Registry {
         for (name, schema, description) in tools {
             reg.add(
                 name,
-                Origin::Memory {
+                Origin::Memory(Box::new(Held {
+                    file: PathBuf::new(),
                     schema,
                     description,
-                },
+                })),
             );
         }
         Some(reg)
@@ -237,7 +246,7 @@ impl Registry {
 
     /// Tool names in the registry's order.
     pub fn names(&self) -> impl ExactSizeIterator<Item = &str> {
-        self.order().iter().map(|&i| self.entry(i).name.as_str())
+        self.order().iter().map(|&i| &*self.entry(i).name)
     }
 
     /// The entry at `i`, one of `entries`' own indexes (from `order`, `by_name`
@@ -252,7 +261,7 @@ impl Registry {
         self.order.get_or_init(|| {
             let mut order: Vec<usize> = (0..self.entries.len()).collect();
             if self.listed {
-                order.sort_unstable_by_key(|&i| self.entries.get(i).map(|e| e.name.as_str()));
+                order.sort_unstable_by_key(|&i| self.entries.get(i).map(|e| &*e.name));
             }
             order
         })
@@ -266,7 +275,7 @@ impl Registry {
             return by_name.get(name).copied();
         }
         if self.scans.fetch_add(1, Ordering::Relaxed) < SCANS {
-            return self.entries.iter().position(|e| e.name == name);
+            return self.entries.iter().position(|e| &*e.name == name);
         }
         let by_name = self.by_name.get_or_init(|| {
             let names = self.entries.iter().enumerate();
@@ -313,6 +322,7 @@ impl Registry {
     /// `listed` registry.
     fn add(&mut self, name: String, origin: Origin) {
         let mut by_name = self.by_name.take().unwrap_or_default();
+        let name = name.into_boxed_str();
         let known = by_name.contains_key(&name);
         if !known {
             by_name.insert(name.clone(), self.entries.len());
@@ -346,24 +356,7 @@ impl Registry {
             problem: IoCause(e).into(),
         };
         // Names only: no path is built and no file is read until a call needs it.
-        let mut names = Vec::new();
-        for item in fs::read_dir(dir).map_err(err)? {
-            let mut name = match item.map_err(err)?.file_name().into_string() {
-                Ok(name) => name,
-                Err(file_name) => {
-                    self.warnings.push(format!(
-                        "{}: file name is not UTF-8; skipped",
-                        dir.join(&file_name).display()
-                    ));
-                    continue;
-                }
-            };
-            // `_name.json` holds shared definitions for `$ref`, not a tool.
-            if name.len() > ".json".len() && name.ends_with(".json") && !name.starts_with('_') {
-                name.truncate(name.len() - ".json".len());
-                names.push(name);
-            }
-        }
+        let mut names = listing::tool_names(dir, &mut self.warnings).map_err(err)?;
         let dir: Arc<Path> = Arc::from(dir);
         if alone {
             self.listed = true;
@@ -379,7 +372,7 @@ impl Registry {
         }
         names.sort_unstable();
         for name in names {
-            self.add(name, Origin::File(Arc::clone(&dir)));
+            self.add(name.into(), Origin::File(Arc::clone(&dir)));
         }
         Ok(())
     }
@@ -409,11 +402,11 @@ impl Registry {
         for (name, schema, description) in tools {
             self.add(
                 name,
-                Origin::Inline {
+                Origin::Inline(Box::new(Held {
                     file: file.to_owned(),
                     schema,
                     description,
-                },
+                })),
             );
         }
         Ok(())
@@ -423,8 +416,8 @@ impl Registry {
 fn compile(entry: &Entry, ref_map: &Arc<RefMap>) -> Result<Tool, SchemaError> {
     let path = entry.file();
     let (file, tool) = match &entry.origin {
-        Origin::File(_) | Origin::Memory { .. } => (&path, None),
-        Origin::Inline { file, .. } => (file, Some(entry.name.clone())),
+        Origin::File(_) | Origin::Memory(_) => (&path, None),
+        Origin::Inline(held) => (&held.file, Some(entry.name.to_string())),
     };
     let fail = |problem: SchemaProblem| SchemaError {
         file: file.clone(),
@@ -433,14 +426,14 @@ fn compile(entry: &Entry, ref_map: &Arc<RefMap>) -> Result<Tool, SchemaError> {
         problem,
     };
     let (root, base, schema, text) = match &entry.origin {
-        Origin::Memory { schema, .. } => {
+        Origin::Memory(held) => {
             let base = format!(
                 "json-schema:///{}.json",
-                file_uri(Path::new(&entry.name)).trim_start_matches("file://")
+                file_uri(Path::new(&*entry.name)).trim_start_matches("file://")
             );
-            (None, base, schema.clone(), None)
+            (None, base, held.schema.clone(), None)
         }
-        Origin::File(_) | Origin::Inline { .. } => {
+        Origin::File(_) | Origin::Inline(_) => {
             // Where the file really is, checked against the directory before
             // anything is opened: a symlink out of it (to /dev/zero, say) is
             // never read.
@@ -465,9 +458,7 @@ fn compile(entry: &Entry, ref_map: &Arc<RefMap>) -> Result<Tool, SchemaError> {
                     })?;
                     (schema, Some(text))
                 }
-                Origin::Inline { schema, .. } | Origin::Memory { schema, .. } => {
-                    (schema.clone(), None)
-                }
+                Origin::Inline(held) | Origin::Memory(held) => (held.schema.clone(), None),
             };
             (Some(root), file_uri(&canonical), schema, text)
         }
@@ -513,21 +504,16 @@ fn compile(entry: &Entry, ref_map: &Arc<RefMap>) -> Result<Tool, SchemaError> {
             })
         })?;
     let description = match &entry.origin {
-        Origin::Inline {
-            description: Some(d),
-            ..
+        Origin::Inline(held) | Origin::Memory(held) if held.description.is_some() => {
+            held.description.clone()
         }
-        | Origin::Memory {
-            description: Some(d),
-            ..
-        } => Some(d.clone()),
         _ => schema
             .get("description")
             .and_then(Value::as_str)
             .map(str::to_owned),
     };
     Ok(Tool {
-        name: entry.name.clone(),
+        name: entry.name.to_string(),
         schema,
         refs,
         base: base_uri,

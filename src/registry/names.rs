@@ -242,7 +242,7 @@ impl Registry {
             // theirs: a toolbox is a word two tools or more share.
             let mut sharing: HashMap<String, usize> = HashMap::new();
             for &i in self.order() {
-                let name = self.entry(i).name.as_str();
+                let name = &*self.entry(i).name;
                 let mut firsts: Vec<String> = std::iter::once(name)
                     .chain(namespace_tails(name))
                     .filter_map(first_word)
@@ -260,11 +260,11 @@ impl Registry {
                 a.by_normalised.entry(norm.clone()).or_default().push(i);
                 a.normalised.push(norm);
                 let sanitised = crate::provider::provider_name(&e.name);
-                if sanitised != e.name {
+                if *sanitised != *e.name {
                     a.by_sanitised.entry(sanitised).or_default().push(i);
                 }
                 let tails = namespace_tails(&e.name);
-                let mut toolboxes: Vec<String> = std::iter::once(e.name.as_str())
+                let mut toolboxes: Vec<String> = std::iter::once(&*e.name)
                     .chain(tails.iter().copied())
                     .filter_map(toolbox_tail)
                     .filter(|(word, _)| shared(word))
@@ -290,7 +290,7 @@ impl Registry {
         hits.into_iter()
             .flatten()
             .filter_map(|&i| self.entries.get(i))
-            .map(|e| e.name.as_str())
+            .map(|e| &*e.name)
             .collect()
     }
 

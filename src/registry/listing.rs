@@ -1,0 +1,145 @@
+//! Listing a schema directory: the tool names it holds, in the order the
+//! system lists them, and a warning for each file name that is not UTF-8.
+//!
+//! A one-call process against a directory of thousands of schemas spends most
+//! of what it adds to the floor here, so on Linux the directory is read with
+//! `getdents64` into one buffer: no allocation per file (std's `read_dir`
+//! makes two), the names checked as UTF-8 together, and each tool name
+//! allocated once at its size. Any file name that is not UTF-8 sends the
+//! whole directory down the general path (`std::fs::read_dir`), which words
+//! the warnings; both paths give the same names in the same order (a test
+//! compares them).
+
+use std::fs;
+use std::io;
+use std::path::Path;
+
+/// The tool a directory's file name holds: `<tool>.json`, but `_name.json`
+/// holds shared definitions for `$ref`, not a tool.
+fn tool_name(file_name: &str) -> Option<&str> {
+    let tool = file_name.strip_suffix(".json")?;
+    (!tool.is_empty() && !tool.starts_with('_')).then_some(tool)
+}
+
+/// The tool names in `dir`, as listed, with a warning pushed for each file
+/// name that is not UTF-8 (skipped).
+pub(super) fn tool_names(dir: &Path, warnings: &mut Vec<String>) -> io::Result<Vec<Box<str>>> {
+    #[cfg(target_os = "linux")]
+    if let Some(names) = fast::tool_names(dir)? {
+        return Ok(names);
+    }
+    general(dir, warnings)
+}
+
+/// Through `std::fs::read_dir`: any platform, any file name.
+fn general(dir: &Path, warnings: &mut Vec<String>) -> io::Result<Vec<Box<str>>> {
+    let mut names = Vec::new();
+    for item in fs::read_dir(dir)? {
+        let file_name = item?.file_name();
+        match file_name.to_str() {
+            Some(name) => names.extend(tool_name(name).map(Box::from)),
+            None => warnings.push(format!(
+                "{}: file name is not UTF-8; skipped",
+                dir.join(&file_name).display()
+            )),
+        }
+    }
+    Ok(names)
+}
+
+#[cfg(target_os = "linux")]
+mod fast {
+    use std::io;
+    use std::path::Path;
+
+    use rustix::fs::{Mode, OFlags, RawDir};
+
+    /// Bytes read from the directory per `getdents64` call.
+    const BUFFER: usize = 1 << 15;
+
+    /// The tool names in `dir`, or `None` when a file name is not UTF-8 (the
+    /// general path lists the directory again and words the warnings).
+    pub(super) fn tool_names(dir: &Path) -> io::Result<Option<Vec<Box<str>>>> {
+        // Opened as `opendir` opens it: a file that is not a directory fails here.
+        let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        let file = rustix::fs::open(dir, flags, Mode::empty())?;
+        let mut buf: Vec<u8> = Vec::with_capacity(BUFFER);
+        // Every file name, back to back, and where each ends.
+        let mut text: Vec<u8> = Vec::new();
+        let mut ends: Vec<usize> = Vec::new();
+        let mut entries = RawDir::new(&file, buf.spare_capacity_mut());
+        while let Some(entry) = entries.next() {
+            let name = entry.map_err(io::Error::from)?;
+            let name = name.file_name().to_bytes();
+            if name != b"." && name != b".." {
+                text.extend_from_slice(name);
+                ends.push(text.len());
+            }
+        }
+        let Ok(text) = std::str::from_utf8(&text) else {
+            return Ok(None);
+        };
+        let mut names = Vec::with_capacity(ends.len());
+        let mut start = 0;
+        for end in ends {
+            // A name that is UTF-8 on its own ends on a character boundary.
+            let name = text.get(start..end).unwrap_or_default();
+            names.extend(super::tool_name(name).map(Box::from));
+            start = end;
+        }
+        Ok(Some(names))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fast path gives what `read_dir` gives: the same names in the same
+    /// order, and for a name that is not UTF-8 the same warning.
+    #[test]
+    fn both_paths_list_alike() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut files: Vec<String> = (0..3000).map(|i| format!("t{i}_é.json")).collect();
+        files.extend(
+            ["_defs.json", ".json", "x.JSON", "notes.txt", "a.json.json"].map(String::from),
+        );
+        for f in &files {
+            fs::write(dir.path().join(f), "{}").unwrap();
+        }
+        fs::create_dir(dir.path().join("sub.json")).unwrap();
+        let mut warnings = Vec::new();
+        let listed = tool_names(dir.path(), &mut warnings).unwrap();
+        let mut general_warnings = Vec::new();
+        let slow = general(dir.path(), &mut general_warnings).unwrap();
+        assert_eq!(listed, slow);
+        assert!(warnings.is_empty() && general_warnings.is_empty());
+        assert_eq!(listed.len(), 3000 + 2);
+        assert!(listed.iter().any(|n| &**n == "a.json") && listed.iter().any(|n| &**n == "sub"));
+
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let bad = std::ffi::OsStr::from_bytes(b"bad\xff.json");
+            fs::write(dir.path().join(bad), "{}").unwrap();
+            let mut warnings = Vec::new();
+            let listed = tool_names(dir.path(), &mut warnings).unwrap();
+            let mut general_warnings = Vec::new();
+            assert_eq!(listed, general(dir.path(), &mut general_warnings).unwrap());
+            assert_eq!(warnings, general_warnings);
+            assert_eq!(warnings.len(), 1);
+            assert!(warnings[0].ends_with(": file name is not UTF-8; skipped"));
+        }
+    }
+
+    #[test]
+    fn a_missing_directory_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("no");
+        let err = tool_names(&missing, &mut Vec::new()).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::NotFound);
+        let file = dir.path().join("f.json");
+        fs::write(&file, "{}").unwrap();
+        assert!(tool_names(&file, &mut Vec::new()).is_err());
+    }
+}
