@@ -12,7 +12,23 @@
 
 use std::fs;
 use std::io;
+use std::ops::Range;
 use std::path::Path;
+
+/// A directory's tool names: one text, and where each name is in it (the
+/// text may hold other file names too).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(super) struct Listed {
+    pub(super) text: String,
+    pub(super) names: Vec<Range<usize>>,
+}
+
+impl Listed {
+    /// The tool names, as listed.
+    pub(super) fn names(&self) -> impl Iterator<Item = &str> {
+        (self.names.iter()).map(|r| self.text.get(r.clone()).unwrap_or_default())
+    }
+}
 
 /// The tool a directory's file name holds: `<tool>.json`, but `_name.json`
 /// holds shared definitions for `$ref`, not a tool.
@@ -23,28 +39,34 @@ fn tool_name(file_name: &str) -> Option<&str> {
 
 /// The tool names in `dir`, as listed, with a warning pushed for each file
 /// name that is not UTF-8 (skipped).
-pub(super) fn tool_names(dir: &Path, warnings: &mut Vec<String>) -> io::Result<Vec<Box<str>>> {
+pub(super) fn tool_names(dir: &Path, warnings: &mut Vec<String>) -> io::Result<Listed> {
     #[cfg(target_os = "linux")]
-    if let Some(names) = fast::tool_names(dir)? {
-        return Ok(names);
+    if let Some(listed) = fast::tool_names(dir)? {
+        return Ok(listed);
     }
     general(dir, warnings)
 }
 
 /// Through `std::fs::read_dir`: any platform, any file name.
-fn general(dir: &Path, warnings: &mut Vec<String>) -> io::Result<Vec<Box<str>>> {
-    let mut names = Vec::new();
+fn general(dir: &Path, warnings: &mut Vec<String>) -> io::Result<Listed> {
+    let mut listed = Listed::default();
     for item in fs::read_dir(dir)? {
         let file_name = item?.file_name();
         match file_name.to_str() {
-            Some(name) => names.extend(tool_name(name).map(Box::from)),
+            Some(name) => {
+                if let Some(tool) = tool_name(name) {
+                    let start = listed.text.len();
+                    listed.text.push_str(tool);
+                    listed.names.push(start..listed.text.len());
+                }
+            }
             None => warnings.push(format!(
                 "{}: file name is not UTF-8; skipped",
                 dir.join(&file_name).display()
             )),
         }
     }
-    Ok(names)
+    Ok(listed)
 }
 
 #[cfg(target_os = "linux")]
@@ -54,40 +76,52 @@ mod fast {
 
     use rustix::fs::{Mode, OFlags, RawDir};
 
+    use super::Listed;
+
     /// Bytes read from the directory per `getdents64` call.
     const BUFFER: usize = 1 << 15;
 
     /// The tool names in `dir`, or `None` when a file name is not UTF-8 (the
     /// general path lists the directory again and words the warnings).
-    pub(super) fn tool_names(dir: &Path) -> io::Result<Option<Vec<Box<str>>>> {
+    pub(super) fn tool_names(dir: &Path) -> io::Result<Option<Listed>> {
         // Opened as `opendir` opens it: a file that is not a directory fails here.
         let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::DIRECTORY | OFlags::CLOEXEC;
         let file = rustix::fs::open(dir, flags, Mode::empty())?;
         let mut buf: Vec<u8> = Vec::with_capacity(BUFFER);
-        // Every file name, back to back, and where each ends.
+        // The tool names, back to back, checked as UTF-8 at the end.
         let mut text: Vec<u8> = Vec::new();
-        let mut ends: Vec<usize> = Vec::new();
+        let mut names = Vec::new();
         let mut entries = RawDir::new(&file, buf.spare_capacity_mut());
         while let Some(entry) = entries.next() {
-            let name = entry.map_err(io::Error::from)?;
-            let name = name.file_name().to_bytes();
-            if name != b"." && name != b".." {
-                text.extend_from_slice(name);
-                ends.push(text.len());
+            let entry = entry.map_err(io::Error::from)?;
+            let name = entry.file_name().to_bytes();
+            // `tool_name`, on bytes: `.json` and `_` are ASCII.
+            match name.strip_suffix(b".json") {
+                Some(tool @ [first, ..]) if *first != b'_' => {
+                    // Text that is UTF-8 as a whole is UTF-8 in each name when
+                    // no name starts inside a character.
+                    if is_continuation(*first) {
+                        return Ok(None);
+                    }
+                    names.push(text.len()..text.len() + tool.len());
+                    text.extend_from_slice(tool);
+                }
+                _ => {
+                    if std::str::from_utf8(name).is_err() {
+                        return Ok(None);
+                    }
+                }
             }
         }
-        let Ok(text) = std::str::from_utf8(&text) else {
+        let Ok(text) = String::from_utf8(text) else {
             return Ok(None);
         };
-        let mut names = Vec::with_capacity(ends.len());
-        let mut start = 0;
-        for end in ends {
-            // A name that is UTF-8 on its own ends on a character boundary.
-            let name = text.get(start..end).unwrap_or_default();
-            names.extend(super::tool_name(name).map(Box::from));
-            start = end;
-        }
-        Ok(Some(names))
+        Ok(Some(Listed { text, names }))
+    }
+
+    /// Whether `byte` continues a UTF-8 character.
+    fn is_continuation(byte: u8) -> bool {
+        byte & 0b1100_0000 == 0b1000_0000
     }
 }
 
@@ -110,12 +144,13 @@ mod tests {
         fs::create_dir(dir.path().join("sub.json")).unwrap();
         let mut warnings = Vec::new();
         let listed = tool_names(dir.path(), &mut warnings).unwrap();
+        let listed: Vec<&str> = listed.names().collect();
         let mut general_warnings = Vec::new();
         let slow = general(dir.path(), &mut general_warnings).unwrap();
-        assert_eq!(listed, slow);
+        assert_eq!(listed, slow.names().collect::<Vec<_>>());
         assert!(warnings.is_empty() && general_warnings.is_empty());
         assert_eq!(listed.len(), 3000 + 2);
-        assert!(listed.iter().any(|n| &**n == "a.json") && listed.iter().any(|n| &**n == "sub"));
+        assert!(listed.contains(&"a.json") && listed.contains(&"sub"));
 
         #[cfg(unix)]
         {
@@ -125,10 +160,24 @@ mod tests {
             let mut warnings = Vec::new();
             let listed = tool_names(dir.path(), &mut warnings).unwrap();
             let mut general_warnings = Vec::new();
-            assert_eq!(listed, general(dir.path(), &mut general_warnings).unwrap());
+            let slow = general(dir.path(), &mut general_warnings).unwrap();
+            assert_eq!(
+                listed.names().collect::<Vec<_>>(),
+                slow.names().collect::<Vec<_>>()
+            );
             assert_eq!(warnings, general_warnings);
             assert_eq!(warnings.len(), 1);
             assert!(warnings[0].ends_with(": file name is not UTF-8; skipped"));
+            // Two names that are UTF-8 only together (`é` split across them),
+            // whichever order the system lists them in.
+            let split = tempfile::tempdir().unwrap();
+            for name in [&b"a\xc3.json"[..], b"\xa9b.json", b"c\xc3", b"\xa9d"] {
+                fs::write(split.path().join(std::ffi::OsStr::from_bytes(name)), "{}").unwrap();
+            }
+            let mut warnings = Vec::new();
+            let listed = tool_names(split.path(), &mut warnings).unwrap();
+            assert!(listed.names.is_empty());
+            assert_eq!(warnings.len(), 4);
         }
     }
 

@@ -19,6 +19,7 @@
 
 use std::collections::HashMap;
 use std::fs;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -117,7 +118,8 @@ struct Held {
 
 #[derive(Debug)]
 struct Entry {
-    name: Box<str>,
+    /// Where the tool's name is in the registry's `text`.
+    name: Range<usize>,
     origin: Origin,
     /// Boxed: a directory of thousands of tools is listed into entries of a few
     /// words each, and only the tools called grow to a compiled validator.
@@ -136,12 +138,12 @@ pub(crate) enum Lookup<'a> {
 }
 
 impl Entry {
-    /// The file the schema is read from.
-    fn file(&self) -> PathBuf {
+    /// The file the schema of the tool called `name` (this entry's) is read from.
+    fn file(&self, name: &str) -> PathBuf {
         match &self.origin {
-            Origin::File(dir) => dir.join(format!("{}.json", self.name)),
+            Origin::File(dir) => dir.join(format!("{name}.json")),
             Origin::Inline(held) => held.file.clone(),
-            Origin::Memory(_) => PathBuf::from(format!("<memory>/{}", self.name)),
+            Origin::Memory(_) => PathBuf::from(format!("<memory>/{name}")),
         }
     }
 }
@@ -156,6 +158,9 @@ pub struct Registry {
     /// Every tool once. In the registry's order, except for a lone directory
     /// (`listed`), whose tools are in the order the system listed them.
     entries: Vec<Entry>,
+    /// Every tool's name, end to end (a lone directory's: every file name, as
+    /// listed), so that a listing of thousands of files is one allocation.
+    text: String,
     /// Set when `entries` is one directory, unsorted and not yet indexed.
     listed: bool,
     /// Name to entry; built while loading, or (`listed`) on first need.
@@ -199,7 +204,7 @@ impl Registry {
         let mut reg = Registry::default();
         for (name, schema) in schemas {
             reg.add(
-                name,
+                &name,
                 Origin::Memory(Box::new(Held {
                     file: PathBuf::new(),
                     schema,
@@ -222,7 +227,7 @@ impl Registry {
         let mut reg = Registry::default();
         for (name, schema, description) in tools {
             reg.add(
-                name,
+                &name,
                 Origin::Memory(Box::new(Held {
                     file: PathBuf::new(),
                     schema,
@@ -246,7 +251,17 @@ impl Registry {
 
     /// Tool names in the registry's order.
     pub fn names(&self) -> impl ExactSizeIterator<Item = &str> {
-        self.order().iter().map(|&i| &*self.entry(i).name)
+        self.order().iter().map(|&i| self.name(i))
+    }
+
+    /// The name of the entry at `i` ([`Registry::entry`]).
+    fn name(&self, i: usize) -> &str {
+        self.name_of(self.entry(i))
+    }
+
+    /// The name of one of `entries`.
+    fn name_of(&self, entry: &Entry) -> &str {
+        self.text.get(entry.name.clone()).unwrap_or_default()
     }
 
     /// The entry at `i`, one of `entries`' own indexes (from `order`, `by_name`
@@ -261,7 +276,7 @@ impl Registry {
         self.order.get_or_init(|| {
             let mut order: Vec<usize> = (0..self.entries.len()).collect();
             if self.listed {
-                order.sort_unstable_by_key(|&i| self.entries.get(i).map(|e| &*e.name));
+                order.sort_unstable_by_key(|&i| self.entries.get(i).map(|e| self.name_of(e)));
             }
             order
         })
@@ -275,11 +290,11 @@ impl Registry {
             return by_name.get(name).copied();
         }
         if self.scans.fetch_add(1, Ordering::Relaxed) < SCANS {
-            return self.entries.iter().position(|e| &*e.name == name);
+            return self.entries.iter().position(|e| self.name_of(e) == name);
         }
         let by_name = self.by_name.get_or_init(|| {
             let names = self.entries.iter().enumerate();
-            names.map(|(i, e)| (e.name.clone(), i)).collect()
+            names.map(|(i, e)| (self.name_of(e).into(), i)).collect()
         });
         by_name.get(name).copied()
     }
@@ -301,7 +316,7 @@ impl Registry {
 
     /// The file a tool's schema comes from.
     pub(crate) fn source(&self, name: &str) -> Option<PathBuf> {
-        Some(self.entries.get(self.find(name)?)?.file())
+        Some(self.entries.get(self.find(name)?)?.file(name))
     }
 
     /// Looks a tool up, compiling its schema on first use.
@@ -311,7 +326,7 @@ impl Registry {
         };
         let compiled = entry
             .compiled
-            .get_or_init(|| Box::new(compile(entry, &self.ref_map)));
+            .get_or_init(|| Box::new(compile(entry, name, &self.ref_map)));
         match &**compiled {
             Ok(tool) => Lookup::Found(tool),
             Err(e) => Lookup::Broken(e),
@@ -320,32 +335,28 @@ impl Registry {
 
     /// Adds a tool unless an earlier one has its name (then warns). Not for a
     /// `listed` registry.
-    fn add(&mut self, name: String, origin: Origin) {
+    fn add(&mut self, name: &str, origin: Origin) {
         let mut by_name = self.by_name.take().unwrap_or_default();
-        let name = name.into_boxed_str();
-        let known = by_name.contains_key(&name);
+        let known = by_name.contains_key(name);
         if !known {
-            by_name.insert(name.clone(), self.entries.len());
+            by_name.insert(name.into(), self.entries.len());
         }
         self.by_name = OnceLock::from(by_name);
+        let start = self.text.len();
+        let entry = Entry {
+            name: start..start + name.len(),
+            origin,
+            compiled: OnceLock::new(),
+        };
         if known {
-            let entry = Entry {
-                name,
-                origin,
-                compiled: OnceLock::new(),
-            };
             self.warnings.push(format!(
-                "tool \"{}\" in {} is already defined by an earlier source; ignored",
-                entry.name,
-                entry.file().display()
+                "tool \"{name}\" in {} is already defined by an earlier source; ignored",
+                entry.file(name).display()
             ));
             return;
         }
-        self.entries.push(Entry {
-            name,
-            origin,
-            compiled: OnceLock::new(),
-        });
+        self.text.push_str(name);
+        self.entries.push(entry);
     }
 
     /// Lists a directory's tools. `alone`: it is the only source, so its names
@@ -356,11 +367,12 @@ impl Registry {
             problem: IoCause(e).into(),
         };
         // Names only: no path is built and no file is read until a call needs it.
-        let mut names = listing::tool_names(dir, &mut self.warnings).map_err(err)?;
+        let listed = listing::tool_names(dir, &mut self.warnings).map_err(err)?;
         let dir: Arc<Path> = Arc::from(dir);
         if alone {
             self.listed = true;
-            self.entries = names
+            self.entries = listed
+                .names
                 .into_iter()
                 .map(|name| Entry {
                     name,
@@ -368,11 +380,13 @@ impl Registry {
                     compiled: OnceLock::new(),
                 })
                 .collect();
+            self.text = listed.text;
             return Ok(());
         }
+        let mut names: Vec<&str> = listed.names().collect();
         names.sort_unstable();
         for name in names {
-            self.add(name.into(), Origin::File(Arc::clone(&dir)));
+            self.add(name, Origin::File(Arc::clone(&dir)));
         }
         Ok(())
     }
@@ -401,7 +415,7 @@ impl Registry {
         }
         for (name, schema, description) in tools {
             self.add(
-                name,
+                &name,
                 Origin::Inline(Box::new(Held {
                     file: file.to_owned(),
                     schema,
@@ -413,11 +427,12 @@ impl Registry {
     }
 }
 
-fn compile(entry: &Entry, ref_map: &Arc<RefMap>) -> Result<Tool, SchemaError> {
-    let path = entry.file();
+/// Compiles the schema of `entry`, the tool called `name`.
+fn compile(entry: &Entry, name: &str, ref_map: &Arc<RefMap>) -> Result<Tool, SchemaError> {
+    let path = entry.file(name);
     let (file, tool) = match &entry.origin {
         Origin::File(_) | Origin::Memory(_) => (&path, None),
-        Origin::Inline(held) => (&held.file, Some(entry.name.to_string())),
+        Origin::Inline(held) => (&held.file, Some(name.to_owned())),
     };
     let fail = |problem: SchemaProblem| SchemaError {
         file: file.clone(),
@@ -429,7 +444,7 @@ fn compile(entry: &Entry, ref_map: &Arc<RefMap>) -> Result<Tool, SchemaError> {
         Origin::Memory(held) => {
             let base = format!(
                 "json-schema:///{}.json",
-                file_uri(Path::new(&*entry.name)).trim_start_matches("file://")
+                file_uri(Path::new(name)).trim_start_matches("file://")
             );
             (None, base, held.schema.clone(), None)
         }
@@ -513,7 +528,7 @@ fn compile(entry: &Entry, ref_map: &Arc<RefMap>) -> Result<Tool, SchemaError> {
             .map(str::to_owned),
     };
     Ok(Tool {
-        name: entry.name.to_string(),
+        name: name.to_owned(),
         schema,
         refs,
         base: base_uri,

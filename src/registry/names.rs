@@ -242,7 +242,7 @@ impl Registry {
             // theirs: a toolbox is a word two tools or more share.
             let mut sharing: HashMap<String, usize> = HashMap::new();
             for &i in self.order() {
-                let name = &*self.entry(i).name;
+                let name = self.name(i);
                 let mut firsts: Vec<String> = std::iter::once(name)
                     .chain(namespace_tails(name))
                     .filter_map(first_word)
@@ -255,16 +255,16 @@ impl Registry {
             }
             let shared = |word: &str| sharing.get(&word.to_ascii_lowercase()) >= Some(&2);
             for &i in self.order() {
-                let e = self.entry(i);
-                let norm = normalise(&e.name);
+                let name = self.name(i);
+                let norm = normalise(name);
                 a.by_normalised.entry(norm.clone()).or_default().push(i);
                 a.normalised.push(norm);
-                let sanitised = crate::provider::provider_name(&e.name);
-                if *sanitised != *e.name {
+                let sanitised = crate::provider::provider_name(name);
+                if sanitised != name {
                     a.by_sanitised.entry(sanitised).or_default().push(i);
                 }
-                let tails = namespace_tails(&e.name);
-                let mut toolboxes: Vec<String> = std::iter::once(&*e.name)
+                let tails = namespace_tails(name);
+                let mut toolboxes: Vec<String> = std::iter::once(name)
                     .chain(tails.iter().copied())
                     .filter_map(toolbox_tail)
                     .filter(|(word, _)| shared(word))
@@ -290,7 +290,7 @@ impl Registry {
         hits.into_iter()
             .flatten()
             .filter_map(|&i| self.entries.get(i))
-            .map(|e| &*e.name)
+            .map(|e| self.name_of(e))
             .collect()
     }
 
