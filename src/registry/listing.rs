@@ -72,14 +72,16 @@ fn general(dir: &Path, warnings: &mut Vec<String>) -> io::Result<Listed> {
 #[cfg(target_os = "linux")]
 mod fast {
     use std::io;
+    use std::mem::MaybeUninit;
     use std::path::Path;
 
     use rustix::fs::{Mode, OFlags, RawDir};
 
     use super::Listed;
 
-    /// Bytes read from the directory per `getdents64` call.
-    const BUFFER: usize = 1 << 15;
+    /// Bytes read from the directory per `getdents64` call: on the stack, as
+    /// a heap block this size would take the allocator a page of its own.
+    const BUFFER: usize = 1 << 14;
 
     /// The tool names in `dir`, or `None` when a file name is not UTF-8 (the
     /// general path lists the directory again and words the warnings).
@@ -87,11 +89,11 @@ mod fast {
         // Opened as `opendir` opens it: a file that is not a directory fails here.
         let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::DIRECTORY | OFlags::CLOEXEC;
         let file = rustix::fs::open(dir, flags, Mode::empty())?;
-        let mut buf: Vec<u8> = Vec::with_capacity(BUFFER);
+        let mut buf = [MaybeUninit::<u8>::uninit(); BUFFER];
         // The tool names, back to back, checked as UTF-8 at the end.
         let mut text: Vec<u8> = Vec::new();
         let mut names = Vec::new();
-        let mut entries = RawDir::new(&file, buf.spare_capacity_mut());
+        let mut entries = RawDir::new(&file, &mut buf);
         while let Some(entry) = entries.next() {
             let entry = entry.map_err(io::Error::from)?;
             let name = entry.file_name().to_bytes();

@@ -98,8 +98,11 @@ impl Tool {
 /// is boxed.
 #[derive(Debug)]
 enum Origin {
+    /// `<dir>/<tool>.json` in the registry's lone directory
+    /// ([`Registry::listed`]); the path is built only when the schema is needed.
+    Listed,
     /// `<dir>/<tool>.json`; the path is built only when the schema is needed.
-    File(Arc<Path>),
+    File(Arc<PathBuf>),
     /// One tool of a tool-list file; its schema was read with the file.
     Inline(Box<Held>),
     /// A schema given in memory: no file, and no file reference allowed.
@@ -137,14 +140,14 @@ pub(crate) enum Lookup<'a> {
     Unknown,
 }
 
-impl Entry {
-    /// The file the schema of the tool called `name` (this entry's) is read from.
-    fn file(&self, name: &str) -> PathBuf {
-        match &self.origin {
-            Origin::File(dir) => dir.join(format!("{name}.json")),
-            Origin::Inline(held) => held.file.clone(),
-            Origin::Memory(_) => PathBuf::from(format!("<memory>/{name}")),
-        }
+/// The file the schema of the tool called `name` from `origin` is read from;
+/// `listed` is the registry's lone directory.
+fn file(origin: &Origin, listed: Option<&Path>, name: &str) -> PathBuf {
+    match origin {
+        Origin::Listed => listed.unwrap_or(Path::new("")).join(format!("{name}.json")),
+        Origin::File(dir) => dir.join(format!("{name}.json")),
+        Origin::Inline(held) => held.file.clone(),
+        Origin::Memory(_) => PathBuf::from(format!("<memory>/{name}")),
     }
 }
 
@@ -161,8 +164,9 @@ pub struct Registry {
     /// Every tool's name, end to end (a lone directory's: every file name, as
     /// listed), so that a listing of thousands of files is one allocation.
     text: String,
-    /// Set when `entries` is one directory, unsorted and not yet indexed.
-    listed: bool,
+    /// The directory, when `entries` is one directory, unsorted and not yet
+    /// indexed (its entries are `Origin::Listed`).
+    listed: Option<PathBuf>,
     /// Name to entry; built while loading, or (`listed`) on first need.
     by_name: OnceLock<HashMap<Box<str>, usize, FnvBuild>>,
     /// Lookups made by comparing names one by one, before `by_name` is built.
@@ -275,7 +279,7 @@ impl Registry {
     fn order(&self) -> &[usize] {
         self.order.get_or_init(|| {
             let mut order: Vec<usize> = (0..self.entries.len()).collect();
-            if self.listed {
+            if self.listed.is_some() {
                 order.sort_unstable_by_key(|&i| self.entries.get(i).map(|e| self.name_of(e)));
             }
             order
@@ -316,7 +320,8 @@ impl Registry {
 
     /// The file a tool's schema comes from.
     pub(crate) fn source(&self, name: &str) -> Option<PathBuf> {
-        Some(self.entries.get(self.find(name)?)?.file(name))
+        let entry = self.entries.get(self.find(name)?)?;
+        Some(file(&entry.origin, self.listed.as_deref(), name))
     }
 
     /// Looks a tool up, compiling its schema on first use.
@@ -326,7 +331,7 @@ impl Registry {
         };
         let compiled = entry
             .compiled
-            .get_or_init(|| Box::new(compile(entry, name, &self.ref_map)));
+            .get_or_init(|| Box::new(self.compile(entry, name)));
         match &**compiled {
             Ok(tool) => Lookup::Found(tool),
             Err(e) => Lookup::Broken(e),
@@ -351,7 +356,7 @@ impl Registry {
         if known {
             self.warnings.push(format!(
                 "tool \"{name}\" in {} is already defined by an earlier source; ignored",
-                entry.file(name).display()
+                file(&entry.origin, None, name).display()
             ));
             return;
         }
@@ -368,21 +373,21 @@ impl Registry {
         };
         // Names only: no path is built and no file is read until a call needs it.
         let listed = listing::tool_names(dir, &mut self.warnings).map_err(err)?;
-        let dir: Arc<Path> = Arc::from(dir);
         if alone {
-            self.listed = true;
+            self.listed = Some(dir.to_owned());
             self.entries = listed
                 .names
                 .into_iter()
                 .map(|name| Entry {
                     name,
-                    origin: Origin::File(Arc::clone(&dir)),
+                    origin: Origin::Listed,
                     compiled: OnceLock::new(),
                 })
                 .collect();
             self.text = listed.text;
             return Ok(());
         }
+        let dir = Arc::new(dir.to_owned());
         let mut names: Vec<&str> = listed.names().collect();
         names.sort_unstable();
         for name in names {
@@ -427,11 +432,27 @@ impl Registry {
     }
 }
 
-/// Compiles the schema of `entry`, the tool called `name`.
-fn compile(entry: &Entry, name: &str, ref_map: &Arc<RefMap>) -> Result<Tool, SchemaError> {
-    let path = entry.file(name);
+impl Registry {
+    /// Compiles the schema of `entry`, the tool called `name`.
+    fn compile(&self, entry: &Entry, name: &str) -> Result<Tool, SchemaError> {
+        compile(
+            entry,
+            name,
+            file(&entry.origin, self.listed.as_deref(), name),
+            &self.ref_map,
+        )
+    }
+}
+
+/// Compiles the schema of `entry`, the tool called `name`, read from `path`.
+fn compile(
+    entry: &Entry,
+    name: &str,
+    path: PathBuf,
+    ref_map: &Arc<RefMap>,
+) -> Result<Tool, SchemaError> {
     let (file, tool) = match &entry.origin {
-        Origin::File(_) | Origin::Memory(_) => (&path, None),
+        Origin::Listed | Origin::File(_) | Origin::Memory(_) => (&path, None),
         Origin::Inline(held) => (&held.file, Some(name.to_owned())),
     };
     let fail = |problem: SchemaProblem| SchemaError {
@@ -448,7 +469,7 @@ fn compile(entry: &Entry, name: &str, ref_map: &Arc<RefMap>) -> Result<Tool, Sch
             );
             (None, base, held.schema.clone(), None)
         }
-        Origin::File(_) | Origin::Inline(_) => {
+        Origin::Listed | Origin::File(_) | Origin::Inline(_) => {
             // Where the file really is, checked against the directory before
             // anything is opened: a symlink out of it (to /dev/zero, say) is
             // never read.
@@ -464,7 +485,7 @@ fn compile(entry: &Entry, name: &str, ref_map: &Arc<RefMap>) -> Result<Tool, Sch
                 return Err(fail(SchemaProblem::Outside(canonical)));
             }
             let (schema, text) = match &entry.origin {
-                Origin::File(_) => {
+                Origin::Listed | Origin::File(_) => {
                     let text = crate::source::read_text(&canonical)
                         .map_err(|e| fail(IoCause(e).into()))?;
                     let schema = serde_json::from_str(&text).map_err(|e| SchemaError {
