@@ -2,12 +2,13 @@
 //! system lists them, and a warning for each file name that is not UTF-8.
 //!
 //! A one-call process against a directory of thousands of schemas spends most
-//! of what it adds to the floor here, so on Linux the directory is read with
-//! `getdents64` into one buffer: no allocation per file (std's `read_dir`
-//! makes two), the names checked as UTF-8 together, and each tool name
-//! allocated once at its size. Any file name that is not UTF-8 sends the
-//! whole directory down the general path (`std::fs::read_dir`), which words
-//! the warnings; both paths give the same names in the same order (a test
+//! of what it adds to the floor here (the kernel's part, reading the
+//! directory, stays), so on Linux the directory is read with `getdents64`
+//! into a buffer on the stack and the tool names are copied straight into one
+//! text: no allocation per file (std's `read_dir` makes two), and the names
+//! checked as UTF-8 together. Any file name that is not UTF-8 sends the whole
+//! directory down the general path (`std::fs::read_dir`), which words the
+//! warnings; both paths give the same names in the same order (a test
 //! compares them).
 
 use std::fs;
