@@ -301,25 +301,31 @@ pub(crate) fn judge(registry: &Registry, call: &mut Call, policy: Policy) -> Ver
         return Verdict::accepted(args, repairs);
     }
     // Repair works on a copy; a rejection reports the errors of the input.
-    let mut work = salvage::peel(args.clone(), policy.enabled, &mut repairs);
-    if !tool.validator.is_valid(&work) {
-        match repair::repair(tool, &work, policy) {
-            Some((fixed, r)) => {
-                work = fixed;
-                repairs.extend(r);
+    // Only a string is peeled (`salvage::peel`): anything else would be the
+    // input itself, invalid as just validated, and is neither copied nor
+    // validated again.
+    let mut peeled = match &args {
+        Value::String(_) => Some(salvage::peel(args.clone(), policy.enabled, &mut repairs)),
+        _ => None,
+    };
+    if let Some(work) = peeled.take_if(|work| tool.validator.is_valid(work)) {
+        return Verdict::accepted(work, repairs);
+    }
+    match repair::repair(tool, peeled.as_ref().unwrap_or(&args), policy) {
+        Some((fixed, r)) => {
+            repairs.extend(r);
+            Verdict::accepted(fixed, repairs)
+        }
+        None => {
+            let mut errors = message::validation_errors(tool, &args);
+            if errors.is_empty() {
+                errors.push(message::schema_mismatch());
             }
-            None => {
-                let mut errors = message::validation_errors(tool, &args);
-                if errors.is_empty() {
-                    errors.push(message::schema_mismatch());
-                }
-                let mut verdict = Verdict::invalid(Some(args), errors);
-                verdict.raw = sent_text;
-                return verdict;
-            }
+            let mut verdict = Verdict::invalid(Some(args), errors);
+            verdict.raw = sent_text;
+            verdict
         }
     }
-    Verdict::accepted(work, repairs)
 }
 
 /// The arguments of a call that gave `positional` values by position, with
