@@ -62,7 +62,7 @@ impl Session {
         Py::new(py, CheckResult::new(line)?)
     }
 
-    /// `check` through the filter, as before `Toolset::one` (for the tests
+    /// `check` through the filter, as before `Toolset::check_bare` (for the tests
     /// that pin the two together).
     fn _check_filter(
         &self,

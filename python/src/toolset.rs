@@ -255,7 +255,7 @@ impl Toolset {
         Py::new(py, CheckResult::new(line)?)
     }
 
-    /// `check` the way it was before `Toolset::one`: through the filter
+    /// `check` the way it was before `Toolset::check_bare`: through the filter
     /// (`Filter::bare`) and its sink. For the tests that pin the two together.
     fn _check_filter(
         &self,
