@@ -8,8 +8,8 @@ use serde_json::Value;
 use crate::input::Framer;
 use crate::message::{self, Style};
 use crate::output::{Position, Sink};
-use crate::provider;
 use crate::provider::stream::Streams;
+use crate::provider::{self, Call};
 use crate::registry::Registry;
 use crate::repair::Policy;
 use crate::spelling::Spellings;
@@ -213,48 +213,30 @@ impl Filter<'_> {
         printer: &mut S,
         summary: &mut Summary,
     ) -> Result<(), StreamError> {
-        let (registry, options) = (self.registry, self.options);
         let Input {
             mut reader,
             source,
             first_index: index,
             ..
         } = input;
+        let limit = self.options.max_record_bytes;
         let mut bytes = Vec::new();
         reader
             .by_ref()
-            .take(options.max_record_bytes as u64 + 1)
+            .take(limit as u64 + 1)
             .read_to_end(&mut bytes)
             .map_err(StreamError::Read)?;
-        summary.records += 1;
-        let limit = options.max_record_bytes;
-        let text = if bytes.len() > limit {
+        let mut size = bytes.len();
+        if size > limit {
             let rest = io::copy(&mut reader, &mut io::sink()).map_err(StreamError::Read)?;
-            let size = bytes.len() + usize::try_from(rest).unwrap_or(usize::MAX);
-            Err(message::record_too_large(source, 1, size, limit))
-        } else {
-            String::from_utf8(bytes).map_err(|e| message::not_utf8(e.utf8_error().valid_up_to()))
-        };
-        let (call, verdict) = match text {
-            Ok(text) => {
-                printer.begin_record(Spellings::scan(text.as_bytes()));
-                let mut call = provider::bare_call(name, text);
-                let judge = Judge::new(registry, options);
-                let mut verdict = judge.judge(&mut call, false);
-                let conversation = Conversation::Input(source);
-                let mut repeats = summary.loops.within(&conversation);
-                // Counted below under the name asked for, even if renamed.
-                judge.settle(&call.name, &mut verdict, Tally::Repeats(&mut repeats));
-                tell_operator(registry, &call.name, &verdict, summary, printer);
-                (call, verdict)
-            }
-            Err(text) => {
-                let mut verdict = Verdict::rejected(text, Fault::Call);
-                verdict.finish(&options.style, name);
-                (provider::bare_call(name, String::new()), verdict)
-            }
-        };
-        summary.count(name, &verdict);
+            size = size.saturating_add(usize::try_from(rest).unwrap_or(usize::MAX));
+        }
+        let say = &mut |message: &str| printer.diagnostic(message);
+        let (spellings, call, verdict) =
+            self.bare_checked(name, bytes, size, source, Some(summary), say);
+        if let Some(spellings) = spellings {
+            printer.begin_record(spellings);
+        }
         printer
             .call(
                 Position {
@@ -267,6 +249,63 @@ impl Filter<'_> {
                 verdict,
             )
             .map_err(StreamError::Write)
+    }
+
+    /// The core of [`Filter::bare`] once its input is read: `bytes` (the
+    /// first of `size` bytes) as the arguments of one call to `name`. Gives
+    /// the record's number spellings (none when the bytes are no text: too
+    /// many, or not UTF-8), the call and its settled verdict. With a
+    /// `summary`, the record, its repeats and its count are kept there and a
+    /// broken schema is told to `say` once; without, nothing is counted (no
+    /// loop detection). [`Toolset::check_bare`](crate::Toolset::check_bare)
+    /// is this, for bytes in memory.
+    pub(crate) fn bare_checked(
+        &self,
+        name: &str,
+        bytes: Vec<u8>,
+        size: usize,
+        source: &str,
+        mut summary: Option<&mut Summary>,
+        say: &mut dyn FnMut(&str),
+    ) -> (Option<Spellings>, Call, Verdict) {
+        let (registry, options) = (self.registry, self.options);
+        if let Some(summary) = summary.as_deref_mut() {
+            summary.records += 1;
+        }
+        let limit = options.max_record_bytes;
+        let text = if size > limit {
+            Err(message::record_too_large(source, 1, size, limit))
+        } else {
+            String::from_utf8(bytes).map_err(|e| message::not_utf8(e.utf8_error().valid_up_to()))
+        };
+        let (spellings, call, verdict) = match text {
+            Ok(text) => {
+                let spellings = Spellings::scan(text.as_bytes());
+                let mut call = provider::bare_call(name, text);
+                let judge = Judge::new(registry, options);
+                let mut verdict = judge.judge(&mut call, false);
+                match summary.as_deref_mut() {
+                    Some(summary) => {
+                        let conversation = Conversation::Input(source);
+                        let mut repeats = summary.loops.within(&conversation);
+                        // Counted below under the name asked for, even if renamed.
+                        judge.settle(&call.name, &mut verdict, Tally::Repeats(&mut repeats));
+                        tell_operator(registry, &call.name, &verdict, summary, say);
+                    }
+                    None => judge.settle(&call.name, &mut verdict, Tally::Nothing),
+                }
+                (Some(spellings), call, verdict)
+            }
+            Err(text) => {
+                let mut verdict = Verdict::rejected(text, Fault::Call);
+                verdict.finish(&options.style, name);
+                (None, provider::bare_call(name, String::new()), verdict)
+            }
+        };
+        if let Some(summary) = summary {
+            summary.count(name, &verdict);
+        }
+        (spellings, call, verdict)
     }
 }
 
@@ -290,18 +329,18 @@ fn lone_surrogate(args: &provider::Args) -> Option<String> {
 
 /// A broken schema is the operator's to fix: said on stderr (once per tool) as
 /// well as in the model's message.
-fn tell_operator<S: Sink>(
+fn tell_operator(
     registry: &Registry,
     tool: &str,
     verdict: &Verdict,
     summary: &mut Summary,
-    printer: &mut S,
+    say: &mut dyn FnMut(&str),
 ) {
     if verdict.fault != Fault::Schema || summary.broken_tools.contains(tool) {
         return;
     }
     if let crate::registry::Lookup::Broken(error) = registry.lookup(tool) {
-        printer.diagnostic(&format!(
+        say(&format!(
             "schema of tool \"{tool}\" is broken: {}",
             crate::error::Chain(error)
         ));

@@ -300,7 +300,8 @@ impl Filter<'_> {
             if let Some(leak) = &call.leaked {
                 *summary.leaks.entry(leak.family).or_insert(0) += 1;
             }
-            tell_operator(registry, &call.name, &verdict, summary, printer);
+            let say = &mut |message: &str| printer.diagnostic(message);
+            tell_operator(registry, &call.name, &verdict, summary, say);
             match &text {
                 // An assistant message is written whole (`--to`).
                 Some(_) => results.push((call, verdict)),

@@ -30,7 +30,7 @@ use serde_json::Value;
 use crate::error::Unrecognised;
 use crate::filter::{Conversation, Filter, Judge, Loops, Options, Summary, Tally};
 use crate::kinds::Kind;
-use crate::message::{self, ArgError, Style};
+use crate::message::{ArgError, Style};
 use crate::provider::Call;
 use crate::provider::{self, Args, Extracted};
 use crate::registry::{Registry, SourceError};
@@ -366,57 +366,22 @@ impl Toolset {
         tool: &str,
         bytes: Vec<u8>,
         source: &str,
-        mut summary: Option<&mut Summary>,
+        summary: Option<&mut Summary>,
     ) -> BareCheck {
-        if let Some(summary) = summary.as_deref_mut() {
-            summary.records += 1;
+        let size = bytes.len();
+        let (spellings, call, verdict) = (self.filter_with(options)).bare_checked(
+            tool,
+            bytes,
+            size,
+            source,
+            summary,
+            &mut |_| {},
+        );
+        BareCheck {
+            spellings: spellings.unwrap_or_default(),
+            call,
+            verdict,
         }
-        let limit = options.max_record_bytes;
-        let text = if bytes.len() > limit {
-            Err(message::record_too_large(source, 1, bytes.len(), limit))
-        } else {
-            String::from_utf8(bytes).map_err(|e| message::not_utf8(e.utf8_error().valid_up_to()))
-        };
-        let checked = match text {
-            Ok(text) => {
-                let spellings = Spellings::scan(text.as_bytes());
-                let mut call = provider::bare_call(tool, text);
-                let judge = Judge::new(&self.registry, options);
-                let mut verdict = judge.judge(&mut call, false);
-                let conversation = Conversation::Input(source);
-                match summary.as_deref_mut() {
-                    Some(summary) => {
-                        let mut repeats = summary.loops.within(&conversation);
-                        // Counted below under the name asked for, even if renamed.
-                        judge.settle(&call.name, &mut verdict, Tally::Repeats(&mut repeats));
-                        if verdict.fault == Fault::Schema
-                            && !summary.broken_tools.contains(&call.name)
-                        {
-                            summary.broken_tools.insert(call.name.clone());
-                        }
-                    }
-                    None => judge.settle(&call.name, &mut verdict, Tally::Nothing),
-                }
-                BareCheck {
-                    spellings,
-                    call,
-                    verdict,
-                }
-            }
-            Err(text) => {
-                let mut verdict = Verdict::rejected(text, Fault::Call);
-                verdict.finish(&options.style, tool);
-                BareCheck {
-                    spellings: Spellings::default(),
-                    call: provider::bare_call(tool, String::new()),
-                    verdict,
-                }
-            }
-        };
-        if let Some(summary) = summary {
-            summary.count(tool, &checked.verdict);
-        }
-        checked
     }
 
     /// The one settle step ([`Judge::check`]) for one call, with `options`.
