@@ -18,6 +18,7 @@ mod boundary;
 mod checks;
 mod command;
 mod functions;
+mod leaks;
 mod options;
 mod result;
 mod session;
@@ -31,6 +32,7 @@ use crate::boundary::CallfixError;
 use crate::checks::Checks;
 use crate::command::_main;
 use crate::functions::{render, tools};
+use crate::leaks::_leaks;
 use crate::result::CheckResult;
 use crate::session::Session;
 use crate::toolset::Toolset;
@@ -51,5 +53,6 @@ fn _callfix(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(render, m)?)?;
     m.add_function(wrap_pyfunction!(tools, m)?)?;
     m.add_function(wrap_pyfunction!(_main, m)?)?;
+    m.add_function(wrap_pyfunction!(_leaks, m)?)?;
     Ok(())
 }
