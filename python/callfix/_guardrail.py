@@ -183,6 +183,9 @@ class Turn:
     content: Any
     calls: List[Judged]
     leaked: bool = False
+    #: Why the turn could not be judged (a tool's schema callfix cannot use,
+    #: input past its limits): it then goes out as it came.
+    error: Optional[str] = None
 
     @property
     def rejected(self) -> List[Judged]:
@@ -253,7 +256,18 @@ def judge_turn(
 ) -> Turn:
     """Judges one assistant message. Its own ``tool_calls`` are what runs; only
     a message with none is searched for calls written into its text (as
-    ``check_record`` reads them), which become real calls and leave the text."""
+    ``check_record`` reads them), which become real calls and leave the text.
+    A message callfix cannot judge (``CallfixError``: a tool's schema it cannot
+    use, input past its limits) is left as it is, with ``error`` saying why."""
+    try:
+        return _judge_turn(ts, content, tool_calls, seed)
+    except CallfixError as e:
+        return Turn(content=content, calls=[], error=str(e))
+
+
+def _judge_turn(
+    ts: Toolset, content: Any, tool_calls: Optional[Sequence[Mapping[str, Any]]], seed: str
+) -> Turn:
     if tool_calls:
         return Turn(content=content, calls=judge_calls(ts, tool_calls))
     if not isinstance(content, str) or not content:
@@ -377,9 +391,12 @@ class Report:
     neutralised: int = 0
     repairs: List[Dict[str, Any]] = field(default_factory=list)
     instructions: List[str] = field(default_factory=list)
+    errors: List[str] = field(default_factory=list)
     post_call: bool = False
 
     def count(self, turn: Turn) -> None:
+        if turn.error:
+            self.errors.append(turn.error)
         for j in turn.calls:
             if j.leaked is not None:
                 self.leaked += 1
@@ -411,6 +428,8 @@ class Report:
                 f"leaked={self.leaked} rejected={self.rejected}"
             )
             out["x-callfix-retries"] = str(self.retries)
+        if self.errors:
+            out["x-callfix-error"] = str(len(self.errors))
         if kinds:
             out["x-callfix-repairs"] = ",".join(f"{k}={n}" for k, n in sorted(kinds.items()))
         return out
@@ -426,6 +445,7 @@ class Report:
             "neutralised": self.neutralised,
             "repairs": self.repairs,
             "instructions": self.instructions,
+            "errors": self.errors,
         }
 
 

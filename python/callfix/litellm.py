@@ -42,6 +42,7 @@ from litellm.types.utils import (
     ModelResponseStream,
 )
 
+from ._callfix import CallfixError
 from ._guardrail import (
     Judged,
     Options,
@@ -149,13 +150,26 @@ class CallfixGuardrail(CustomGuardrail):
             event_type=event,
         )
 
+    def _toolset(self, data: dict) -> Any:
+        try:
+            return self.toolsets.get(data.get("tools"))
+        except CallfixError as e:
+            # Tools callfix cannot use: the response goes out as it came.
+            self._report(data).errors.append(str(e))
+            return None
+
     # -- pre-call ----------------------------------------------------------
 
     async def async_pre_call_hook(self, user_api_key_dict: Any, cache: Any, data: dict, call_type: Any) -> Any:
         if call_type not in ("completion", "acompletion"):
             return data
         started = time.time()
-        messages, repaired, neutralised = heal_messages(data)
+        try:
+            messages, repaired, neutralised = heal_messages(data)
+        except CallfixError as e:
+            # Tools callfix cannot use: the request goes on as it came.
+            self._report(data).errors.append(str(e))
+            return data
         if messages is None:
             return data
         data["messages"] = messages
@@ -170,7 +184,7 @@ class CallfixGuardrail(CustomGuardrail):
     async def async_post_call_success_hook(self, data: dict, user_api_key_dict: Any, response: Any) -> Any:
         if not isinstance(response, ModelResponse):
             return None
-        ts = self.toolsets.get(data.get("tools"))
+        ts = self._toolset(data)
         if ts is None:
             return None
         started = time.time()
@@ -252,7 +266,7 @@ class CallfixGuardrail(CustomGuardrail):
     async def async_post_call_streaming_iterator_hook(
         self, user_api_key_dict: Any, response: Any, request_data: dict
     ) -> AsyncGenerator[Any, None]:
-        ts = self.toolsets.get(request_data.get("tools"))
+        ts = self._toolset(request_data)
         if ts is None:
             async for chunk in response:
                 yield chunk
