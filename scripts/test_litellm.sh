@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=${1:?usage: scripts/test_litellm.sh VENV}
 "$venv/bin/python" -m pip install --quiet "litellm[proxy]==1.108.7" "openai==3.54.0" pytest
-"$venv/bin/python" -c "import callfix.litellm, litellm; print('callfix', callfix.__version__, '/ litellm', litellm.__version__ if hasattr(litellm, '__version__') else '1.108.7')"
 # The proxy must not fetch its cost map; no test reaches beyond 127.0.0.1.
 export LITELLM_LOCAL_MODEL_COST_MAP=True
+"$venv/bin/python" -c "import callfix.litellm, litellm; print('callfix', callfix.__version__, '/ litellm', litellm.__version__ if hasattr(litellm, '__version__') else '1.108.7')"
 "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/litellm

@@ -32,6 +32,7 @@ import time
 from typing import Any, AsyncGenerator, Dict, List, Optional
 
 from fastapi import HTTPException
+from litellm.exceptions import GuardrailRaisedException
 from litellm.integrations.custom_guardrail import CustomGuardrail
 from litellm.litellm_core_utils.core_helpers import get_or_create_metadata_bucket
 from litellm.types.guardrails import GuardrailEventHooks
@@ -111,15 +112,21 @@ class CallfixGuardrail(CustomGuardrail):
         toolset_cache: Any = None,
         **kwargs: Any,
     ) -> None:
-        self.options = Options.from_params(
-            {
-                "max_retries": max_retries,
-                "on_reject": on_reject,
-                "repair": repair,
-                "loop_limit": loop_limit,
-                "toolset_cache": toolset_cache,
-            }
-        )
+        try:
+            self.options = Options.from_params(
+                {
+                    "max_retries": max_retries,
+                    "on_reject": on_reject,
+                    "repair": repair,
+                    "loop_limit": loop_limit,
+                    "toolset_cache": toolset_cache,
+                }
+            )
+        except CallfixError as e:
+            # LiteLLM starts without a guardrail whose constructor raises a
+            # ValueError (CallfixError is one); a proxy that silently lost its
+            # guardrail is worse than one that does not start.
+            raise RuntimeError(f"callfix guardrail: {e}") from e
         self.toolsets = ToolsetCache(self.options.cache_size, self.options.repair_arg())
         kwargs.setdefault(
             "supported_event_hooks", [GuardrailEventHooks.pre_call, GuardrailEventHooks.post_call]
@@ -208,13 +215,15 @@ class CallfixGuardrail(CustomGuardrail):
         self._log(data, report, started, GuardrailEventHooks.post_call)
         return response if changed else None
 
-    async def _resolve(self, data: dict, ts: Any, turn: Turn, report: Report, seed: str) -> Turn:
+    async def _resolve(
+        self, data: dict, ts: Any, turn: Turn, report: Report, seed: str, streaming: bool = False
+    ) -> Turn:
         """A turn with rejected calls: error, pass, or re-ask up to
         ``max_retries`` times (then pass what the last answer had)."""
         messages = list(data.get("messages") or ())
         escalate(ts, messages, turn, self.options.loop_limit)
         if self.options.on_reject == "error":
-            raise self._refusal(turn, report)
+            raise self._refusal(turn, report, streaming)
         if self.options.on_reject == "pass":
             return turn
         from litellm.proxy.proxy_server import llm_router
@@ -235,13 +244,24 @@ class CallfixGuardrail(CustomGuardrail):
             turn = merge_retry(turn, retry, attempt)
         return turn
 
-    def _refusal(self, turn: Turn, report: Report) -> HTTPException:
+    def _refusal(self, turn: Turn, report: Report, streaming: bool = False) -> Exception:
         report.count(turn)
         lines = [f"{j.name}: {j.message}" for j in turn.rejected]
+        message = "callfix: the model's tool call was rejected: " + " | ".join(lines)
+        if streaming:
+            # Mid-stream, LiteLLM turns this (not an HTTPException, which
+            # would cut the connection) into an error event.
+            return GuardrailRaisedException(
+                guardrail_name=self.guardrail_name,
+                message=message,
+                should_wrap_with_default_message=False,
+                status_code=400,
+                blocked_content=True,
+            )
         return HTTPException(
             status_code=400,
             detail={
-                "error": "callfix: the model's tool call was rejected: " + " | ".join(lines),
+                "error": message,
                 "guardrail": self.guardrail_name,
                 "callfix": report.to_dict(),
             },
@@ -337,7 +357,9 @@ class CallfixGuardrail(CustomGuardrail):
             rejected = held.pop(choice, [])
             if rejected:
                 turn = Turn(content=None, calls=rejected)
-                turn = await self._resolve(request_data, ts, turn, report, f"{getattr(template, 'id', '')}:{choice}")
+                turn = await self._resolve(
+                    request_data, ts, turn, report, f"{getattr(template, 'id', '')}:{choice}", streaming=True
+                )
                 report.count(turn)
                 out.extend(turn.calls)
             return out

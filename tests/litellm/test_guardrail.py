@@ -200,6 +200,29 @@ def test_stream_leaked_call_becomes_a_call(proxy):
     assert chunks[-1][2] == "tool_calls"
 
 
+def test_stream_on_reject_error(proxies):
+    with pytest.raises(openai.APIError) as e:
+        stream(proxies["error"], "rejected")
+    assert "path: Required" in str(e.value)
+
+
+def test_a_wrong_option_stops_the_proxy_at_start(upstream, tmp_path_factory):
+    import yaml
+    from conftest import EXAMPLE, start
+
+    with open(EXAMPLE) as f:
+        config = yaml.safe_load(f)
+    config["guardrails"][0]["litellm_params"]["on_reject"] = "drop"
+    p = start("bad-option", config, upstream, tmp_path_factory)
+    try:
+        code = p.proc.wait(90)
+    finally:
+        if p.proc.poll() is None:
+            p.stop()
+    assert code != 0
+    assert "on_reject: expected one of retry, pass, error, got 'drop'" in p.log_text()
+
+
 def test_pre_call_heals_a_broken_history(proxy, upstream):
     history = [
         {"role": "user", "content": "scenario:text"},
