@@ -13,6 +13,9 @@ use callfix::provider::{Extracted, extract};
 
 use crate::boundary::catch;
 
+/// A call found in text: its tool name, its syntax's family and its markup.
+type Found = (String, String, String);
+
 /// The calls found written into `text`, each as `(name, family, markup)` in
 /// order, and `text` with each call's markup taken out (the rest exactly as
 /// written). Only calls to a tool in `names` count where the syntax has no
@@ -22,11 +25,11 @@ pub(crate) fn _leaks(
     py: Python<'_>,
     text: String,
     names: Vec<String>,
-) -> PyResult<(Vec<(String, String, String)>, String)> {
+) -> PyResult<(Vec<Found>, String)> {
     py.detach(move || catch(|| Ok(leaks(text, &names))))
 }
 
-fn leaks(text: String, names: &[String]) -> (Vec<(String, String, String)>, String) {
+fn leaks(text: String, names: &[String]) -> (Vec<Found>, String) {
     let declared: HashSet<&str> = names.iter().map(String::as_str).collect();
     let is_declared = |name: &str| declared.contains(name);
     let mut message = Map::new();

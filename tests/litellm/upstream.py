@@ -13,6 +13,7 @@ and the calls so a test can see text arrive before any call is complete.
 """
 
 import json
+import os
 import sys
 import threading
 import time
@@ -38,7 +39,7 @@ RETRY = {
     "mixed": [("read", '{"path": "/c"}')],
     "rejected_always": [("read", '{"offset": 2}')],
 }
-PAUSE = 0.4
+PAUSE = float(os.environ.get("UPSTREAM_PAUSE", "0.4"))
 
 
 def scenario(body):
@@ -62,6 +63,9 @@ def answer(body):
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # Headers and body go in two writes: without this, Nagle and delayed ACKs
+    # add 40 ms to some answers.
+    disable_nagle_algorithm = True
     record = None
     lock = threading.Lock()
     counter = [0]
@@ -158,8 +162,6 @@ def main():
     server.daemon_threads = True
     with open(port_file + ".tmp", "w") as f:
         f.write(str(server.server_address[1]))
-    import os
-
     os.replace(port_file + ".tmp", port_file)
     try:
         server.serve_forever()
