@@ -455,7 +455,7 @@ def heal_messages(
     """The request's ``messages`` healed against its own ``tools`` (as
     ``callfix heal``), the number of history calls repaired and the number
     neutralised; ``None`` for messages when there was nothing to heal (no
-    tools, or no assistant turn)."""
+    tools, no assistant turn, or every call valid and answered)."""
     messages = data.get("messages")
     tools = data.get("tools")
     if not tools or not isinstance(messages, list):
@@ -468,9 +468,12 @@ def heal_messages(
         heal = callfix.heal  # type: ignore[attr-defined]
     healed = heal({"model": data.get("model", ""), "messages": messages, "tools": tools})
     repaired = sum(1 for r in healed.results if r.status == "repaired")
-    if healed.ok and not repaired:
+    new = healed.request.get("messages")
+    # Unchanged unless something was repaired, neutralised or added (a
+    # missing result); the comparison is linear, and only when all was valid.
+    if not isinstance(new, list) or (healed.ok and not repaired and new == messages):
         return None, 0, 0
-    return list(healed.request["messages"]), repaired, int(healed.neutralised)
+    return list(new), repaired, int(healed.neutralised)
 
 
 @dataclass

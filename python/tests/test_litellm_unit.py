@@ -197,6 +197,10 @@ def test_heal_messages_uses_heal_and_skips_what_needs_none():
     assert len(seen) == 1
     ok = lambda r: FakeHealed(r, ["valid"], 0)  # noqa: E731
     assert g.heal_messages(data, ok) == (None, 0, 0)
+    # Every call valid, but a result was missing and is added: healed.
+    added = data["messages"] + [{"role": "tool", "tool_call_id": "x", "content": "?"}]
+    answered = lambda r: FakeHealed({"messages": added}, ["valid"], 0)  # noqa: E731
+    assert g.heal_messages(data, answered) == (added, 0, 0)
 
 
 def test_heal_messages_with_callfix_heal():
