@@ -85,6 +85,7 @@ pub mod app;
 pub mod check;
 pub mod error;
 pub mod filter;
+pub mod heal;
 pub(crate) mod fnv;
 pub(crate) mod input;
 pub(crate) mod json;
