@@ -52,10 +52,14 @@ pub enum HealError {
     #[error("not valid JSON ({0})")]
     NotJson(serde_json::Error),
     /// The record is JSON, but no request body with a `messages` list.
-    #[error("not a conversation: no \"messages\" list (an OpenAI chat or Anthropic messages request body)")]
+    #[error(
+        "not a conversation: no \"messages\" list (an OpenAI chat or Anthropic messages request body)"
+    )]
     NotAConversation,
     /// No tools were given and the request has no usable `tools` list.
-    #[error("no tools to check the calls against: the request has no \"tools\" list and none was given")]
+    #[error(
+        "no tools to check the calls against: the request has no \"tools\" list and none was given"
+    )]
     NoTools,
     /// `--to` names a provider `heal` does not write.
     #[error("heal writes openai or anthropic request bodies, not {0}")]
@@ -141,11 +145,16 @@ impl Healed {
     }
     /// How many calls were neutralised.
     pub fn neutralised(&self) -> usize {
-        self.calls.iter().filter(|c| c.action == Action::Neutralised).count()
+        self.calls
+            .iter()
+            .filter(|c| c.action == Action::Neutralised)
+            .count()
     }
     /// Whether a call's tool schema is broken (the operator's error).
     pub fn schema_faults(&self) -> usize {
-        (self.calls.iter()).filter(|c| c.verdict.fault() == Fault::Schema).count()
+        (self.calls.iter())
+            .filter(|c| c.verdict.fault() == Fault::Schema)
+            .count()
     }
     /// The provider whose request body the input was.
     pub fn provider(&self) -> Provider {
@@ -212,7 +221,11 @@ impl<'t> Healer<'t> {
     /// (checked with the default [`Options`]).
     pub fn new(tools: Option<&'t Toolset>) -> Self {
         let options = tools.map(|t| t.options().clone()).unwrap_or_default();
-        Healer { tools, options, to: None }
+        Healer {
+            tools,
+            options,
+            to: None,
+        }
     }
 
     /// The options a request's own tools are checked with.
@@ -249,7 +262,9 @@ impl<'t> Healer<'t> {
             Some(t) => t,
             None => {
                 let list = body.get("tools").cloned().ok_or(HealError::NoTools)?;
-                own = Toolset::from_tools(list).ok_or(HealError::NoTools)?.with_options(self.options.clone());
+                own = Toolset::from_tools(list)
+                    .ok_or(HealError::NoTools)?
+                    .with_options(self.options.clone());
                 &own
             }
         };
@@ -293,12 +308,18 @@ impl<'t> Healer<'t> {
             let line = meta.line;
             if let Some(size) = meta.oversized {
                 counts.passed += 1;
-                let why = format!("record of {size} bytes is over the limit of {} and was dropped", self.options.max_record_bytes);
+                let why = format!(
+                    "record of {size} bytes is over the limit of {} and was dropped",
+                    self.options.max_record_bytes
+                );
                 report(Report::Passed { line, why });
                 continue;
             }
             let healed = if meta.values > self.options.max_record_values {
-                Err(format!("record holds over {} JSON values", self.options.max_record_values))
+                Err(format!(
+                    "record holds over {} JSON values",
+                    self.options.max_record_values
+                ))
             } else {
                 self.heal(&buf).map_err(|e| e.to_string())
             };
@@ -389,7 +410,9 @@ impl Judging<'_> {
 impl conversation::Healer for Judging<'_> {
     fn call(&mut self, message: usize, object: &Value) -> Decided {
         let mut call = match provider::extract(object.clone(), None) {
-            Extracted::Calls(mut calls) if calls.len() == 1 && calls.first().is_some_and(|c| c.leaked.is_none()) => {
+            Extracted::Calls(mut calls)
+                if calls.len() == 1 && calls.first().is_some_and(|c| c.leaked.is_none()) =>
+            {
                 calls.pop()
             }
             Extracted::Calls(_) => None,
@@ -403,7 +426,9 @@ impl conversation::Healer for Judging<'_> {
         let verdict = Judge::new(self.tools.registry(), options).check(&mut judged, Tally::Nothing);
         let api = self.provider.api();
         let (fix, note, action) = match (verdict.status(), verdict.args()) {
-            (Status::Valid, Some(_)) if sent.args_as_text == self.provider.writer().args_as_text() => {
+            (Status::Valid, Some(_))
+                if sent.args_as_text == self.provider.writer().args_as_text() =>
+            {
                 (Fix::Keep, None, Action::Unchanged)
             }
             (Status::Valid | Status::Repaired, Some(args)) => {
@@ -412,11 +437,17 @@ impl conversation::Healer for Judging<'_> {
                 if fitting != written.name && !fitting.is_empty() {
                     written.rename(&fitting);
                 }
-                (Fix::Replace(provider::write_call(&written, args, self.spellings)), None, Action::Repaired)
+                (
+                    Fix::Replace(provider::write_call(&written, args, self.spellings)),
+                    None,
+                    Action::Repaired,
+                )
             }
             _ => {
                 let as_object = match &sent.args {
-                    Args::Text(t) => serde_json::from_str::<Value>(t).ok().filter(Value::is_object),
+                    Args::Text(t) => serde_json::from_str::<Value>(t)
+                        .ok()
+                        .filter(Value::is_object),
                     Args::Value(v) if v.is_object() => Some(v.clone()),
                     _ => None,
                 };

@@ -7,17 +7,21 @@
 /// `heal` and is left alone).
 pub(crate) const MARK: &str = "[callfix] ";
 
-/// The result text of a call `heal` rejected: the instruction, then the call as
-/// it was sent wherever the history now shows it otherwise (its tool name, its
-/// arguments).
-pub(crate) fn rejected(instruction: &str, renamed_from: Option<&str>, args_sent: Option<&str>) -> String {
+/// The result text of a call `heal` rejected: the instruction, then, each on
+/// a line of its own, the call as it was sent wherever the history now shows
+/// it otherwise (its tool name, its arguments).
+pub(crate) fn rejected(
+    instruction: &str,
+    renamed_from: Option<&str>,
+    args_sent: Option<&str>,
+) -> String {
     let mut out = format!("{MARK}This call was rejected: {instruction}");
     if let Some(name) = renamed_from {
-        out.push_str(&format!(" Its tool name as sent: {name}"));
-        out.push('.');
+        out.push_str("\nTool name as sent: ");
+        out.push_str(name);
     }
     if let Some(args) = args_sent {
-        out.push_str(" Its arguments (not a JSON object) are shown as {}; as sent: ");
+        out.push_str("\nArguments as sent (not a JSON object, shown as {}): ");
         out.push_str(args);
     }
     out

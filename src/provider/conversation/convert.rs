@@ -16,7 +16,12 @@ const SAME: [&str; 5] = ["model", "max_tokens", "temperature", "top_p", "stream"
 
 /// `body` (a healed `from` request) in `to`'s shape; the same body when `to`
 /// is `from`. Arguments written as text keep the record's number `spellings`.
-pub(crate) fn convert(body: Map<String, Value>, from: Provider, to: Provider, spellings: &Spellings) -> Map<String, Value> {
+pub(crate) fn convert(
+    body: Map<String, Value>,
+    from: Provider,
+    to: Provider,
+    spellings: &Spellings,
+) -> Map<String, Value> {
     match (from, to) {
         (Provider::OpenAi, Provider::Anthropic) => to_anthropic(body),
         (Provider::Anthropic, Provider::OpenAi) => to_openai(body, spellings),
@@ -44,7 +49,11 @@ fn tools(body: &mut Map<String, Value>, to: Provider, out: &mut Map<String, Valu
     let defs = read
         .into_iter()
         .map(|(name, schema, description)| {
-            let mut d = api.tool_definition(&api.tool_name(&name), description.as_deref().unwrap_or(""), schema);
+            let mut d = api.tool_definition(
+                &api.tool_name(&name),
+                description.as_deref().unwrap_or(""),
+                schema,
+            );
             if description.is_none() {
                 drop_description(&mut d);
             }
@@ -78,7 +87,10 @@ fn to_anthropic(mut body: Map<String, Value>) -> Map<String, Value> {
     }
     match body.get("stop") {
         Some(Value::String(s)) => {
-            out.insert("stop_sequences".into(), Value::Array(vec![Value::String(s.clone())]));
+            out.insert(
+                "stop_sequences".into(),
+                Value::Array(vec![Value::String(s.clone())]),
+            );
         }
         Some(Value::Array(a)) => {
             out.insert("stop_sequences".into(), Value::Array(a.clone()));
@@ -104,7 +116,10 @@ fn to_anthropic(mut body: Map<String, Value>) -> Map<String, Value> {
                 if let Some(Value::Array(calls)) = m.get("tool_calls") {
                     for c in calls {
                         let f = c.get("function");
-                        let name = f.and_then(|f| f.get("name")).cloned().unwrap_or(Value::Null);
+                        let name = f
+                            .and_then(|f| f.get("name"))
+                            .cloned()
+                            .unwrap_or(Value::Null);
                         let input = match f.and_then(|f| f.get("arguments")) {
                             Some(Value::String(t)) => match serde_json::from_str::<Value>(t) {
                                 Ok(v @ Value::Object(_)) => v,
@@ -142,7 +157,11 @@ fn to_anthropic(mut body: Map<String, Value>) -> Map<String, Value> {
                     Value::Array(parts) => parts.iter().map(anthropic_part).collect(),
                     other => {
                         let t = text_of(&other);
-                        if t.is_empty() { Vec::new() } else { vec![text_part(&t)] }
+                        if t.is_empty() {
+                            Vec::new()
+                        } else {
+                            vec![text_part(&t)]
+                        }
                     }
                 };
                 push(&mut turns, "user", blocks);
@@ -161,16 +180,29 @@ fn to_anthropic(mut body: Map<String, Value>) -> Map<String, Value> {
 fn anthropic_part(p: &Value) -> Value {
     match p.get("type").and_then(Value::as_str) {
         Some("image_url") => {
-            let url = p.get("image_url").and_then(|u| u.get("url")).and_then(Value::as_str).unwrap_or("");
-            let source = match url.strip_prefix("data:").and_then(|r| r.split_once(";base64,")) {
+            let url = p
+                .get("image_url")
+                .and_then(|u| u.get("url"))
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            let source = match url
+                .strip_prefix("data:")
+                .and_then(|r| r.split_once(";base64,"))
+            {
                 Some((media, data)) => obj(vec![
                     ("type", Value::String("base64".into())),
                     ("media_type", Value::String(media.into())),
                     ("data", Value::String(data.into())),
                 ]),
-                None => obj(vec![("type", Value::String("url".into())), ("url", Value::String(url.into()))]),
+                None => obj(vec![
+                    ("type", Value::String("url".into())),
+                    ("url", Value::String(url.into())),
+                ]),
             };
-            obj(vec![("type", Value::String("image".into())), ("source", source)])
+            obj(vec![
+                ("type", Value::String("image".into())),
+                ("source", source),
+            ])
         }
         Some("text") => text_part(p.get("text").and_then(Value::as_str).unwrap_or("")),
         _ => text_part(&p.to_string()),
@@ -187,9 +219,14 @@ fn push(turns: &mut Vec<Value>, role_name: &str, blocks: Vec<Value>) {
         && role(last) == Some(role_name)
         && let Some(Value::Array(have)) = last.get_mut("content")
     {
-        let results_first = blocks.iter().all(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"));
+        let results_first = blocks
+            .iter()
+            .all(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"));
         if results_first {
-            let at = have.iter().take_while(|b| b.get("type").and_then(Value::as_str) == Some("tool_result")).count();
+            let at = have
+                .iter()
+                .take_while(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+                .count();
             for (n, b) in blocks.into_iter().enumerate() {
                 have.insert(at + n, b);
             }
@@ -198,7 +235,10 @@ fn push(turns: &mut Vec<Value>, role_name: &str, blocks: Vec<Value>) {
         }
         return;
     }
-    turns.push(obj(vec![("role", Value::String(role_name.into())), ("content", Value::Array(blocks))]));
+    turns.push(obj(vec![
+        ("role", Value::String(role_name.into())),
+        ("content", Value::Array(blocks)),
+    ]));
 }
 
 fn to_openai(mut body: Map<String, Value>, spellings: &Spellings) -> Map<String, Value> {
@@ -212,7 +252,10 @@ fn to_openai(mut body: Map<String, Value>, spellings: &Spellings) -> Map<String,
         Some(Value::Null) | None => {}
         Some(system) => {
             let text = text_of(system);
-            messages.push(obj(vec![("role", Value::String("system".into())), ("content", Value::String(text))]));
+            messages.push(obj(vec![
+                ("role", Value::String("system".into())),
+                ("content", Value::String(text)),
+            ]));
         }
     }
     let turns = match body.remove("messages") {
@@ -226,7 +269,10 @@ fn to_openai(mut body: Map<String, Value>, spellings: &Spellings) -> Map<String,
             Value::Array(b) => b,
             Value::String(s) => {
                 let r = if is_assistant { "assistant" } else { "user" };
-                messages.push(obj(vec![("role", Value::String(r.into())), ("content", Value::String(s))]));
+                messages.push(obj(vec![
+                    ("role", Value::String(r.into())),
+                    ("content", Value::String(s)),
+                ]));
                 continue;
             }
             _ => Vec::new(),
@@ -236,10 +282,19 @@ fn to_openai(mut body: Map<String, Value>, spellings: &Spellings) -> Map<String,
             let mut calls = Vec::new();
             for b in &blocks {
                 match b.get("type").and_then(Value::as_str) {
-                    Some("text") => text.push(b.get("text").and_then(Value::as_str).unwrap_or("").to_owned()),
+                    Some("text") => text.push(
+                        b.get("text")
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_owned(),
+                    ),
                     Some("tool_use") => {
                         let input = b.get("input").cloned().unwrap_or(Value::Object(Map::new()));
-                        let input = if input.is_object() { input } else { Value::Object(Map::new()) };
+                        let input = if input.is_object() {
+                            input
+                        } else {
+                            Value::Object(Map::new())
+                        };
                         let function = obj(vec![
                             ("name", b.get("name").cloned().unwrap_or(Value::Null)),
                             ("arguments", Value::String(spellings.to_text(&input))),
@@ -255,7 +310,14 @@ fn to_openai(mut body: Map<String, Value>, spellings: &Spellings) -> Map<String,
             }
             let text = text.join("\n");
             let mut msg = vec![("role", Value::String("assistant".into()))];
-            msg.push(("content", if text.is_empty() { Value::Null } else { Value::String(text) }));
+            msg.push((
+                "content",
+                if text.is_empty() {
+                    Value::Null
+                } else {
+                    Value::String(text)
+                },
+            ));
             if !calls.is_empty() {
                 msg.push(("tool_calls", Value::Array(calls)));
             }
@@ -269,17 +331,25 @@ fn to_openai(mut body: Map<String, Value>, spellings: &Spellings) -> Map<String,
                     let content = b.get("content").cloned().unwrap_or(Value::Null);
                     messages.push(obj(vec![
                         ("role", Value::String("tool".into())),
-                        ("tool_call_id", b.get("tool_use_id").cloned().unwrap_or(Value::Null)),
+                        (
+                            "tool_call_id",
+                            b.get("tool_use_id").cloned().unwrap_or(Value::Null),
+                        ),
                         ("content", Value::String(text_of(&content))),
                     ]));
                 }
                 Some("image") => parts.push(openai_image(b)),
-                Some("text") => parts.push(text_part(b.get("text").and_then(Value::as_str).unwrap_or(""))),
+                Some("text") => parts.push(text_part(
+                    b.get("text").and_then(Value::as_str).unwrap_or(""),
+                )),
                 _ => parts.push(text_part(&b.to_string())),
             }
         }
         if !parts.is_empty() {
-            messages.push(obj(vec![("role", Value::String("user".into())), ("content", Value::Array(parts))]));
+            messages.push(obj(vec![
+                ("role", Value::String("user".into())),
+                ("content", Value::Array(parts)),
+            ]));
         }
     }
     out.insert("messages".into(), Value::Array(messages));
@@ -291,7 +361,13 @@ fn to_openai(mut body: Map<String, Value>, spellings: &Spellings) -> Map<String,
 fn openai_image(b: &Value) -> Value {
     let source = b.get("source");
     let kind = source.and_then(|s| s.get("type")).and_then(Value::as_str);
-    let field = |k: &str| source.and_then(|s| s.get(k)).and_then(Value::as_str).unwrap_or("").to_owned();
+    let field = |k: &str| {
+        source
+            .and_then(|s| s.get(k))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned()
+    };
     let url = match kind {
         Some("base64") => format!("data:{};base64,{}", field("media_type"), field("data")),
         _ => field("url"),

@@ -99,7 +99,11 @@ pub(crate) fn detect(body: &Map<String, Value>) -> Option<Provider> {
 /// Heals the `messages` of a `provider` body (OpenAI or Anthropic) with
 /// `healer`: every call judged, every call paired with exactly one result,
 /// every result with its call.
-pub(crate) fn heal(provider: Provider, messages: Vec<Value>, healer: &mut dyn Healer) -> Vec<Value> {
+pub(crate) fn heal(
+    provider: Provider,
+    messages: Vec<Value>,
+    healer: &mut dyn Healer,
+) -> Vec<Value> {
     match provider {
         Provider::Anthropic => anthropic::heal(messages, healer),
         _ => openai::heal(messages, healer),
@@ -232,7 +236,13 @@ fn any_id(id: &str) -> String {
 /// An id as Anthropic takes it: `[a-zA-Z0-9_-]+`, others become `_`.
 fn anthropic_id(id: &str) -> String {
     id.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }
 
