@@ -160,6 +160,11 @@ impl Healed {
     pub fn provider(&self) -> Provider {
         self.provider
     }
+    /// The number spellings of the input (how the request's numbers are
+    /// written back).
+    pub fn spellings(&self) -> &Spellings {
+        &self.spellings
+    }
     /// Whether the request differs from the input in any way.
     pub fn changed(&self) -> bool {
         self.changed
