@@ -28,6 +28,7 @@
 mod bin;
 mod cut;
 mod grammar;
+mod heal;
 mod mcp;
 
 use std::path::PathBuf;
@@ -331,6 +332,11 @@ proptest! {
     #[test]
     fn grammar_mcp_schema_pulls(lines in mcp::pull_session()) {
         mcp::check_pull(&lines).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn grammar_heal_conversations(turns in heal::turns()) {
+        heal::check(&turns).map_err(TestCaseError::fail)?;
     }
 }
 
