@@ -4,6 +4,7 @@ import copy
 import json
 import os
 import subprocess
+import sys
 
 import pytest
 
@@ -49,7 +50,7 @@ def test_same_as_the_command_line():
     for name in ("openai_poisoned.json", "anthropic_poisoned.json"):
         for to in (None, "openai", "anthropic"):
             args = ["heal", os.path.join(FIXTURES, name)] + (["--to", to] if to else [])
-            out = subprocess.run(["callfix", *args], capture_output=True, text=True, check=False)
+            out = subprocess.run([sys.executable, "-m", "callfix", *args], capture_output=True, text=True, check=False)
             assert out.returncode == 1, out.stderr
             # As text: the numbers keep their spelling (1e2), as on the command line.
             text = open(os.path.join(FIXTURES, name)).read()
