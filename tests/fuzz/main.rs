@@ -9,7 +9,9 @@
 //! sentinels and closings, provider stream events, pythonic lists (nested
 //! deep by repetition) and call notation, SSE framing, MCP messages, hook
 //! payloads, and streams cut short (`fuzz/cut.rs`: a call never closed is
-//! never passed). Each runs
+//! never passed). `fuzz/heal.rs`: conversations for `heal`, with its own
+//! invariants (every call paired, none lost, healing twice changes nothing).
+//! Each runs
 //! through the binary (`-f args`, `-f json`, `--jobs 2`), `check --calls`, the
 //! hook, and the MCP decision core in process.
 //!
