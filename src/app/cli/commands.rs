@@ -259,7 +259,12 @@ pub(crate) struct HealArgs {
     /// tool-list file; repeatable) instead of each request's own tools
     // Its own id: a callfix.toml's `schemas` is not taken here (as for `mcp`),
     // only the command line's overrides a request's own tools.
-    #[arg(id = "heal_schemas", short = 's', long = "schemas", value_name = "PATH")]
+    #[arg(
+        id = "heal_schemas",
+        short = 's',
+        long = "schemas",
+        value_name = "PATH"
+    )]
     pub schemas: Vec<PathBuf>,
 
     /// Write each healed conversation as this provider's request body: openai
