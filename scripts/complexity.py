@@ -220,6 +220,35 @@ def notation_long_string(n):
     return FILTER, assistant("read(file_path: '" + "\\n\\'" * n + "')")
 
 
+HEAL_TOOLS = [{"type": "function", "function": {"name": "glob", "parameters": {
+    "type": "object", "properties": {"pattern": {"type": "string"}}, "required": ["pattern"]}}}]
+
+
+def heal_history(n):
+    # One conversation of n turns, each a valid, a repairable and a cut call
+    # with one id for all (duplicates), and results missing or orphaned.
+    messages = []
+    for i in range(n):
+        messages.append({"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c", "type": "function", "function": {"name": "glob", "arguments": '{"pattern": "*"}'}},
+            {"id": "c", "type": "function", "function": {"name": "Glob", "arguments": "{'pattern': '*',}"}},
+            {"id": "c", "type": "function", "function": {"name": "glob", "arguments": '{"pattern": "'}}]})
+        messages.append({"role": "tool", "tool_call_id": f"gone{i}", "content": "x"})
+    return ["--no-config", "heal"], line({"model": "m", "tools": HEAL_TOOLS, "messages": messages})
+
+
+def heal_history_to(n):
+    args, stdin = heal_history(n)
+    return args + ["--to", "anthropic"], stdin
+
+
+def heal_records(n):
+    record = line({"model": "m", "tools": HEAL_TOOLS, "messages": [
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c", "type": "function", "function": {"name": "glob", "arguments": '{"pattern": 1}'}}]}]})
+    return ["--no-config", "heal"], record * n
+
+
 # (name, function, small n): the big run is 10 n.
 # The last item is the number of result lines an input of size n must give
 # (None: not counted), so a surface that loses calls fails too.
@@ -243,6 +272,9 @@ SURFACES = [
     ("call notation, n <tool_call> bodies", notation_tool_call_bodies, 3000, lambda n: n),
     ("call notation, literal n deep", notation_deep_literal, 200_000, lambda n: 1),
     ("call notation, a string of n escapes", notation_long_string, 100_000, lambda n: 1),
+    ("heal: one history of n turns", heal_history, 300, lambda n: 1),
+    ("heal --to anthropic: one history of n turns", heal_history_to, 300, lambda n: 1),
+    ("heal: n conversations", heal_records, 300, lambda n: n),
 ]
 
 # No run may map more than this (a quadratic copy would take the machine).

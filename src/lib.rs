@@ -15,6 +15,7 @@
 //! | a record in any provider's envelope | [`Toolset::check_record`] → [`Checked`] |
 //! | a conversation (repeated failures escalate) | [`Toolset::session`] → [`Session`] |
 //! | a stream of records (JSON Lines, SSE, transcripts) | [`Filter`] over an [`Input`], into a [`Sink`] such as [`Printer`] |
+//! | a conversation (OpenAI chat or Anthropic messages body) to make acceptable again | [`heal::Healer`] → [`heal::Healed`] |
 //! | how calls are judged and worded | [`Options`], [`Style`], [`Policy`] |
 //! | an MCP server to guard | [`mcp::Proxy`] |
 //! | tool definitions for a provider's API | [`tools::payload`] |
@@ -51,7 +52,7 @@
 //! `message` (the instruction text) → [`output`] (the chosen format). [`filter`]
 //! drives them over a stream; [`toolset`] checks one call at a time; [`error`]
 //! holds what stops a run. Beside them: [`check`], [`render`], [`tools`],
-//! [`mcp`]. Only the modules linked here are public (and each shows only what a
+//! [`mcp`], [`heal`]. Only the modules linked here are public (and each shows only what a
 //! program needs); the stages in plain type are the library's own. The whole
 //! public surface is listed in `docs/public-api.txt`, checked in CI.
 //!
@@ -86,6 +87,7 @@ pub mod check;
 pub mod error;
 pub mod filter;
 pub(crate) mod fnv;
+pub mod heal;
 pub(crate) mod input;
 pub(crate) mod json;
 pub(crate) mod kinds;

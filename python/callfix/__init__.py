@@ -19,20 +19,24 @@ same call. See ``docs/python.md`` in the repository for the whole API.
 
 from ._callfix import (
     CallfixError,
+    Healed,
     Result,
     Session,
     Toolset,
     __version__,
+    heal,
     render,
     tools,
 )
 
 __all__ = [
     "CallfixError",
+    "Healed",
     "Result",
     "Session",
     "Toolset",
     "__version__",
+    "heal",
     "render",
     "tools",
 ]

@@ -12,12 +12,13 @@
 //! (`CallfixError`, panics caught, deep input checked on a thread of its own);
 //! `options` (the constructors' keyword options); `result` (the `Result`
 //! class); `toolset`, `checks` and `session` (the classes that check);
-//! `functions` (`render`, `tools`); `command` (the `callfix` command).
+//! `functions` (`render`, `tools`); `healing` (`heal`, `Healed`); `command` (the `callfix` command).
 
 mod boundary;
 mod checks;
 mod command;
 mod functions;
+mod healing;
 mod leaks;
 mod options;
 mod result;
@@ -32,6 +33,7 @@ use crate::boundary::CallfixError;
 use crate::checks::Checks;
 use crate::command::_main;
 use crate::functions::{render, tools};
+use crate::healing::{Healed, heal};
 use crate::leaks::_leaks;
 use crate::result::CheckResult;
 use crate::session::Session;
@@ -50,8 +52,10 @@ fn _callfix(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Session>()?;
     m.add_class::<CheckResult>()?;
     m.add_class::<Checks>()?;
+    m.add_class::<Healed>()?;
     m.add_function(wrap_pyfunction!(render, m)?)?;
     m.add_function(wrap_pyfunction!(tools, m)?)?;
+    m.add_function(wrap_pyfunction!(heal, m)?)?;
     m.add_function(wrap_pyfunction!(_main, m)?)?;
     m.add_function(wrap_pyfunction!(_leaks, m)?)?;
     Ok(())

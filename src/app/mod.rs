@@ -5,6 +5,7 @@ pub(crate) mod check;
 pub(crate) mod cli;
 pub(crate) mod colour;
 pub(crate) mod config;
+mod heal;
 pub(crate) mod hook;
 pub(crate) mod mcp;
 mod pull;
@@ -142,6 +143,7 @@ pub(crate) fn run(cli: &Cli, config: config::Loaded) -> anyhow::Result<Ended> {
         Some(Command::Mcp(args)) => mcp::command(args, &ctx),
         Some(Command::Hook(args)) => hook::command(args, &ctx),
         Some(Command::McpSchemas(args)) => pull::command(args, &ctx),
+        Some(Command::Heal(args)) => heal::command(args, &ctx),
         Some(Command::Completions { shell }) => terminal::completions(*shell),
         Some(Command::Man(args)) => terminal::man(args),
     }

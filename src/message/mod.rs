@@ -15,6 +15,7 @@ use serde_json::Value;
 use crate::registry::SchemaError;
 
 mod diagnosis;
+pub(crate) mod heal;
 mod leak;
 pub(crate) mod provider;
 #[cfg(test)]

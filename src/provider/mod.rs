@@ -15,6 +15,7 @@ mod anthropic;
 mod bedrock;
 mod call;
 pub(crate) mod claude_code;
+pub(crate) mod conversation;
 mod convert;
 mod extract;
 pub(crate) mod fields;

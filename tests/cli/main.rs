@@ -11,6 +11,7 @@ mod exact;
 mod formats;
 mod golden;
 mod hardening;
+mod heal;
 mod hook;
 mod input_attacks;
 mod jobs;

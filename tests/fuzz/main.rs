@@ -9,7 +9,9 @@
 //! sentinels and closings, provider stream events, pythonic lists (nested
 //! deep by repetition) and call notation, SSE framing, MCP messages, hook
 //! payloads, and streams cut short (`fuzz/cut.rs`: a call never closed is
-//! never passed). Each runs
+//! never passed). `fuzz/heal.rs`: conversations for `heal`, with its own
+//! invariants (every call paired, none lost, healing twice changes nothing).
+//! Each runs
 //! through the binary (`-f args`, `-f json`, `--jobs 2`), `check --calls`, the
 //! hook, and the MCP decision core in process.
 //!
@@ -28,6 +30,7 @@
 mod bin;
 mod cut;
 mod grammar;
+mod heal;
 mod mcp;
 
 use std::path::PathBuf;
@@ -331,6 +334,11 @@ proptest! {
     #[test]
     fn grammar_mcp_schema_pulls(lines in mcp::pull_session()) {
         mcp::check_pull(&lines).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn grammar_heal_conversations(turns in heal::turns()) {
+        heal::check(&turns).map_err(TestCaseError::fail)?;
     }
 }
 

@@ -247,3 +247,31 @@ pub(crate) enum RepairedDecision {
     Ask,
     Allow,
 }
+
+/// `callfix heal [FILE]… [--schemas PATH] [--to PROVIDER]`
+#[derive(Debug, Args)]
+pub(crate) struct HealArgs {
+    /// Files of conversations, one request body per record ('-' = stdin) [default: stdin]
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// Check the calls against these schemas (a directory of <tool>.json, or a
+    /// tool-list file; repeatable) instead of each request's own tools
+    // Its own id: a callfix.toml's `schemas` is not taken here (as for `mcp`),
+    // only the command line's overrides a request's own tools.
+    #[arg(
+        id = "heal_schemas",
+        short = 's',
+        long = "schemas",
+        value_name = "PATH"
+    )]
+    pub schemas: Vec<PathBuf>,
+
+    /// Write each healed conversation as this provider's request body: openai
+    /// or anthropic [default: as it came]
+    #[arg(long, value_enum, value_name = "PROVIDER")]
+    pub to: Option<ProviderArg>,
+
+    #[command(flatten)]
+    pub judge: JudgeArgs,
+}

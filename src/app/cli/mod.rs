@@ -18,8 +18,8 @@ use crate::repair::Enabled;
 mod commands;
 
 pub(crate) use commands::{
-    CheckArgs, CheckFormat, HookAgent, HookArgs, McpArgs, McpSchemasArgs, RenderArgs, RenderFormat,
-    RepairedDecision, ToolsArgs,
+    CheckArgs, CheckFormat, HealArgs, HookAgent, HookArgs, McpArgs, McpSchemasArgs, RenderArgs,
+    RenderFormat, RepairedDecision, ToolsArgs,
 };
 
 /// The version `--version` prints: with the git commit where `build.rs` found
@@ -91,6 +91,15 @@ pub(crate) enum Command {
     /// each file written. Claude Code checks its built-in tools' input itself,
     /// before any hook runs: the hook helps MCP tools only.
     McpSchemas(McpSchemasArgs),
+    /// Make a conversation acceptable again: every tool call valid, repaired or neutralised
+    ///
+    /// One request body per record (OpenAI chat or Anthropic messages, with its
+    /// tools). Valid calls are left byte for byte, repairable ones repaired, and
+    /// the rest neutralised: arguments a JSON object, the call's result carrying
+    /// the instruction and what was sent. Every call gets exactly one result.
+    /// Exit 0: every call valid or repaired; 1: a call neutralised; 2: a record
+    /// not healed (written as it came), or an error.
+    Heal(HealArgs),
     /// Print a shell completion script: bash, zsh, fish, powershell or elvish
     Completions {
         /// The shell

@@ -83,6 +83,26 @@ fn function_eq_without_its_bracket_only_at_line_start_naming_a_declared_tool() {
 }
 
 #[test]
+fn hermes_cut_off_in_call_notation_is_named() {
+    // A `<tool_call>` whose body is call notation, cut off: not closed, and
+    // named as far as the name got (it was "" before, so the model was never
+    // told which tool it was writing).
+    for (text, name) in [
+        ("<tool_call>glob(pattern: 'x'", "glob"),
+        ("<tool_call>\nread(file_path=\"/a", "read"),
+        ("<tool_call> read(", "read"),
+    ] {
+        let call = one(text);
+        assert_eq!(call.args, Err(cut::NOT_CLOSED.to_owned()), "{text}");
+        assert_eq!(call.name, name, "{text}");
+    }
+    // Cut inside the name: it may not be whole, so it names nothing.
+    let call = one("<tool_call>rea");
+    assert_eq!(call.args, Err(cut::NOT_CLOSED.to_owned()));
+    assert_eq!(call.name, "");
+}
+
+#[test]
 fn kimi_ids_every_split_of_the_trailing_digits_is_a_reading() {
     // F11
     let call = |id: &str| {

@@ -44,7 +44,8 @@ pub(super) fn read(text: &str, ctx: &mut Ctx) -> Read {
         if cut::prose_after(after) {
             return (Vec::new(), 0);
         }
-        // Cut off: named when its JSON or `<function=` head got that far.
+        // Cut off: named when its JSON, `<function=` or call-notation head got
+        // that far.
         let rest = after.trim_start();
         let [(key_open, _), _] = PAIR;
         let tag = |family, opening: &str| {
@@ -58,6 +59,12 @@ pub(super) fn read(text: &str, ctx: &mut Ctx) -> Read {
             .map(str::to_owned)
             .or_else(|| tag("qwen-coder", FUNCTION))
             .or_else(|| tag("minicpm", "<function name="))
+            // Call notation: the name before its `(`.
+            .or_else(|| {
+                pythonic::call_name(rest)
+                    .and_then(cut::plain)
+                    .map(str::to_owned)
+            })
             // GLM: the name, then its first `<arg_key>`.
             .or_else(|| {
                 let name = Cursor::new(rest).take_before(key_open)?;

@@ -1,0 +1,509 @@
+//! A conversation made acceptable again (`callfix heal`): every assistant
+//! tool call in an OpenAI chat or Anthropic messages request body comes out
+//! valid (unchanged), repaired (its arguments replaced, reported) or
+//! neutralised (arguments a JSON object every provider accepts, its result
+//! carrying the instruction and what was sent), and every call paired with
+//! exactly one result.
+//!
+//! ```
+//! use callfix::heal::{Action, Healer};
+//! use serde_json::json;
+//!
+//! let request = json!({"model": "m", "tools": [{"type": "function", "function": {
+//!     "name": "read", "parameters": {"type": "object",
+//!     "properties": {"limit": {"type": "integer"}}, "required": ["limit"]}}}],
+//!   "messages": [{"role": "user", "content": "hi"},
+//!     {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function",
+//!      "function": {"name": "read", "arguments": "{\"limit\": \"2\"}"}}]}]});
+//! let healed = Healer::new(None).heal(request.to_string().as_bytes()).unwrap();
+//! assert_eq!(healed.calls()[0].action(), Action::Repaired);
+//! let messages = &healed.request()["messages"];
+//! assert_eq!(messages[1]["tool_calls"][0]["function"]["arguments"], "{\"limit\":2}");
+//! // The call had no result: it gets one.
+//! assert_eq!(messages[2]["role"], "tool");
+//! assert_eq!(messages[2]["tool_call_id"], "c1");
+//! ```
+//!
+//! The walk over messages and the provider shapes are in
+//! `provider/conversation/`; the words written into the conversation in
+//! `message/heal.rs`. See docs/heal.md for every decision.
+
+use std::io::{self, Read, Write};
+
+use serde_json::{Map, Value};
+
+use crate::filter::{Judge, Options, Tally};
+use crate::input::{CHUNK, Framer};
+use crate::message::heal as words;
+use crate::provider::conversation::{self, Decided, Fix};
+use crate::provider::{self, Args, Call, Extracted, Provider};
+use crate::spelling::Spellings;
+use crate::toolset::Toolset;
+use crate::verdict::{Fault, Status, Verdict};
+
+/// The providers whose request bodies `heal` reads and writes (`--to`).
+pub static SHAPES: &[Provider] = &[Provider::OpenAi, Provider::Anthropic];
+
+/// Why a record could not be healed (it is no conversation `heal` reads).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum HealError {
+    /// The record is not JSON.
+    #[error("not valid JSON ({0})")]
+    NotJson(serde_json::Error),
+    /// The record is JSON, but no request body with a `messages` list.
+    #[error(
+        "not a conversation: no \"messages\" list (an OpenAI chat or Anthropic messages request body)"
+    )]
+    NotAConversation,
+    /// No tools were given and the request has no usable `tools` list.
+    #[error(
+        "no tools to check the calls against: the request has no \"tools\" list and none was given"
+    )]
+    NoTools,
+    /// `--to` names a provider `heal` does not write.
+    #[error("heal writes openai or anthropic request bodies, not {0}")]
+    Unsupported(&'static str),
+}
+
+/// What became of one call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    /// Left exactly as it was.
+    Unchanged,
+    /// Rewritten: repaired, or written as its provider requires (OpenAI
+    /// arguments as text).
+    Repaired,
+    /// Rejected: its arguments made a JSON object, its result carries the
+    /// instruction and what was sent.
+    Neutralised,
+}
+
+/// One call of a healed conversation.
+#[derive(Debug)]
+pub struct HealedCall {
+    message: usize,
+    call: Option<Call>,
+    verdict: Verdict,
+    action: Action,
+}
+
+impl HealedCall {
+    /// The index in the request's `messages` of the message holding the call.
+    pub fn message(&self) -> usize {
+        self.message
+    }
+    /// The call as read (`None` when it could not be read as a call).
+    pub fn call(&self) -> Option<&Call> {
+        self.call.as_ref()
+    }
+    /// The verdict on it, as the filter gives it.
+    pub fn verdict(&self) -> &Verdict {
+        &self.verdict
+    }
+    /// What became of it.
+    pub fn action(&self) -> Action {
+        self.action
+    }
+    /// The call and its verdict, taken apart.
+    pub fn into_parts(self) -> (Option<Call>, Verdict) {
+        (self.call, self.verdict)
+    }
+    /// The tool called (after `rename-tool`), or `""` for a call that could
+    /// not be read.
+    pub fn tool(&self) -> &str {
+        self.call.as_ref().map_or("", Call::name)
+    }
+}
+
+/// A healed conversation.
+#[derive(Debug)]
+pub struct Healed {
+    request: Value,
+    calls: Vec<HealedCall>,
+    provider: Provider,
+    spellings: Spellings,
+    changed: bool,
+}
+
+impl Healed {
+    /// The healed request body.
+    pub fn request(&self) -> &Value {
+        &self.request
+    }
+    /// The healed request body, taken out.
+    pub fn into_request(self) -> Value {
+        self.request
+    }
+    /// One per assistant tool call of the history, in order.
+    pub fn calls(&self) -> &[HealedCall] {
+        &self.calls
+    }
+    /// The calls, taken out.
+    pub fn into_calls(self) -> Vec<HealedCall> {
+        self.calls
+    }
+    /// How many calls were neutralised.
+    pub fn neutralised(&self) -> usize {
+        self.calls
+            .iter()
+            .filter(|c| c.action == Action::Neutralised)
+            .count()
+    }
+    /// Whether a call's tool schema is broken (the operator's error).
+    pub fn schema_faults(&self) -> usize {
+        (self.calls.iter())
+            .filter(|c| c.verdict.fault() == Fault::Schema)
+            .count()
+    }
+    /// The provider whose request body the input was.
+    pub fn provider(&self) -> Provider {
+        self.provider
+    }
+    /// The number spellings of the input (how the request's numbers are
+    /// written back).
+    pub fn spellings(&self) -> &Spellings {
+        &self.spellings
+    }
+    /// Whether the request differs from the input in any way.
+    pub fn changed(&self) -> bool {
+        self.changed
+    }
+    /// The request as compact JSON text, numbers spelled as in the input.
+    pub fn to_text(&self) -> String {
+        self.spellings.to_text(&self.request)
+    }
+}
+
+/// How conversations are healed: against which tools (or each request's
+/// own), with which [`Options`], into which provider's shape.
+#[derive(Debug)]
+pub struct Healer<'t> {
+    tools: Option<&'t Toolset>,
+    options: Options,
+    to: Option<Provider>,
+}
+
+/// What a [`Healer::stream`] run counted.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Counts {
+    /// Records read.
+    pub records: u64,
+    /// Calls repaired.
+    pub repaired: u64,
+    /// Calls neutralised.
+    pub neutralised: u64,
+    /// Records passed through unhealed (not a conversation), or lost (larger
+    /// than the record limit).
+    pub passed: u64,
+    /// Calls whose tool's schema is broken.
+    pub schema_faults: u64,
+}
+
+/// What a [`Healer::stream`] run says as it goes.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Report<'a> {
+    /// A call was repaired or neutralised.
+    Call {
+        /// The 1-based line of the input on which the record starts.
+        line: u64,
+        /// The call.
+        call: &'a HealedCall,
+    },
+    /// A record was written as it came, unhealed (or, too large, dropped).
+    Passed {
+        /// The 1-based line of the input on which the record starts.
+        line: u64,
+        /// Why.
+        why: String,
+    },
+}
+
+impl<'t> Healer<'t> {
+    /// Heals against `tools`, or, with `None`, each request's own `tools`
+    /// (checked with the default [`Options`]).
+    pub fn new(tools: Option<&'t Toolset>) -> Self {
+        let options = tools.map(|t| t.options().clone()).unwrap_or_default();
+        Healer {
+            tools,
+            options,
+            to: None,
+        }
+    }
+
+    /// The options a request's own tools are checked with.
+    pub fn with_options(mut self, options: Options) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Writes healed conversations as `to`'s request bodies (one of
+    /// [`SHAPES`]).
+    pub fn to(mut self, to: Provider) -> Result<Self, HealError> {
+        if !SHAPES.contains(&to) {
+            return Err(HealError::Unsupported(to.name()));
+        }
+        self.to = Some(to);
+        Ok(self)
+    }
+
+    /// Heals one request body given as JSON text.
+    pub fn heal(&self, text: &[u8]) -> Result<Healed, HealError> {
+        let value: Value = serde_json::from_slice(text).map_err(HealError::NotJson)?;
+        self.heal_value(value, Spellings::scan(text))
+    }
+
+    /// Heals one request body already parsed (`spellings`: its numbers'
+    /// spellings, or the default).
+    pub fn heal_value(&self, request: Value, spellings: Spellings) -> Result<Healed, HealError> {
+        let Value::Object(body) = request else {
+            return Err(HealError::NotAConversation);
+        };
+        let provider = conversation::detect(&body).ok_or(HealError::NotAConversation)?;
+        let own;
+        let tools = match self.tools {
+            Some(t) => t,
+            None => {
+                let list = body.get("tools").cloned().ok_or(HealError::NoTools)?;
+                own = Toolset::from_tools(list)
+                    .ok_or(HealError::NoTools)?
+                    .with_options(self.options.clone());
+                &own
+            }
+        };
+        let original = body.clone();
+        let (body, calls) = heal_body(body, provider, tools, &spellings);
+        let body = match self.to {
+            Some(to) if to != provider => {
+                let converted = conversation::convert(body, provider, to, &spellings);
+                // Written again in `to`'s shape: ids and pairing as it takes them.
+                heal_body(converted, to, tools, &spellings).0
+            }
+            _ => body,
+        };
+        let changed = body != original;
+        Ok(Healed {
+            request: Value::Object(body),
+            calls,
+            provider,
+            spellings,
+            changed,
+        })
+    }
+
+    /// Heals every record of `reader` (JSON Lines, or JSON documents in any
+    /// layout, as the filter frames them) into `out`, one line per record: a
+    /// record nothing changed in is written byte for byte as it came, a
+    /// healed one as compact JSON; a record that is no conversation is
+    /// written as it came and reported. `report` hears of every repaired or
+    /// neutralised call and every record passed through.
+    pub fn stream<R: Read, W: Write>(
+        &self,
+        reader: R,
+        out: &mut W,
+        report: &mut dyn FnMut(Report<'_>),
+    ) -> io::Result<Counts> {
+        let mut framer = Framer::with_capacity(reader, self.options.max_record_bytes, 0, CHUNK);
+        let mut buf = Vec::new();
+        let mut counts = Counts::default();
+        while let Some(meta) = framer.next_record(&mut buf, &mut || {})? {
+            counts.records += 1;
+            let line = meta.line;
+            if let Some(size) = meta.oversized {
+                counts.passed += 1;
+                let why = format!(
+                    "record of {size} bytes is over the limit of {} and was dropped",
+                    self.options.max_record_bytes
+                );
+                report(Report::Passed { line, why });
+                continue;
+            }
+            let healed = if meta.values > self.options.max_record_values {
+                Err(format!(
+                    "record holds over {} JSON values",
+                    self.options.max_record_values
+                ))
+            } else {
+                self.heal(&buf).map_err(|e| e.to_string())
+            };
+            match healed {
+                Err(why) => {
+                    counts.passed += 1;
+                    report(Report::Passed { line, why });
+                    out.write_all(&buf)?;
+                }
+                Ok(healed) => {
+                    for call in &healed.calls {
+                        match call.action {
+                            Action::Unchanged => continue,
+                            Action::Repaired => counts.repaired += 1,
+                            Action::Neutralised => counts.neutralised += 1,
+                        }
+                        if call.verdict.fault() == Fault::Schema {
+                            counts.schema_faults += 1;
+                        }
+                        report(Report::Call { line, call });
+                    }
+                    if healed.changed {
+                        let mut text = Vec::with_capacity(buf.len() + 64);
+                        healed.spellings.write(&mut text, &healed.request)?;
+                        out.write_all(&text)?;
+                    } else {
+                        out.write_all(&buf)?;
+                    }
+                }
+            }
+            out.write_all(b"\n")?;
+        }
+        out.flush()?;
+        Ok(counts)
+    }
+}
+
+/// Heals the messages of one body of `provider`'s shape.
+fn heal_body(
+    mut body: Map<String, Value>,
+    provider: Provider,
+    tools: &Toolset,
+    spellings: &Spellings,
+) -> (Map<String, Value>, Vec<HealedCall>) {
+    let messages = match body.get_mut("messages") {
+        Some(Value::Array(m)) => std::mem::take(m),
+        _ => return (body, Vec::new()),
+    };
+    let mut judging = Judging {
+        tools,
+        provider,
+        spellings,
+        calls: Vec::new(),
+    };
+    let healed = conversation::heal(provider, messages, &mut judging);
+    if let Some(slot) = body.get_mut("messages") {
+        *slot = Value::Array(healed);
+    }
+    (body, judging.calls)
+}
+
+/// The [`conversation::Healer`] of one body: judges each call with the
+/// toolset, as the filter does, and words the notes.
+struct Judging<'a> {
+    tools: &'a Toolset,
+    provider: Provider,
+    spellings: &'a Spellings,
+    calls: Vec<HealedCall>,
+}
+
+impl Judging<'_> {
+    fn unreadable(&mut self, message: usize, object: &Value, reason: String) -> Decided {
+        let sent = self.spellings.to_text(object);
+        let text = words::unreadable_call(&reason, &sent);
+        self.calls.push(HealedCall {
+            message,
+            call: None,
+            verdict: Verdict::rejected(reason, Fault::Call),
+            action: Action::Neutralised,
+        });
+        Decided {
+            fix: Fix::Remove(text),
+            note: None,
+        }
+    }
+}
+
+impl conversation::Healer for Judging<'_> {
+    fn call(&mut self, message: usize, object: &Value) -> Decided {
+        let mut call = match provider::extract(object.clone(), None) {
+            Extracted::Calls(mut calls)
+                if calls.len() == 1 && calls.first().is_some_and(|c| c.leaked.is_none()) =>
+            {
+                calls.pop()
+            }
+            Extracted::Calls(_) => None,
+            Extracted::Unrecognised(reason) => return self.unreadable(message, object, reason),
+        };
+        let Some(mut judged) = call.take() else {
+            return self.unreadable(message, object, "not one tool call".to_owned());
+        };
+        let sent = judged.clone();
+        let options = self.tools.options();
+        let verdict = Judge::new(self.tools.registry(), options).check(&mut judged, Tally::Nothing);
+        let api = self.provider.api();
+        let (fix, note, action) = match (verdict.status(), verdict.args()) {
+            (Status::Valid, Some(_))
+                if sent.args_as_text == self.provider.writer().args_as_text() =>
+            {
+                (Fix::Keep, None, Action::Unchanged)
+            }
+            (Status::Valid | Status::Repaired, Some(args)) => {
+                let mut written = judged.clone();
+                let fitting = api.tool_name(&written.name);
+                if fitting != written.name && !fitting.is_empty() {
+                    written.rename(&fitting);
+                }
+                (
+                    Fix::Replace(provider::write_call(&written, args, self.spellings)),
+                    None,
+                    Action::Repaired,
+                )
+            }
+            _ => {
+                let as_object = match &sent.args {
+                    Args::Text(t) => serde_json::from_str::<Value>(t)
+                        .ok()
+                        .filter(Value::is_object),
+                    Args::Value(v) if v.is_object() => Some(v.clone()),
+                    _ => None,
+                };
+                let args_sent = match (&as_object, &sent.args) {
+                    (Some(_), _) => None,
+                    (None, Args::Text(t)) => Some(t.clone()),
+                    (None, Args::Value(v)) => Some(self.spellings.to_text(v)),
+                    (None, Args::Missing) => Some(String::new()),
+                    (None, Args::Malformed(m)) => Some(m.clone()),
+                };
+                let mut name = api.tool_name(&sent.name);
+                if name.is_empty() {
+                    name = "unknown_tool".to_owned();
+                }
+                let renamed_from = (name != sent.name).then_some(sent.name.as_str());
+                let instruction = verdict.message().unwrap_or_default();
+                let note = words::rejected(instruction, renamed_from, args_sent.as_deref());
+                let fix = if renamed_from.is_none() && args_sent.is_none() {
+                    Fix::Keep
+                } else {
+                    let mut written = sent.clone();
+                    if renamed_from.is_some() {
+                        written.rename(&name);
+                    }
+                    let args = as_object.unwrap_or_else(|| Value::Object(Map::new()));
+                    Fix::Replace(provider::write_call(&written, &args, self.spellings))
+                };
+                (fix, Some(note), Action::Neutralised)
+            }
+        };
+        self.calls.push(HealedCall {
+            message,
+            call: Some(judged),
+            verdict,
+            action,
+        });
+        Decided { fix, note }
+    }
+
+    fn missing(&self) -> String {
+        words::missing_result()
+    }
+
+    fn orphan(&self, id: &str) -> String {
+        words::orphan_result(id)
+    }
+
+    fn marked(&self, text: &str) -> bool {
+        text.starts_with(words::MARK)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,171 @@
+//! An Anthropic messages conversation healed: an assistant message's
+//! `tool_use` blocks, answered by `tool_result` blocks at the start of the
+//! next (user) message. A result whose call is missing becomes text.
+
+use serde_json::{Map, Value};
+
+use super::{Fix, Healer, Ids, Pending, anthropic_id, marked, role, text_part, with_note};
+
+pub(super) fn heal(messages: Vec<Value>, healer: &mut dyn Healer) -> Vec<Value> {
+    let mut out = Vec::with_capacity(messages.len());
+    let mut ids = Ids::default();
+    let mut iter = messages.into_iter().enumerate().peekable();
+    while let Some((i, mut message)) = iter.next() {
+        if role(&message) == Some("user") {
+            out.push(results(message, &mut [], healer));
+            continue;
+        }
+        let Some(Value::Array(blocks)) = message
+            .as_object_mut()
+            .filter(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))
+            .and_then(|m| m.get_mut("content"))
+        else {
+            out.push(message);
+            continue;
+        };
+        if !blocks.iter().any(is_call) {
+            out.push(message);
+            continue;
+        }
+        let sent_blocks = std::mem::take(blocks);
+        let mut kept = Vec::with_capacity(sent_blocks.len());
+        let mut pending = Vec::new();
+        let mut removed = Vec::new();
+        let mut k = 0;
+        for block in sent_blocks {
+            if !is_call(&block) {
+                kept.push(block);
+                continue;
+            }
+            let decided = healer.call(i, &block);
+            let mut block = match decided.fix {
+                Fix::Keep => block,
+                Fix::Replace(v) => v,
+                Fix::Remove(text) => {
+                    removed.push(text);
+                    continue;
+                }
+            };
+            let sent = block.get("id").and_then(Value::as_str).map(str::to_owned);
+            let id = ids.assign(sent.as_deref(), i, k, anthropic_id);
+            k += 1;
+            if sent.as_deref() != Some(id.as_str())
+                && let Some(m) = block.as_object_mut()
+            {
+                m.insert("id".into(), Value::String(id.clone()));
+            }
+            pending.push(Pending {
+                sent,
+                id,
+                note: decided.note,
+                matched: false,
+            });
+            kept.push(block);
+        }
+        kept.extend(removed.iter().map(|t| text_part(t)));
+        *blocks = kept;
+        out.push(message);
+        match iter.next_if(|(_, m)| role(m) == Some("user")) {
+            Some((_, next)) => out.push(results(next, &mut pending, healer)),
+            None if !pending.is_empty() => {
+                let mut m = Map::new();
+                m.insert("role".into(), Value::String("user".into()));
+                m.insert("content".into(), Value::Array(Vec::new()));
+                out.push(results(Value::Object(m), &mut pending, healer));
+            }
+            None => {}
+        }
+    }
+    out
+}
+
+fn is_call(block: &Value) -> bool {
+    block.get("type").and_then(Value::as_str) == Some("tool_use")
+}
+
+fn is_result(block: &Value) -> bool {
+    block.get("type").and_then(Value::as_str) == Some("tool_result")
+}
+
+/// A user message with its `tool_result` blocks paired with `pending` (the
+/// calls of the assistant message before it): each result of a call first,
+/// in the order sent, then one made for each call without, then the other
+/// blocks, then the results whose call is missing, as text. A message with
+/// nothing to change is left as it is.
+fn results(mut message: Value, pending: &mut [Pending], healer: &dyn Healer) -> Value {
+    let Some(m) = message.as_object_mut() else {
+        return message;
+    };
+    let blocks = match m.get_mut("content") {
+        Some(Value::Array(blocks)) => std::mem::take(blocks),
+        Some(Value::String(s)) if !pending.is_empty() => vec![text_part(s)],
+        _ if pending.is_empty() => return message,
+        _ => Vec::new(),
+    };
+    if pending.is_empty() && !blocks.iter().any(is_result) {
+        m.insert("content".into(), Value::Array(blocks));
+        return message;
+    }
+    let mut answered = Vec::new();
+    let mut others = Vec::new();
+    let mut orphans = Vec::new();
+    for mut block in blocks {
+        if !is_result(&block) {
+            others.push(block);
+            continue;
+        }
+        let sent = block.get("tool_use_id").and_then(Value::as_str);
+        let Some(p) = Pending::find(pending, sent) else {
+            orphans.extend(orphan(block, healer));
+            continue;
+        };
+        p.matched = true;
+        if let Some(b) = block.as_object_mut() {
+            if p.sent.as_deref() != Some(p.id.as_str()) {
+                b.insert("tool_use_id".into(), Value::String(p.id.clone()));
+            }
+            if let Some(note) = &p.note {
+                let content = b.get("content").cloned().unwrap_or(Value::Null);
+                if !marked(&content, healer) {
+                    b.insert("content".into(), with_note(content, note));
+                }
+                if b.get("is_error") != Some(&Value::Bool(true)) {
+                    b.insert("is_error".into(), Value::Bool(true));
+                }
+            }
+        }
+        answered.push(block);
+    }
+    for p in pending.iter_mut().filter(|p| !p.matched) {
+        p.matched = true;
+        let mut b = Map::new();
+        b.insert("type".into(), Value::String("tool_result".into()));
+        b.insert("tool_use_id".into(), Value::String(p.id.clone()));
+        b.insert("is_error".into(), Value::Bool(true));
+        let text = p.note.clone().unwrap_or_else(|| healer.missing());
+        b.insert("content".into(), Value::String(text));
+        answered.push(Value::Object(b));
+    }
+    answered.extend(others);
+    answered.extend(orphans);
+    m.insert("content".into(), Value::Array(answered));
+    message
+}
+
+/// A `tool_result` block whose call is missing, as text blocks (its own
+/// content blocks kept after the note).
+fn orphan(block: Value, healer: &dyn Healer) -> Vec<Value> {
+    let id = match block.get("tool_use_id") {
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+        None => String::new(),
+    };
+    let note = healer.orphan(&id);
+    match block.get("content").cloned().unwrap_or(Value::Null) {
+        Value::Array(parts) => std::iter::once(text_part(&note)).chain(parts).collect(),
+        other => match with_note(other, &note) {
+            Value::String(s) => vec![text_part(&s)],
+            v => vec![v],
+        },
+    }
+}

@@ -1,0 +1,379 @@
+//! A healed conversation written in the other provider's request shape
+//! (`heal --to`): OpenAI chat ↔ Anthropic messages. The system prompt, text
+//! turns, calls ↔ `tool_use`, results ↔ `tool_result` and the tool list are
+//! carried over; see docs/heal.md for the request fields that are and the
+//! content that has no counterpart.
+
+use serde_json::{Map, Value};
+
+use super::{role, text_of, text_part};
+use crate::provider::Provider;
+use crate::provider::tool_list;
+use crate::spelling::Spellings;
+
+/// The request fields carried over as they are, by both directions.
+const SAME: [&str; 5] = ["model", "max_tokens", "temperature", "top_p", "stream"];
+
+/// `body` (a healed `from` request) in `to`'s shape; the same body when `to`
+/// is `from`. Arguments written as text keep the record's number `spellings`.
+pub(crate) fn convert(
+    body: Map<String, Value>,
+    from: Provider,
+    to: Provider,
+    spellings: &Spellings,
+) -> Map<String, Value> {
+    match (from, to) {
+        (Provider::OpenAi, Provider::Anthropic) => to_anthropic(body),
+        (Provider::Anthropic, Provider::OpenAi) => to_openai(body, spellings),
+        _ => body,
+    }
+}
+
+fn carried(body: &Map<String, Value>, out: &mut Map<String, Value>) {
+    for key in SAME {
+        if let Some(v) = body.get(key) {
+            out.insert(key.into(), v.clone());
+        }
+    }
+}
+
+fn tools(body: &mut Map<String, Value>, to: Provider, out: &mut Map<String, Value>) {
+    let Some(list) = body.remove("tools") else {
+        return;
+    };
+    let mut read = Vec::new();
+    if !tool_list::read(list, &mut read) {
+        return;
+    }
+    let api = to.api();
+    let defs = read
+        .into_iter()
+        .map(|(name, schema, description)| {
+            let mut d = api.tool_definition(
+                &api.tool_name(&name),
+                description.as_deref().unwrap_or(""),
+                schema,
+            );
+            if description.is_none() {
+                drop_description(&mut d);
+            }
+            d
+        })
+        .collect();
+    out.insert("tools".into(), api.tools_payload(defs));
+}
+
+/// A definition made with an empty description loses it (none was given).
+fn drop_description(d: &mut Value) {
+    if let Some(m) = d.as_object_mut() {
+        m.shift_remove("description");
+        if let Some(Value::Object(f)) = m.get_mut("function") {
+            f.shift_remove("description");
+        }
+    }
+}
+
+fn obj(pairs: Vec<(&str, Value)>) -> Value {
+    Value::Object(pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+}
+
+fn to_anthropic(mut body: Map<String, Value>) -> Map<String, Value> {
+    let mut out = Map::new();
+    carried(&body, &mut out);
+    if !out.contains_key("max_tokens")
+        && let Some(v) = body.get("max_completion_tokens")
+    {
+        out.insert("max_tokens".into(), v.clone());
+    }
+    match body.get("stop") {
+        Some(Value::String(s)) => {
+            out.insert(
+                "stop_sequences".into(),
+                Value::Array(vec![Value::String(s.clone())]),
+            );
+        }
+        Some(Value::Array(a)) => {
+            out.insert("stop_sequences".into(), Value::Array(a.clone()));
+        }
+        _ => {}
+    }
+    let messages = match body.remove("messages") {
+        Some(Value::Array(m)) => m,
+        _ => Vec::new(),
+    };
+    let mut system = Vec::new();
+    let mut turns: Vec<Value> = Vec::with_capacity(messages.len());
+    for m in messages {
+        let content = m.get("content").cloned().unwrap_or(Value::Null);
+        match role(&m) {
+            Some("system" | "developer") => system.push(text_of(&content)),
+            Some("assistant") => {
+                let mut blocks = Vec::new();
+                let text = text_of(&content);
+                if !text.is_empty() {
+                    blocks.push(text_part(&text));
+                }
+                if let Some(Value::Array(calls)) = m.get("tool_calls") {
+                    for c in calls {
+                        let f = c.get("function");
+                        let name = f
+                            .and_then(|f| f.get("name"))
+                            .cloned()
+                            .unwrap_or(Value::Null);
+                        let input = match f.and_then(|f| f.get("arguments")) {
+                            Some(Value::String(t)) => match serde_json::from_str::<Value>(t) {
+                                Ok(v @ Value::Object(_)) => v,
+                                _ => Value::Object(Map::new()),
+                            },
+                            Some(v @ Value::Object(_)) => v.clone(),
+                            _ => Value::Object(Map::new()),
+                        };
+                        let id = c.get("id").cloned().unwrap_or(Value::Null);
+                        blocks.push(obj(vec![
+                            ("type", Value::String("tool_use".into())),
+                            ("id", id),
+                            ("name", name),
+                            ("input", input),
+                        ]));
+                    }
+                }
+                push(&mut turns, "assistant", blocks);
+            }
+            Some("tool") => {
+                let id = m.get("tool_call_id").cloned().unwrap_or(Value::Null);
+                let content = Value::String(text_of(&content));
+                push(
+                    &mut turns,
+                    "user",
+                    vec![obj(vec![
+                        ("type", Value::String("tool_result".into())),
+                        ("tool_use_id", id),
+                        ("content", content),
+                    ])],
+                );
+            }
+            _ => {
+                let blocks = match content {
+                    Value::Array(parts) => parts.iter().map(anthropic_part).collect(),
+                    other => {
+                        let t = text_of(&other);
+                        if t.is_empty() {
+                            Vec::new()
+                        } else {
+                            vec![text_part(&t)]
+                        }
+                    }
+                };
+                push(&mut turns, "user", blocks);
+            }
+        }
+    }
+    if !system.is_empty() {
+        out.insert("system".into(), Value::String(system.join("\n\n")));
+    }
+    out.insert("messages".into(), Value::Array(turns));
+    tools(&mut body, Provider::Anthropic, &mut out);
+    out
+}
+
+/// An OpenAI content part as an Anthropic block.
+fn anthropic_part(p: &Value) -> Value {
+    match p.get("type").and_then(Value::as_str) {
+        Some("image_url") => {
+            let url = p
+                .get("image_url")
+                .and_then(|u| u.get("url"))
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            let source = match url
+                .strip_prefix("data:")
+                .and_then(|r| r.split_once(";base64,"))
+            {
+                Some((media, data)) => obj(vec![
+                    ("type", Value::String("base64".into())),
+                    ("media_type", Value::String(media.into())),
+                    ("data", Value::String(data.into())),
+                ]),
+                None => obj(vec![
+                    ("type", Value::String("url".into())),
+                    ("url", Value::String(url.into())),
+                ]),
+            };
+            obj(vec![
+                ("type", Value::String("image".into())),
+                ("source", source),
+            ])
+        }
+        Some("text") => text_part(p.get("text").and_then(Value::as_str).unwrap_or("")),
+        _ => text_part(&p.to_string()),
+    }
+}
+
+/// Adds `blocks` as a `role` turn, joined to the last turn when it has the
+/// same role (Anthropic turns alternate); tool results stay first.
+fn push(turns: &mut Vec<Value>, role_name: &str, blocks: Vec<Value>) {
+    if blocks.is_empty() {
+        return;
+    }
+    if let Some(last) = turns.last_mut()
+        && role(last) == Some(role_name)
+        && let Some(Value::Array(have)) = last.get_mut("content")
+    {
+        let results_first = blocks
+            .iter()
+            .all(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"));
+        if results_first {
+            let at = have
+                .iter()
+                .take_while(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+                .count();
+            for (n, b) in blocks.into_iter().enumerate() {
+                have.insert(at + n, b);
+            }
+        } else {
+            have.extend(blocks);
+        }
+        return;
+    }
+    turns.push(obj(vec![
+        ("role", Value::String(role_name.into())),
+        ("content", Value::Array(blocks)),
+    ]));
+}
+
+fn to_openai(mut body: Map<String, Value>, spellings: &Spellings) -> Map<String, Value> {
+    let mut out = Map::new();
+    carried(&body, &mut out);
+    if let Some(Value::Array(s)) = body.get("stop_sequences") {
+        out.insert("stop".into(), Value::Array(s.clone()));
+    }
+    let mut messages = Vec::new();
+    match body.get("system") {
+        Some(Value::Null) | None => {}
+        Some(system) => {
+            let text = text_of(system);
+            messages.push(obj(vec![
+                ("role", Value::String("system".into())),
+                ("content", Value::String(text)),
+            ]));
+        }
+    }
+    let turns = match body.remove("messages") {
+        Some(Value::Array(m)) => m,
+        _ => Vec::new(),
+    };
+    for m in turns {
+        let content = m.get("content").cloned().unwrap_or(Value::Null);
+        let is_assistant = role(&m) == Some("assistant");
+        let blocks = match content {
+            Value::Array(b) => b,
+            Value::String(s) => {
+                let r = if is_assistant { "assistant" } else { "user" };
+                messages.push(obj(vec![
+                    ("role", Value::String(r.into())),
+                    ("content", Value::String(s)),
+                ]));
+                continue;
+            }
+            _ => Vec::new(),
+        };
+        if is_assistant {
+            let mut text = Vec::new();
+            let mut calls = Vec::new();
+            for b in &blocks {
+                match b.get("type").and_then(Value::as_str) {
+                    Some("text") => text.push(
+                        b.get("text")
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_owned(),
+                    ),
+                    Some("tool_use") => {
+                        let input = b.get("input").cloned().unwrap_or(Value::Object(Map::new()));
+                        let input = if input.is_object() {
+                            input
+                        } else {
+                            Value::Object(Map::new())
+                        };
+                        let function = obj(vec![
+                            ("name", b.get("name").cloned().unwrap_or(Value::Null)),
+                            ("arguments", Value::String(spellings.to_text(&input))),
+                        ]);
+                        calls.push(obj(vec![
+                            ("id", b.get("id").cloned().unwrap_or(Value::Null)),
+                            ("type", Value::String("function".into())),
+                            ("function", function),
+                        ]));
+                    }
+                    _ => {}
+                }
+            }
+            let text = text.join("\n");
+            let mut msg = vec![("role", Value::String("assistant".into()))];
+            msg.push((
+                "content",
+                if text.is_empty() {
+                    Value::Null
+                } else {
+                    Value::String(text)
+                },
+            ));
+            if !calls.is_empty() {
+                msg.push(("tool_calls", Value::Array(calls)));
+            }
+            messages.push(obj(msg));
+            continue;
+        }
+        let mut parts = Vec::new();
+        for b in &blocks {
+            match b.get("type").and_then(Value::as_str) {
+                Some("tool_result") => {
+                    let content = b.get("content").cloned().unwrap_or(Value::Null);
+                    messages.push(obj(vec![
+                        ("role", Value::String("tool".into())),
+                        (
+                            "tool_call_id",
+                            b.get("tool_use_id").cloned().unwrap_or(Value::Null),
+                        ),
+                        ("content", Value::String(text_of(&content))),
+                    ]));
+                }
+                Some("image") => parts.push(openai_image(b)),
+                Some("text") => parts.push(text_part(
+                    b.get("text").and_then(Value::as_str).unwrap_or(""),
+                )),
+                _ => parts.push(text_part(&b.to_string())),
+            }
+        }
+        if !parts.is_empty() {
+            messages.push(obj(vec![
+                ("role", Value::String("user".into())),
+                ("content", Value::Array(parts)),
+            ]));
+        }
+    }
+    out.insert("messages".into(), Value::Array(messages));
+    tools(&mut body, Provider::OpenAi, &mut out);
+    out
+}
+
+/// An Anthropic image block as an OpenAI `image_url` part.
+fn openai_image(b: &Value) -> Value {
+    let source = b.get("source");
+    let kind = source.and_then(|s| s.get("type")).and_then(Value::as_str);
+    let field = |k: &str| {
+        source
+            .and_then(|s| s.get(k))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned()
+    };
+    let url = match kind {
+        Some("base64") => format!("data:{};base64,{}", field("media_type"), field("data")),
+        _ => field("url"),
+    };
+    obj(vec![
+        ("type", Value::String("image_url".into())),
+        ("image_url", obj(vec![("url", Value::String(url))])),
+    ])
+}

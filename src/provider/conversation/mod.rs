@@ -1,0 +1,250 @@
+//! Conversations: an OpenAI chat request body or an Anthropic messages request
+//! body, read and written whole (`callfix heal`). Which of the two a body is
+//! ([`detect`]), how each keeps its calls and their results paired
+//! (`openai.rs`, `anthropic.rs`), and one written as the other (`convert.rs`).
+//!
+//! The words written into a conversation are not made here: the caller's
+//! [`Healer`] gives them.
+
+mod anthropic;
+mod convert;
+mod openai;
+
+pub(crate) use convert::convert;
+
+use std::collections::HashSet;
+
+use serde_json::{Map, Value};
+
+use super::Provider;
+
+/// What the healer decided for one call.
+#[derive(Debug)]
+pub(crate) enum Fix {
+    /// The call stays as it is.
+    Keep,
+    /// The call object is replaced (repaired, or neutralised).
+    Replace(Value),
+    /// The call cannot be read as a call: it is taken out, and this text is
+    /// added to its message in its place.
+    Remove(String),
+}
+
+/// One call's fate: the fix, and for a neutralised call the note its result
+/// carries.
+#[derive(Debug)]
+pub(crate) struct Decided {
+    /// What becomes of the call object.
+    pub fix: Fix,
+    /// For a neutralised call: the text its result starts with.
+    pub note: Option<String>,
+}
+
+/// What the conversation walk asks of its caller: a decision per call, and
+/// the words for results made or kept as text.
+pub(crate) trait Healer {
+    /// Judges the call object `call` of message `message` (its index in the
+    /// request's `messages`).
+    fn call(&mut self, message: usize, call: &Value) -> Decided;
+    /// The content of a result made for a call that had none.
+    fn missing(&self) -> String;
+    /// The text that keeps a result whose call is missing (id `id`).
+    fn orphan(&self, id: &str) -> String;
+    /// Whether a result's text already carries a note (healed before).
+    fn marked(&self, text: &str) -> bool;
+}
+
+/// Which provider's request body `body` is: OpenAI chat or Anthropic
+/// messages; `None` when it holds no `messages` list. A body that shows
+/// neither provider's marks (plain text turns, no tools) reads as OpenAI's.
+pub(crate) fn detect(body: &Map<String, Value>) -> Option<Provider> {
+    let Some(Value::Array(messages)) = body.get("messages") else {
+        return None;
+    };
+    if body.contains_key("system") {
+        return Some(Provider::Anthropic);
+    }
+    if let Some(Value::Array(tools)) = body.get("tools") {
+        for tool in tools {
+            if tool.get("function").is_some() {
+                return Some(Provider::OpenAi);
+            }
+            if tool.get("input_schema").is_some() {
+                return Some(Provider::Anthropic);
+            }
+        }
+    }
+    for m in messages {
+        if m.get("tool_calls").is_some() || m.get("tool_call_id").is_some() {
+            return Some(Provider::OpenAi);
+        }
+        if matches!(role(m), Some("system" | "tool" | "developer" | "function")) {
+            return Some(Provider::OpenAi);
+        }
+        if let Some(Value::Array(blocks)) = m.get("content") {
+            for b in blocks {
+                match b.get("type").and_then(Value::as_str) {
+                    Some("tool_use" | "tool_result" | "thinking" | "redacted_thinking") => {
+                        return Some(Provider::Anthropic);
+                    }
+                    Some("image_url" | "input_audio" | "refusal") => return Some(Provider::OpenAi),
+                    _ => {}
+                }
+            }
+        }
+    }
+    Some(Provider::OpenAi)
+}
+
+/// Heals the `messages` of a `provider` body (OpenAI or Anthropic) with
+/// `healer`: every call judged, every call paired with exactly one result,
+/// every result with its call.
+pub(crate) fn heal(
+    provider: Provider,
+    messages: Vec<Value>,
+    healer: &mut dyn Healer,
+) -> Vec<Value> {
+    match provider {
+        Provider::Anthropic => anthropic::heal(messages, healer),
+        _ => openai::heal(messages, healer),
+    }
+}
+
+/// A message's `role`.
+pub(crate) fn role(m: &Value) -> Option<&str> {
+    m.get("role").and_then(Value::as_str)
+}
+
+/// One call waiting for its result.
+#[derive(Debug)]
+struct Pending {
+    /// The id the call was sent with (what its result names).
+    sent: Option<String>,
+    /// The id it goes by now.
+    id: String,
+    /// For a neutralised call: the note its result starts with.
+    note: Option<String>,
+    /// Its result has been seen.
+    matched: bool,
+}
+
+impl Pending {
+    /// The first call still waiting whose sent id is `id`.
+    fn find<'p>(pending: &'p mut [Pending], id: Option<&str>) -> Option<&'p mut Pending> {
+        let id = id?;
+        pending
+            .iter_mut()
+            .find(|p| !p.matched && p.sent.as_deref() == Some(id))
+    }
+}
+
+/// The ids of one conversation: each call's id kept unless it is missing,
+/// not a string, not as the provider accepts it, or already taken; then one
+/// made from it and the call's place.
+#[derive(Debug, Default)]
+struct Ids {
+    used: HashSet<String>,
+}
+
+impl Ids {
+    /// The id of call `call` of message `message`, sent as `sent`; `accept`
+    /// says whether the provider takes an id as it is, `clean` makes one it
+    /// takes.
+    fn assign(
+        &mut self,
+        sent: Option<&str>,
+        message: usize,
+        call: usize,
+        clean: fn(&str) -> String,
+    ) -> String {
+        if let Some(id) = sent
+            && !id.is_empty()
+            && clean(id) == id
+            && self.used.insert(id.to_owned())
+        {
+            return id.to_owned();
+        }
+        let stem = match sent.map(clean) {
+            Some(s) if !s.is_empty() => format!("{s}_{message}_{call}"),
+            _ => format!("call_{message}_{call}"),
+        };
+        let mut id = stem.clone();
+        let mut n = 2u64;
+        while !self.used.insert(id.clone()) {
+            id = format!("{stem}_{n}");
+            n += 1;
+        }
+        id
+    }
+}
+
+/// The text of a content value (a string, or parts/blocks with `text`).
+pub(crate) fn text_of(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// Whether a result's content already starts with a note.
+fn marked(content: &Value, healer: &dyn Healer) -> bool {
+    match content {
+        Value::String(s) => healer.marked(s),
+        Value::Array(parts) => parts
+            .first()
+            .and_then(|p| p.get("text"))
+            .and_then(Value::as_str)
+            .is_some_and(|t| healer.marked(t)),
+        _ => false,
+    }
+}
+
+/// `content` with `note` before it: a string gets it on a line of its own,
+/// a list of parts a text part first; nothing is taken away.
+fn with_note(content: Value, note: &str) -> Value {
+    match content {
+        Value::String(s) if s.is_empty() => Value::String(note.to_owned()),
+        Value::String(s) => Value::String(format!("{note}\n{s}")),
+        Value::Array(mut parts) => {
+            parts.insert(0, text_part(note));
+            Value::Array(parts)
+        }
+        Value::Null => Value::String(note.to_owned()),
+        other => Value::String(format!("{note}\n{other}")),
+    }
+}
+
+/// A text part (OpenAI) or text block (Anthropic): the same object.
+fn text_part(text: &str) -> Value {
+    let mut m = Map::new();
+    m.insert("type".into(), Value::String("text".into()));
+    m.insert("text".into(), Value::String(text.to_owned()));
+    Value::Object(m)
+}
+
+/// An id as OpenAI takes it: any string.
+fn any_id(id: &str) -> String {
+    id.to_owned()
+}
+
+/// An id as Anthropic takes it: `[a-zA-Z0-9_-]+`, others become `_`.
+fn anthropic_id(id: &str) -> String {
+    id.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;
