@@ -232,8 +232,14 @@ class CallfixGuardrail(CustomGuardrail):
         while turn.rejected and attempt < self.options.max_retries and llm_router is not None:
             attempt += 1
             conversation = reask_messages(messages, turn)
-            answer = await llm_router.acompletion(**reask_request(data, conversation))
             report.retries += 1
+            try:
+                answer = await llm_router.acompletion(**reask_request(data, conversation))
+            except Exception as e:  # noqa: BLE001 - any failure of the upstream
+                # The re-ask failed (the upstream is down, a rate limit): the
+                # client still gets the answer it would have had without it.
+                report.errors.append(f"re-ask failed: {type(e).__name__}: {e}")
+                break
             choices = getattr(answer, "choices", None) or []
             if not choices:
                 break

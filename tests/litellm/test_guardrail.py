@@ -115,6 +115,17 @@ def test_retries_run_out_and_the_last_answer_passes(proxy, upstream):
     assert len(upstream.since(mark)) == 2
 
 
+def test_a_failed_reask_passes_the_first_answer(proxy, upstream):
+    mark = upstream.mark()
+    raw = ask(proxy, "reask_fails")
+    [(_, _, args)] = calls(raw.parse().choices[0].message)
+    assert args == '{"offset": 1}'
+    assert raw.headers["x-callfix-error"] == "1"
+    assert raw.headers["x-callfix-calls"] == "valid=0 repaired=0 leaked=0 rejected=1"
+    reasks = upstream.since(mark)[1:]
+    assert reasks and all(r["messages"][-1]["role"] == "tool" for r in reasks)
+
+
 def test_on_reject_error(proxies, upstream):
     mark = upstream.mark()
     with pytest.raises(openai.BadRequestError) as e:
@@ -294,7 +305,7 @@ def test_proxies_shut_down_cleanly(proxies):
             # LiteLLM logs the refusal it was asked for with its traceback:
             # every exception there is that refusal.
             raised = re.findall(r"^([\w.]+(?:Error|Exception)): (.*)$", log, re.M)
-            assert raised and all("callfix: the model's tool call was rejected" in m for _, m in raised), raised
+            assert all("callfix: the model's tool call was rejected" in m for _, m in raised), raised
         else:
             assert "Traceback" not in log, log[-3000:]
         assert "Application shutdown complete" in log and "Finished server process" in log

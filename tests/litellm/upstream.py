@@ -6,7 +6,7 @@ it receives to RECORD_FILE as one JSON line, before answering.
 
 The answer is canned, chosen by the request: the first user message's text
 names a scenario (``scenario:NAME``), and a request whose last message is a
-tool result is a re-ask (``retry_answer``). ``stream: true`` gets the same
+tool result is a re-ask (``RETRY``; ``reask_fails`` answers it with a 503). ``stream: true`` gets the same
 answer as SSE chunks: its text word by word, then each tool call as an id and
 name delta followed by its arguments in pieces, with a pause between the text
 and the calls so a test can see text arrive before any call is complete.
@@ -31,6 +31,7 @@ SCENARIOS = {
     ),
     "rejected": ("Reading it.", [("read", '{"offset": 1}')]),
     "rejected_always": (None, [("read", '{"offset": 1}')]),
+    "reask_fails": (None, [("read", '{"offset": 1}')]),
     "mixed": (None, [("read", READ_OK), ("read", '{"offset": 1}')]),
     "text": ("Hello there, nothing to call.", []),
 }
@@ -86,6 +87,15 @@ class Handler(BaseHTTPRequestHandler):
             n = self.counter[0]
             with open(self.record, "a", encoding="utf-8") as f:
                 f.write(json.dumps(body) + "\n")
+        msgs = body.get("messages") or []
+        if scenario(body) == "reask_fails" and msgs and msgs[-1].get("role") == "tool":
+            out = b'{"error": {"message": "upstream is down", "type": "server_error"}}'
+            self.send_response(503)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(out)))
+            self.end_headers()
+            self.wfile.write(out)
+            return
         text, calls = answer(body)
         rid = f"chatcmpl-fake{n}"
         if body.get("stream"):
