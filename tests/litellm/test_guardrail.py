@@ -27,6 +27,17 @@ def calls(message):
     return [(c.id, c.function.name, c.function.arguments) for c in message.tool_calls or []]
 
 
+def test_import_callfix_does_not_import_litellm():
+    # Here LiteLLM is installed: only callfix.litellm brings it in.
+    import subprocess
+    import sys
+
+    code = "import sys, callfix, callfix._guardrail; a = 'litellm' in sys.modules; import callfix.litellm; print(a, 'litellm' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**__import__("os").environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"})
+    assert out.stdout.split() == ["False", "True"]
+
+
 def test_valid_call_passes_unchanged(proxy, upstream):
     mark = upstream.mark()
     raw = ask(proxy, "valid")
