@@ -195,6 +195,17 @@ class Turn:
     def changed(self) -> bool:
         return self.leaked or any(c.changed for c in self.calls)
 
+    @property
+    def unreadable_leak(self) -> bool:
+        """A call written into the text that is still rejected: the message
+        then goes out as the model wrote it (no call is made up for it)."""
+        return any(c.leaked is not None and c.status == "rejected" for c in self.calls)
+
+    def sendable(self) -> List[Judged]:
+        """The calls that can go out as ``tool_calls``: all but a rejected
+        call read from text, whose arguments are no JSON object."""
+        return [c for c in self.calls if not (c.leaked is not None and c.status == "rejected")]
+
 
 def _text(arguments: Any) -> str:
     if isinstance(arguments, str):

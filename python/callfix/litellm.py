@@ -207,6 +207,8 @@ class CallfixGuardrail(CustomGuardrail):
             if turn.rejected:
                 turn = await self._resolve(data, ts, turn, report, seed)
             report.count(turn)
+            if turn.unreadable_leak:
+                continue
             if turn.changed or any(j.retried for j in turn.calls):
                 _apply(message, turn)
                 if turn.calls and choice.finish_reason in (None, "stop"):
@@ -367,7 +369,9 @@ class CallfixGuardrail(CustomGuardrail):
                     request_data, ts, turn, report, f"{getattr(template, 'id', '')}:{choice}", streaming=True
                 )
                 report.count(turn)
-                out.extend(turn.calls)
+                # A call read from the text that is still rejected stays the
+                # text it was (already sent): no call is made up for it.
+                out.extend(turn.sendable())
             return out
 
         async for chunk in response:

@@ -217,3 +217,19 @@ def test_heal_messages_with_callfix_heal():
     args = json.loads(messages[1]["tool_calls"][0]["function"]["arguments"])
     assert isinstance(args, dict)
     assert any(m.get("role") == "tool" and m.get("tool_call_id") == "p" for m in messages)
+
+
+def test_an_unreadable_leaked_call_is_never_sent_as_a_call(ts):
+    text = 'Sure.\n<tool_call>{"name": "read", "arguments": {"offset": 1}}</tool_call>'
+    turn = g.judge_turn(ts, text, None)
+    [j] = turn.calls
+    assert j.status == "rejected" and j.leaked == "hermes"
+    assert turn.unreadable_leak and turn.sendable() == []
+    # The re-ask quotes what the model wrote.
+    [_, result] = g.reask_messages([], turn)
+    assert result["content"].endswith("(arguments as sent: " + j.markup + ")")
+    # Once the re-ask answers with a call, it goes out in its place.
+    retry = g.judge_turn(ts, None, [call('{"path": "/a"}', id="r")])
+    merged = g.merge_retry(turn, retry, 1)
+    assert not merged.unreadable_leak and [c.id for c in merged.sendable()] == ["r"]
+    assert merged.content == "Sure.\n"

@@ -155,6 +155,21 @@ def test_on_reject_pass(proxies, upstream):
     assert len(upstream.since(mark)) == 1
 
 
+def test_unreadable_leaked_call(proxies, upstream):
+    from upstream import LEAKED_BAD
+
+    # Passed: the message as the model wrote it, no call made up.
+    m = ask(proxies["pass"], "leaked_bad").parse().choices[0].message
+    assert m.content == LEAKED_BAD and not m.tool_calls
+    # Re-asked: the answer's call in its place, the text without the markup.
+    mark = upstream.mark()
+    m = ask(proxies["retry"], "leaked_bad").parse().choices[0].message
+    assert m.content == "Sure.\n" and calls(m)[0][2] == '{"path": "/d"}'
+    reask = upstream.since(mark)[1]["messages"]
+    assert reask[-2]["tool_calls"][0]["function"]["arguments"] == "{}"
+    assert reask[-1]["content"].endswith("(arguments as sent: " + LEAKED_BAD.split("\n", 1)[1] + ")")
+
+
 def test_guardrail_logging(proxy):
     r = ask(proxy, "repaired", extra_body={"metadata": {"include_guardrail_response": True}}).parse()
     info = [i for i in r.model_extra["guardrail_information"] if i["guardrail_name"] == "callfix"]

@@ -20,6 +20,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 READ_OK = '{"path": "/a",  "offset": 2}'
+LEAKED_BAD = 'Sure.\n<tool_call>{"name": "read", "arguments": {"offset": 1}}</tool_call>'
 SCENARIOS = {
     # name: (text, [(tool, arguments text)])
     "valid": ("Reading it.", [("read", READ_OK)]),
@@ -30,6 +31,7 @@ SCENARIOS = {
         [],
     ),
     "rejected": ("Reading it.", [("read", '{"offset": 1}')]),
+    "leaked_bad": (LEAKED_BAD, []),
     "rejected_always": (None, [("read", '{"offset": 1}')]),
     "reask_fails": (None, [("read", '{"offset": 1}')]),
     "mixed": (None, [("read", READ_OK), ("read", '{"offset": 1}')]),
@@ -38,6 +40,7 @@ SCENARIOS = {
 RETRY = {
     "rejected": [("read", '{"path": "/b"}')],
     "mixed": [("read", '{"path": "/c"}')],
+    "leaked_bad": [("read", '{"path": "/d"}')],
     "rejected_always": [("read", '{"offset": 2}')],
 }
 PAUSE = float(os.environ.get("UPSTREAM_PAUSE", "0.4"))
