@@ -308,7 +308,18 @@ impl<'t> Healer<'t> {
         let mut framer = Framer::with_capacity(reader, self.options.max_record_bytes, 0, CHUNK);
         let mut buf = Vec::new();
         let mut counts = Counts::default();
-        while let Some(meta) = framer.next_record(&mut buf, &mut || {})? {
+        loop {
+            // Live: what is healed is flushed before the framer waits for more.
+            let mut flushed = Ok(());
+            let next = framer.next_record(&mut buf, &mut || {
+                if flushed.is_ok() {
+                    flushed = out.flush();
+                }
+            });
+            flushed?;
+            let Some(meta) = next? else {
+                break;
+            };
             counts.records += 1;
             let line = meta.line;
             if let Some(size) = meta.oversized {

@@ -333,7 +333,10 @@ fn heal_to_a_provider_it_does_not_write_is_a_usage_error() {
     let (code, out, stderr) = heal(&["--to", "gemini"], read("openai_poisoned.json"));
     assert_eq!(code, 2);
     assert!(out.is_empty());
-    assert!(stderr.contains("openai or anthropic"), "{stderr}");
+    assert!(
+        stderr.contains("[possible values: openai, anthropic]"),
+        "{stderr}"
+    );
 }
 
 #[test]

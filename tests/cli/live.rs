@@ -107,3 +107,28 @@ fn jobs_write_each_result_before_waiting_for_input() {
         _ => assert!(line.starts_with("Please rewrite"), "{line}"),
     });
 }
+
+#[test]
+fn heal_writes_each_conversation_before_waiting_for_the_next() {
+    let tools = r#"[{"type":"function","function":{"name":"read","parameters":{"type":"object","properties":{"limit":{"type":"integer"}}}}}]"#;
+    let record = |args: &str| {
+        format!(
+            r#"{{"model":"m","tools":{tools},"messages":[{{"role":"assistant","content":null,"tool_calls":[{{"id":"c1","type":"function","function":{{"name":"read","arguments":"{args}"}}}}]}},{{"role":"tool","tool_call_id":"c1","content":"ok"}}]}}"#
+        )
+    };
+    let mut child = spawn(&["heal"]);
+    let mut stdin = child.stdin.take().unwrap();
+    let rx = lines(child.stdout.take().unwrap());
+    for (args, want) in [
+        (r#"{\"limit\":1}"#, r#"\"limit\":1"#),
+        (r#"{\"limit\":\"2\"}"#, r#"{\"limit\":2}"#),
+    ] {
+        stdin.write_all(record(args).as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+        let line = next(&rx, "a conversation");
+        assert!(line.contains(want), "{line}");
+    }
+    drop(stdin);
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}

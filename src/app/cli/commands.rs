@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use super::{ColorArg, JudgeArgs, ProviderArg, SchemaArgs, VarArgs};
+use super::{ColorArg, JudgeArgs, ProviderArg, SchemaArgs, ShapeArg, VarArgs};
 use crate::render::Syntax;
 
 #[derive(Debug, Args)]
@@ -267,10 +267,10 @@ pub(crate) struct HealArgs {
     )]
     pub schemas: Vec<PathBuf>,
 
-    /// Write each healed conversation as this provider's request body: openai
-    /// or anthropic [default: as it came]
+    /// Write each healed conversation as this provider's request body
+    /// [default: as it came]
     #[arg(long, value_enum, value_name = "PROVIDER")]
-    pub to: Option<ProviderArg>,
+    pub to: Option<ShapeArg>,
 
     #[command(flatten)]
     pub judge: JudgeArgs,

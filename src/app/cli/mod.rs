@@ -182,6 +182,23 @@ impl ValueEnum for ProviderArg {
     }
 }
 
+/// A provider whose request bodies `heal` writes (`heal --to`): only those of
+/// [`crate::heal::SHAPES`], so `--help` and clap's usage error list only them.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ShapeArg(pub Provider);
+
+impl ValueEnum for ShapeArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        static ALL: LazyLock<Vec<ShapeArg>> =
+            LazyLock::new(|| crate::heal::SHAPES.iter().map(|p| ShapeArg(*p)).collect());
+        &ALL
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.0.name()))
+    }
+}
+
 /// One `--repair` value: `all`, `none` or a kind, from the library's one list of
 /// kinds ([`Kind::ALL`]), each with its summary in `--help`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
