@@ -87,6 +87,9 @@ def main():
             next(gen)
         except StopIteration:
             pass
+        import shutil
+
+        shutil.rmtree(factory.root, ignore_errors=True)
 
 
 if __name__ == "__main__":
