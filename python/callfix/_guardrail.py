@@ -355,7 +355,8 @@ def reask_messages(messages: Sequence[Any], turn: Turn) -> List[Any]:
         sent = j.markup if j.leaked is not None else j.sent_arguments
         text = j.message or ""
         if _object_or_empty(sent) != sent:
-            text = f"{text} (arguments as sent: {sent})"
+            # The library's words, as `callfix --to` and `callfix heal` write them.
+            text = _callfix._with_arguments_sent(text, sent)
         results.append({"role": "tool", "tool_call_id": j.id, "content": text})
     return list(messages) + [assistant] + results
 

@@ -60,3 +60,11 @@ fn leaks(text: String, names: &[String]) -> (Vec<Found>, String) {
     clean.push_str(text.get(at..).unwrap_or_default());
     (found, clean)
 }
+
+/// The result text of a rejected call re-asked with `{}` for its arguments:
+/// the instruction, then what was sent (the library's words, as `callfix
+/// --to` and `callfix heal` write them).
+#[pyfunction]
+pub(crate) fn _with_arguments_sent(instruction: &str, sent: &str) -> String {
+    callfix::heal::with_arguments_sent(instruction, sent)
+}

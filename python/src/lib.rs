@@ -34,7 +34,7 @@ use crate::checks::Checks;
 use crate::command::_main;
 use crate::functions::{render, tools};
 use crate::healing::{Healed, heal};
-use crate::leaks::_leaks;
+use crate::leaks::{_leaks, _with_arguments_sent};
 use crate::result::CheckResult;
 use crate::session::Session;
 use crate::toolset::Toolset;
@@ -58,5 +58,6 @@ fn _callfix(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(heal, m)?)?;
     m.add_function(wrap_pyfunction!(_main, m)?)?;
     m.add_function(wrap_pyfunction!(_leaks, m)?)?;
+    m.add_function(wrap_pyfunction!(_with_arguments_sent, m)?)?;
     Ok(())
 }

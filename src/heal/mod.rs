@@ -175,6 +175,21 @@ impl Healed {
     }
 }
 
+/// The result text for a rejected call whose arguments are shown as `{}` in
+/// the history it stays in: the instruction, then the arguments as sent (on
+/// one line, cut to 200 characters). The filter's converted histories
+/// (`-f call --to`) and the LiteLLM guardrail's re-ask say it so.
+///
+/// ```
+/// assert_eq!(
+///     callfix::heal::with_arguments_sent("Please rewrite.", "{'a': 1"),
+///     "Please rewrite. (arguments as sent: {'a': 1)"
+/// );
+/// ```
+pub fn with_arguments_sent(instruction: &str, sent: &str) -> String {
+    crate::message::with_arguments_sent(instruction, sent)
+}
+
 /// How conversations are healed: against which tools (or each request's
 /// own), with which [`Options`], into which provider's shape.
 #[derive(Debug)]
