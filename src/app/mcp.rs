@@ -1,4 +1,6 @@
-//! `callfix mcp [--] COMMAND [ARGS]...`: an MCP server over stdio, behind callfix.
+//! `callfix mcp [--] COMMAND [ARGS]...`: an MCP server over stdio, behind callfix
+//! (`callfix mcp --url URL`, the server over Streamable HTTP, is `mcp_http.rs`:
+//! the same threads and decisions, another upstream).
 //!
 //! Two threads copy lines, one each way; [`Proxy`] (the library) decides what
 //! happens to each, and what else is sent (its own `tools/list`, held calls
@@ -37,51 +39,45 @@ use super::colour::Colours;
 use super::{Ctx, Ended, judge_options, load_registry, report};
 
 /// Which side ended first.
-enum End {
+pub(super) enum End {
     Client,
     Server,
 }
 
 /// What both threads share.
-struct Shared {
+pub(super) struct Shared {
     proxy: Mutex<Proxy>,
     /// The client's stdout: the server's lines and callfix's own answers.
     client: Mutex<io::Stdout>,
-    /// The server's stdin, until the client ends.
-    server: Mutex<Option<ChildStdin>>,
+    /// Where lines for the server go, until the client ends.
+    server: Mutex<Option<Upstream>>,
     log: Option<Mutex<Log>>,
     /// When the client's last line was read.
     last_client: Mutex<Instant>,
     /// Colour for callfix's own diagnostics.
-    colours: Colours,
+    pub(super) colours: Colours,
 }
 
-struct Log {
+/// Where lines for the server go.
+enum Upstream {
+    /// A child process's stdin.
+    Child(ChildStdin),
+    /// A Streamable HTTP endpoint: each message is a POST.
+    #[cfg(feature = "mcp-http")]
+    Http(Arc<super::mcp_http::Http>),
+}
+
+pub(super) struct Log {
     printer: Printer<BufWriter<File>>,
     next: u64,
 }
 
 pub(crate) fn command(args: &McpArgs, ctx: &Ctx) -> anyhow::Result<Ended> {
-    let given = if args.schemas.is_empty() {
-        Registry::default()
-    } else {
-        load_registry(&SchemaArgs {
-            schemas: args.schemas.clone(),
-            ref_map: Vec::new(),
-        })?
-    };
-    let log = match &args.log {
-        Some(path) => {
-            let file = OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
-                .with_context(|| format!("cannot open the log {}", path.display()))?;
-            let printer = Printer::new(BufWriter::new(file), Format::Json);
-            Some(Mutex::new(Log { printer, next: 0 }))
-        }
-        None => None,
-    };
+    let given = given(args)?;
+    let log = open_log(args)?;
+    if let Some(url) = &args.url {
+        return over_http(url, args, ctx, given, log);
+    }
     let mut child = spawn_server(&args.server.command)?;
     let (Some(server_in), Some(server_out)) = (child.stdin.take(), child.stdout.take()) else {
         anyhow::bail!("the MCP server's stdio could not be piped");
@@ -89,7 +85,7 @@ pub(crate) fn command(args: &McpArgs, ctx: &Ctx) -> anyhow::Result<Ended> {
     let shared = Arc::new(Shared {
         proxy: Mutex::new(Proxy::with(given, judge_options(&args.judge))),
         client: Mutex::new(io::stdout()),
-        server: Mutex::new(Some(server_in)),
+        server: Mutex::new(Some(Upstream::Child(server_in))),
         log,
         last_client: Mutex::new(Instant::now()),
         colours: ctx.colours,
@@ -102,14 +98,133 @@ pub(crate) fn command(args: &McpArgs, ctx: &Ctx) -> anyhow::Result<Ended> {
             let _ = tx.send(End::Server);
         });
     }
-    {
-        let shared = Arc::clone(&shared);
-        thread::spawn(move || {
-            client_to_server(&shared);
-            let _ = tx.send(End::Client);
-        });
-    }
+    start_client(&shared, tx);
     let grace = Duration::from_secs_f64(args.grace.max(0.0));
+    let ended = match wait_end(&shared, &rx) {
+        End::Server => {
+            let status = stop(&mut child, grace)?;
+            let why = format!("the MCP server exited ({})", describe(status));
+            server_gone(&shared, &rx, &why, grace);
+            ctx.report("note:", &why);
+            Ended::Server(exit_code(status))
+        }
+        End::Client => {
+            // The server's stdin is closed: it should exit by itself.
+            let status = stop(&mut child, grace)?;
+            // Let the server's last lines reach the client.
+            let _ = rx.recv_timeout(grace);
+            match exit_code(status) {
+                0 => Ended::Clean,
+                _ if status.code().is_none() => Ended::Clean,
+                code => Ended::Server(code),
+            }
+        }
+    };
+    finish(&shared, args);
+    Ok(ended)
+}
+
+/// `callfix mcp --url URL`: the same session, the server over HTTP. The
+/// session ends when the client does (callfix then waits up to `--grace` for
+/// the answers still on their way, and ends the HTTP session with DELETE), or
+/// when the server ends the session (HTTP 404 to a request that carries its
+/// session id): every request pending gets an error, and callfix exits 1.
+#[cfg(feature = "mcp-http")]
+fn over_http(
+    url: &str,
+    args: &McpArgs,
+    ctx: &Ctx,
+    given: Registry,
+    log: Option<Mutex<Log>>,
+) -> anyhow::Result<Ended> {
+    let (tx, rx) = mpsc::channel();
+    let mut made = None;
+    let config = super::mcp_http::Config::new(url, &args.header)?;
+    let shared = Arc::new_cyclic(|weak| {
+        let http = Arc::new(super::mcp_http::Http::new(config, weak.clone(), tx.clone()));
+        made = Some(Arc::clone(&http));
+        Shared {
+            proxy: Mutex::new(Proxy::with(given, judge_options(&args.judge))),
+            client: Mutex::new(io::stdout()),
+            server: Mutex::new(Some(Upstream::Http(http))),
+            log,
+            last_client: Mutex::new(Instant::now()),
+            colours: ctx.colours,
+        }
+    });
+    let Some(http) = made else {
+        anyhow::bail!("the HTTP upstream was not made");
+    };
+    start_client(&shared, tx);
+    let grace = Duration::from_secs_f64(args.grace.max(0.0));
+    let ended = match wait_end(&shared, &rx) {
+        End::Server => {
+            let why = http.gone().unwrap_or_else(|| "the MCP server is gone".to_owned());
+            server_gone(&shared, &rx, &why, grace);
+            ctx.report("note:", &why);
+            Ended::Server(1)
+        }
+        End::Client => {
+            // Answers on their way reach the client; then the session ends.
+            http.wait_idle(grace);
+            http.close();
+            Ended::Clean
+        }
+    };
+    finish(&shared, args);
+    Ok(ended)
+}
+
+#[cfg(not(feature = "mcp-http"))]
+fn over_http(
+    _url: &str,
+    _args: &McpArgs,
+    _ctx: &Ctx,
+    _given: Registry,
+    _log: Option<Mutex<Log>>,
+) -> anyhow::Result<Ended> {
+    anyhow::bail!("this callfix was built without MCP over HTTP (the feature mcp-http)")
+}
+
+/// The schemas given with `--schemas`.
+fn given(args: &McpArgs) -> anyhow::Result<Registry> {
+    Ok(if args.schemas.is_empty() {
+        Registry::default()
+    } else {
+        load_registry(&SchemaArgs {
+            schemas: args.schemas.clone(),
+            ref_map: Vec::new(),
+        })?
+    })
+}
+
+/// The `--log` file, opened for appending.
+fn open_log(args: &McpArgs) -> anyhow::Result<Option<Mutex<Log>>> {
+    Ok(match &args.log {
+        Some(path) => {
+            let file = OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .with_context(|| format!("cannot open the log {}", path.display()))?;
+            let printer = Printer::new(BufWriter::new(file), Format::Json);
+            Some(Mutex::new(Log { printer, next: 0 }))
+        }
+        None => None,
+    })
+}
+
+/// Starts the thread that reads the client.
+fn start_client(shared: &Arc<Shared>, tx: mpsc::Sender<End>) {
+    let shared = Arc::clone(shared);
+    thread::spawn(move || {
+        client_to_server(&shared);
+        let _ = tx.send(End::Client);
+    });
+}
+
+/// Ticks the proxy until either side ends; which did.
+fn wait_end(shared: &Shared, rx: &mpsc::Receiver<End>) -> End {
     let end = loop {
         match rx.recv_timeout(Duration::from_millis(50)) {
             Ok(end) => break end,
@@ -127,43 +242,33 @@ pub(crate) fn command(args: &McpArgs, ctx: &Ctx) -> anyhow::Result<Ended> {
     // The client closed first (its thread has let go of the server's stdin) and
     // the server then exited, as asked: the client's end, whichever thread told
     // first. (A request of its own still pending is no one's to answer.)
-    let end = match end {
+    match end {
         End::Server if lock(&shared.server).is_none() => End::Client,
         end => end,
-    };
-    let ended = match end {
-        End::Server => {
-            let status = stop(&mut child, grace)?;
-            let why = format!("the MCP server exited ({})", describe(status));
-            let errors = lock(&shared.proxy).server_gone(&why);
-            for e in errors {
-                let _ = to_client(&shared, &e);
-            }
-            // Requests already on their way get the same answer (the client
-            // thread answers them) until the client falls quiet.
-            let since = Instant::now();
-            while since.elapsed() < grace.max(Duration::from_millis(100))
-                && lock(&shared.last_client).elapsed() < Duration::from_millis(100)
-            {
-                if rx.recv_timeout(Duration::from_millis(10)).is_ok() {
-                    break;
-                }
-            }
-            ctx.report("note:", &why);
-            Ended::Server(exit_code(status))
+    }
+}
+
+/// The server is gone (`why`): every request it never answered gets an error,
+/// and so do those the client sends until it falls quiet.
+fn server_gone(shared: &Shared, rx: &mpsc::Receiver<End>, why: &str, grace: Duration) {
+    let errors = lock(&shared.proxy).server_gone(why);
+    for e in errors {
+        let _ = to_client(shared, &e);
+    }
+    // Requests already on their way get the same answer (the client
+    // thread answers them) until the client falls quiet.
+    let since = Instant::now();
+    while since.elapsed() < grace.max(Duration::from_millis(100))
+        && lock(&shared.last_client).elapsed() < Duration::from_millis(100)
+    {
+        if rx.recv_timeout(Duration::from_millis(10)).is_ok() {
+            break;
         }
-        End::Client => {
-            // The server's stdin is closed: it should exit by itself.
-            let status = stop(&mut child, grace)?;
-            // Let the server's last lines reach the client.
-            let _ = rx.recv_timeout(grace);
-            match exit_code(status) {
-                0 => Ended::Clean,
-                _ if status.code().is_none() => Ended::Clean,
-                code => Ended::Server(code),
-            }
-        }
-    };
+    }
+}
+
+/// The log flushed, and `--stats`.
+fn finish(shared: &Shared, args: &McpArgs) {
     if let Some(log) = &shared.log {
         let _ = lock(log).printer.flush();
     }
@@ -171,7 +276,6 @@ pub(crate) fn command(args: &McpArgs, ctx: &Ctx) -> anyhow::Result<Ended> {
         let summary: &Summary = &lock(&shared.proxy).summary;
         let _ = writeln!(io::stderr().lock(), "callfix: {summary}");
     }
-    Ok(ended)
 }
 
 /// Starts the MCP server `argv` in a process group of its own (stopping the
@@ -197,25 +301,30 @@ pub(super) fn spawn_server(argv: &[std::ffi::OsString]) -> anyhow::Result<Child>
 }
 
 fn server_to_client(server_out: impl io::Read, shared: &Shared) {
-    each_line(BufReader::new(server_out), |line| {
-        let (action, out) = {
-            let mut proxy = lock(&shared.proxy);
-            let action = match line {
-                Line::Whole(line) => proxy.from_server(trim_end(line)),
-                Line::Oversized { prefix, len } => {
-                    proxy.server_oversized(prefix, len);
-                    FromServer::Drop
-                }
-            };
-            (action, proxy.take_out())
+    each_line(BufReader::new(server_out), |line| from_server(shared, line));
+}
+
+/// One message from the server: judged by the proxy, forwarded to the client
+/// as it came (or not), and what the proxy has to send besides. False when the
+/// client cannot be written to.
+pub(super) fn from_server(shared: &Shared, line: Line<'_>) -> bool {
+    let (action, out) = {
+        let mut proxy = lock(&shared.proxy);
+        let action = match line {
+            Line::Whole(line) => proxy.from_server(trim_end(line)),
+            Line::Oversized { prefix, len } => {
+                proxy.server_oversized(prefix, len);
+                FromServer::Drop
+            }
         };
-        let written = match (action, line) {
-            (FromServer::Forward, Line::Whole(line)) => to_client(shared, line).is_ok(),
-            _ => true,
-        };
-        send_out(shared, out);
-        written
-    });
+        (action, proxy.take_out())
+    };
+    let written = match (action, line) {
+        (FromServer::Forward, Line::Whole(line)) => to_client(shared, line).is_ok(),
+        _ => true,
+    };
+    send_out(shared, out);
+    written
 }
 
 fn client_to_server(shared: &Shared) {
@@ -278,7 +387,7 @@ fn send_out(shared: &Shared, out: Vec<Out>) {
 /// A line as read: whole (newline included), or over [`MAX_LINE_BYTES`] and
 /// known only by its start and length.
 #[derive(Clone, Copy)]
-enum Line<'a> {
+pub(super) enum Line<'a> {
     Whole(&'a [u8]),
     Oversized { prefix: &'a [u8], len: usize },
 }
@@ -369,8 +478,17 @@ fn write_log(log: &mut Log, judged: Judged, colours: Colours) {
 /// Writes one message line to the server, whole, and flushes it; nothing once
 /// the client has ended.
 fn to_server(shared: &Shared, line: &[u8]) -> io::Result<()> {
-    match &mut *lock(&shared.server) {
-        Some(server) => write_line(server, line),
+    let mut server = lock(&shared.server);
+    match &mut *server {
+        Some(Upstream::Child(server)) => write_line(server, line),
+        #[cfg(feature = "mcp-http")]
+        Some(Upstream::Http(http)) => {
+            // Not under the lock: a POST may take its time.
+            let http = Arc::clone(http);
+            drop(server);
+            http.send(line);
+            Ok(())
+        }
         None => Ok(()),
     }
 }
@@ -489,6 +607,6 @@ pub(super) fn describe(status: ExitStatus) -> String {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }

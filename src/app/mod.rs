@@ -7,8 +7,11 @@ pub(crate) mod colour;
 pub(crate) mod config;
 pub(crate) mod hook;
 pub(crate) mod mcp;
+#[cfg(feature = "mcp-http")]
+mod mcp_http;
 mod pull;
 pub(crate) mod render;
+pub mod sse;
 mod terminal;
 mod tools;
 

@@ -1,0 +1,674 @@
+//! `callfix mcp --url URL`: the MCP server over Streamable HTTP (revision
+//! 2025-11-25), the client over stdio as ever.
+//!
+//! Each line for the server (the client's, or the proxy's own `tools/list`)
+//! is one POST with `Accept: application/json, text/event-stream`:
+//! - a request (`method` and `id`) runs on a thread of its own (at most
+//!   [`MAX_IN_FLIGHT`]; past that it is answered with an error at once), so a
+//!   long tool call holds nothing else up; its answer is a JSON body (one
+//!   message) or an event stream (the server's requests and notifications, then
+//!   the answer), read until the answer;
+//! - `initialize`, notifications and responses are sent in order, on the
+//!   thread that reads the client, before anything read after them: the server
+//!   sees `notifications/initialized` before the requests that follow it. Each
+//!   has [`SHORT`] to be accepted (202).
+//!
+//! Every message from the server goes through the proxy's from-server path
+//! ([`from_server`]) and reaches the client as the server sent it, one per line:
+//! surrounding whitespace dropped, and a message whose text holds line breaks
+//! (an SSE event of several `data:` lines, a pretty-printed body) has them
+//! written as spaces if it is JSON (where they can only be whitespace), and is
+//! dropped with a warning if it is not. A message over [`MAX_LINE_BYTES`] is
+//! read no further and answered for as on stdio.
+//!
+//! The session: the `Mcp-Session-Id` of the `initialize` answer and the
+//! `protocolVersion` it agreed go with every later request (the latter as
+//! `MCP-Protocol-Version`). Once `notifications/initialized` is accepted, a GET
+//! opens the stream of messages the server starts itself (405: it has none;
+//! when it ends it is opened again after the `retry` the server asked for,
+//! with `Last-Event-ID`). A 404 to a request that carries the session id
+//! means the server ended the session: callfix cannot start another behind
+//! the client's back (the client initialized this one), so the proxy ends as
+//! when a stdio server exits. When the client ends, the session is ended with
+//! DELETE.
+//!
+//! Failures: a request the server never answers (it cannot be reached, it
+//! answers with an HTTP error status, a body that is not JSON or SSE, or a
+//! stream that ends first) gets a JSON-RPC error naming what happened (the
+//! status, and the server's own error message if its body has one).
+//!
+//! Timeouts: connecting has [`CONNECT`]; a request then has no time limit (a
+//! tool may run for minutes; the client cancels). Proxies: `HTTPS_PROXY`,
+//! `HTTP_PROXY`, `ALL_PROXY` and `NO_PROXY` as curl reads them, except for a
+//! server on the loopback interface, reached directly. TLS: rustls, with the
+//! Mozilla roots (webpki-roots) built in.
+
+use std::io::{self, Read};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, Weak, mpsc};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
+use serde_json::Value;
+use ureq::Agent;
+use ureq::http::{Response, StatusCode};
+
+use super::mcp::{End, Line, Shared, from_server, lock};
+use super::report;
+use super::sse;
+use crate::mcp::{MAX_LINE_BYTES, OVERSIZED_PREFIX_BYTES};
+
+/// The most requests waiting for the server at once.
+pub(super) const MAX_IN_FLIGHT: usize = 512;
+
+/// How long connecting to the server may take.
+const CONNECT: Duration = Duration::from_secs(10);
+
+/// How long a notification or a response may take to be accepted, and the
+/// session's DELETE.
+const SHORT: Duration = Duration::from_secs(30);
+
+/// How many times in a row the GET stream may end without an event before
+/// callfix stops opening it.
+const GET_TRIES: u32 = 3;
+
+/// The JSON-RPC error code of a request the HTTP exchange failed.
+const FAILED: i64 = -32000;
+
+/// `--url` and `--header`, checked.
+pub(super) struct Config {
+    url: String,
+    headers: Vec<(String, String)>,
+    agent: Agent,
+}
+
+impl Config {
+    pub(super) fn new(url: &str, headers: &[(String, String)]) -> anyhow::Result<Self> {
+        let uri: ureq::http::Uri = url
+            .parse()
+            .map_err(|e| anyhow::anyhow!("--url {url}: {e}"))?;
+        let loopback = uri.host().is_some_and(|h| {
+            let h = h.trim_start_matches('[').trim_end_matches(']');
+            h.eq_ignore_ascii_case("localhost")
+                || h.parse::<std::net::IpAddr>()
+                    .is_ok_and(|ip| ip.is_loopback())
+        });
+        let proxy = if loopback {
+            None
+        } else {
+            ureq::Proxy::try_from_env()
+        };
+        let agent: Agent = Agent::config_builder()
+            .timeout_connect(Some(CONNECT))
+            .http_status_as_error(false)
+            .max_redirects(0)
+            .max_redirects_will_error(false)
+            .proxy(proxy)
+            .user_agent(concat!("callfix/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .into();
+        Ok(Config {
+            url: url.to_owned(),
+            headers: headers.to_vec(),
+            agent,
+        })
+    }
+}
+
+/// The HTTP upstream of one session.
+pub(super) struct Http {
+    config: Config,
+    /// `Mcp-Session-Id`, once the server gave one.
+    session: Mutex<Option<String>>,
+    /// The protocol version `initialize` agreed.
+    version: Mutex<Option<String>>,
+    shared: Weak<Shared>,
+    ended: Mutex<mpsc::Sender<End>>,
+    in_flight: Mutex<usize>,
+    idle: Condvar,
+    /// Why the session is over, once it is.
+    gone: Mutex<Option<String>>,
+    /// Whether the GET stream was opened.
+    listening: AtomicBool,
+}
+
+/// What a message says about itself: its id, and whether it has a method.
+#[derive(Default)]
+struct Head {
+    id: Option<Value>,
+    method: Option<String>,
+    has_method: bool,
+}
+
+impl Http {
+    pub(super) fn new(config: Config, shared: Weak<Shared>, ended: mpsc::Sender<End>) -> Self {
+        Http {
+            config,
+            session: Mutex::new(None),
+            version: Mutex::new(None),
+            shared,
+            ended: Mutex::new(ended),
+            in_flight: Mutex::new(0),
+            idle: Condvar::new(),
+            gone: Mutex::new(None),
+            listening: AtomicBool::new(false),
+        }
+    }
+
+    /// Why the session is over, if it is.
+    pub(super) fn gone(&self) -> Option<String> {
+        lock(&self.gone).clone()
+    }
+
+    /// Sends one message line to the server (see the module's docs).
+    pub(super) fn send(self: &Arc<Self>, line: &[u8]) {
+        let line = super::mcp::trim_end(line);
+        if self.gone().is_some() {
+            return;
+        }
+        let head = head(line);
+        match (head.id, head.method) {
+            (Some(id), Some(method)) if method == "initialize" => {
+                self.request(line, &id, true);
+            }
+            (Some(id), _) if head.has_method => self.spawn_request(line, id),
+            (_, method) => self.notify(line, method.as_deref() == Some("notifications/initialized")),
+        }
+    }
+
+    /// Waits up to `grace` for the requests in flight.
+    pub(super) fn wait_idle(&self, grace: Duration) {
+        let deadline = Instant::now() + grace;
+        let mut n = lock(&self.in_flight);
+        while *n > 0 {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return;
+            }
+            n = self
+                .idle
+                .wait_timeout(n, left)
+                .map(|(n, _)| n)
+                .unwrap_or_else(|e| e.into_inner().0);
+        }
+    }
+
+    /// Ends the HTTP session (DELETE with its id), if there is one.
+    pub(super) fn close(&self) {
+        let Some(session) = lock(&self.session).clone() else {
+            return;
+        };
+        let mut request = self
+            .config
+            .agent
+            .delete(&self.config.url)
+            .config()
+            .timeout_global(Some(SHORT))
+            .build()
+            .header("Mcp-Session-Id", &session);
+        for (name, value) in &self.config.headers {
+            request = request.header(name, value);
+        }
+        if let Some(version) = lock(&self.version).clone() {
+            request = request.header("MCP-Protocol-Version", &version);
+        }
+        let _ = request.call();
+    }
+
+    fn spawn_request(self: &Arc<Self>, line: &[u8], id: Value) {
+        {
+            let mut n = lock(&self.in_flight);
+            if *n >= MAX_IN_FLIGHT {
+                drop(n);
+                let why = format!(
+                    "callfix: {MAX_IN_FLIGHT} requests already wait for the MCP server; send this one again later"
+                );
+                self.fail(&id, &why);
+                return;
+            }
+            *n += 1;
+        }
+        let me = Arc::clone(self);
+        let body = line.to_vec();
+        let started = thread::Builder::new()
+            .name("callfix-post".into())
+            .spawn(move || {
+                me.request(&body, &id, false);
+                me.done();
+            });
+        if let Err(e) = started {
+            self.done();
+            let id = head(line).id.unwrap_or(Value::Null);
+            self.fail(&id, &format!("callfix cannot start a request: {e}"));
+        }
+    }
+
+    fn done(&self) {
+        let mut n = lock(&self.in_flight);
+        *n = n.saturating_sub(1);
+        self.idle.notify_all();
+    }
+
+    /// A POST with the session's headers.
+    fn post(&self, short: bool) -> ureq::RequestBuilder<ureq::typestate::WithBody> {
+        let mut request = self.config.agent.post(&self.config.url);
+        if short {
+            request = request.config().timeout_global(Some(SHORT)).build();
+        }
+        let mut request = request
+            .header("Accept", "application/json, text/event-stream")
+            .header("Content-Type", "application/json");
+        for (name, value) in &self.config.headers {
+            request = request.header(name, value);
+        }
+        if let Some(session) = lock(&self.session).clone() {
+            request = request.header("Mcp-Session-Id", &session);
+        }
+        if let Some(version) = lock(&self.version).clone() {
+            request = request.header("MCP-Protocol-Version", &version);
+        }
+        request
+    }
+
+    /// A notification or a response: sent, and accepted or not.
+    fn notify(self: &Arc<Self>, line: &[u8], initialized: bool) {
+        let had_session = lock(&self.session).is_some();
+        let response = match self.post(true).send(line) {
+            Ok(response) => response,
+            Err(e) => {
+                self.warn(&format!("callfix cannot send a message to the MCP server: {e}"));
+                return;
+            }
+        };
+        let status = response.status();
+        if status == StatusCode::NOT_FOUND && had_session {
+            self.expired();
+        } else if !status.is_success() {
+            let detail = error_detail(response);
+            self.warn(&format!(
+                "the MCP server refused a notification or response: HTTP {}{detail}",
+                show(status)
+            ));
+        } else if initialized && !self.listening.swap(true, Ordering::SeqCst) {
+            let me = Arc::clone(self);
+            let _ = thread::Builder::new()
+                .name("callfix-get".into())
+                .spawn(move || me.listen());
+        }
+    }
+
+    /// A request: POSTed, its answer (and what comes before it) delivered, or
+    /// an error for it.
+    fn request(&self, line: &[u8], id: &Value, initialize: bool) {
+        let had_session = lock(&self.session).is_some();
+        let response = match self.post(false).send(line) {
+            Ok(response) => response,
+            Err(e) => {
+                self.fail(id, &format!("callfix cannot reach the MCP server: {e}"));
+                return;
+            }
+        };
+        let status = response.status();
+        if status == StatusCode::NOT_FOUND && had_session {
+            self.expired();
+            return;
+        }
+        if !status.is_success() {
+            let detail = error_detail(response);
+            let why = format!("the MCP server answered HTTP {}{detail}", show(status));
+            self.fail(id, &why);
+            return;
+        }
+        if initialize
+            && let Some(session) = response
+                .headers()
+                .get("mcp-session-id")
+                .and_then(|v| v.to_str().ok())
+        {
+            *lock(&self.session) = Some(session.to_owned());
+        }
+        let want = id.to_string();
+        let answered = match content_type(&response).as_str() {
+            "application/json" => self.read_json(response, &want, initialize),
+            "text/event-stream" => {
+                let mut body = response.into_body().into_reader();
+                self.read_events(&mut body, Some(&want), initialize).answered
+            }
+            other => {
+                let shown = if other.is_empty() { "none" } else { other };
+                let why = format!(
+                    "the MCP server answered HTTP {} with a body callfix cannot read (Content-Type: {})",
+                    show(status),
+                    shown.chars().take(80).collect::<String>()
+                );
+                self.fail(id, &why);
+                return;
+            }
+        };
+        if !answered {
+            self.fail(id, "the MCP server's response ended before it answered");
+        }
+    }
+
+    /// A JSON body: one message.
+    fn read_json(&self, response: Response<ureq::Body>, want: &str, initialize: bool) -> bool {
+        let mut body = response.into_body().into_reader();
+        let mut text = Vec::new();
+        let mut chunk = vec![0u8; 64 * 1024];
+        let limit = MAX_LINE_BYTES.saturating_add(2);
+        loop {
+            match body.read(&mut chunk) {
+                Ok(0) => break,
+                Ok(n) => {
+                    text.extend_from_slice(chunk.get(..n).unwrap_or_default());
+                    if text.len() > limit {
+                        // Read no further: a body without end is not waited for.
+                        let len = text.len();
+                        text.truncate(OVERSIZED_PREFIX_BYTES);
+                        return self.deliver_oversized(&text, len, Some(want));
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => return false, // cut short: nothing is completed
+            }
+        }
+        self.deliver(&text, Some(want), initialize)
+    }
+
+    /// An event stream: each event's data is a message. Read until it ends, or
+    /// until the answer to `want` came.
+    fn read_events(&self, body: &mut impl Read, want: Option<&str>, initialize: bool) -> Stream {
+        let mut parser = sse::Parser::new(MAX_LINE_BYTES, OVERSIZED_PREFIX_BYTES);
+        let mut chunk = vec![0u8; 64 * 1024];
+        let mut stream = Stream::default();
+        while !stream.answered && self.gone().is_none() {
+            let n = match body.read(&mut chunk) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(_) => break,
+            };
+            parser.feed(chunk.get(..n).unwrap_or_default(), |event| {
+                if event.kind != b"message" {
+                    return;
+                }
+                stream.events += 1;
+                stream.answered |= match event.data {
+                    sse::Data::Whole(data) => self.deliver(data, want, initialize),
+                    sse::Data::Oversized { prefix, len } => {
+                        self.deliver_oversized(prefix, len, want)
+                    }
+                };
+            });
+        }
+        parser.finish();
+        stream.last_id = parser
+            .last_id()
+            .map(|id| String::from_utf8_lossy(id).into_owned());
+        stream.retry = parser.retry();
+        stream
+    }
+
+    /// The GET stream of messages the server starts itself.
+    fn listen(&self) {
+        let mut last_id: Option<String> = None;
+        let mut empty = 0;
+        while self.gone().is_none() && self.shared.strong_count() > 0 {
+            let had_session = lock(&self.session).is_some();
+            let mut request = self
+                .config
+                .agent
+                .get(&self.config.url)
+                .header("Accept", "text/event-stream");
+            for (name, value) in &self.config.headers {
+                request = request.header(name, value);
+            }
+            if let Some(session) = lock(&self.session).clone() {
+                request = request.header("Mcp-Session-Id", &session);
+            }
+            if let Some(version) = lock(&self.version).clone() {
+                request = request.header("MCP-Protocol-Version", &version);
+            }
+            if let Some(id) = &last_id {
+                request = request.header("Last-Event-ID", id);
+            }
+            let mut retry = Duration::from_secs(1);
+            match request.call() {
+                Err(_) => empty += 1,
+                Ok(response) => {
+                    let status = response.status();
+                    if status == StatusCode::METHOD_NOT_ALLOWED {
+                        return; // the server has no such stream
+                    }
+                    if status == StatusCode::NOT_FOUND && had_session {
+                        self.expired();
+                        return;
+                    }
+                    if !status.is_success() || content_type(&response) != "text/event-stream" {
+                        self.warn(&format!(
+                            "the MCP server did not open its event stream (HTTP {}): messages it starts itself outside a request are not received",
+                            show(status)
+                        ));
+                        return;
+                    }
+                    let mut body = response.into_body().into_reader();
+                    let stream = self.read_events(&mut body, None, false);
+                    empty = if stream.events == 0 { empty + 1 } else { 0 };
+                    if stream.last_id.is_some() {
+                        last_id = stream.last_id;
+                    }
+                    if let Some(ms) = stream.retry {
+                        retry = Duration::from_millis(ms.clamp(100, 60_000));
+                    }
+                }
+            }
+            if empty >= GET_TRIES {
+                self.warn(
+                    "the MCP server's event stream keeps ending: messages it starts itself outside a request are not received",
+                );
+                return;
+            }
+            thread::sleep(retry);
+        }
+    }
+
+    /// One message from the server, to the proxy and on to the client; whether
+    /// it is the answer to `want`.
+    fn deliver(&self, text: &[u8], want: Option<&str>, initialize: bool) -> bool {
+        let text = text.trim_ascii();
+        if text.is_empty() || self.gone().is_some() {
+            return false;
+        }
+        let spaced;
+        let text = if text.contains(&b'\n') || text.contains(&b'\r') {
+            if serde_json::from_slice::<IgnoredAny>(text).is_err() {
+                self.warn(
+                    "a message from the MCP server spans lines and is not JSON: not forwarded",
+                );
+                return false;
+            }
+            spaced = text
+                .iter()
+                .map(|&b| if b == b'\n' || b == b'\r' { b' ' } else { b })
+                .collect::<Vec<u8>>();
+            &spaced[..]
+        } else {
+            text
+        };
+        let head = head(text);
+        let answers = !head.has_method && head.id.as_ref().map(Value::to_string).as_deref() == want;
+        if answers && initialize {
+            let agreed = serde_json::from_slice::<Value>(text).ok().and_then(|m| {
+                m.pointer("/result/protocolVersion")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            });
+            if let Some(version) = agreed.filter(|v| v.len() < 64 && v.is_ascii()) {
+                *lock(&self.version) = Some(version);
+            }
+        }
+        if let Some(shared) = self.shared.upgrade() {
+            from_server(&shared, Line::Whole(text));
+        }
+        answers
+    }
+
+    /// A message over the line cap, known by its first bytes and its length.
+    fn deliver_oversized(&self, prefix: &[u8], len: usize, want: Option<&str>) -> bool {
+        if self.gone().is_some() {
+            return false;
+        }
+        let head = head(prefix.trim_ascii_start());
+        if let Some(shared) = self.shared.upgrade() {
+            from_server(&shared, Line::Oversized { prefix, len });
+        }
+        !head.has_method && head.id.as_ref().map(Value::to_string).as_deref() == want
+    }
+
+    /// The request `id` failed: the client gets an error for it, through the
+    /// proxy (which forgets it, or ends its own listing).
+    fn fail(&self, id: &Value, why: &str) {
+        if self.gone().is_some() {
+            return;
+        }
+        let error = serde_json::json!({"jsonrpc": "2.0", "id": id,
+            "error": {"code": FAILED, "message": why}});
+        if let Some(shared) = self.shared.upgrade() {
+            from_server(&shared, Line::Whole(error.to_string().as_bytes()));
+        }
+    }
+
+    /// The server ended the session.
+    fn expired(&self) {
+        {
+            let mut gone = lock(&self.gone);
+            if gone.is_some() {
+                return;
+            }
+            *gone = Some(
+                "the MCP server ended the session (HTTP 404 Not Found for its session id)"
+                    .to_owned(),
+            );
+        }
+        let _ = lock(&self.ended).send(End::Server);
+    }
+
+    fn warn(&self, message: &str) {
+        if let Some(shared) = self.shared.upgrade() {
+            report(shared.colours, "warning:", message);
+        }
+    }
+}
+
+/// What an event stream gave.
+#[derive(Default)]
+struct Stream {
+    answered: bool,
+    events: usize,
+    last_id: Option<String>,
+    retry: Option<u64>,
+}
+
+/// A status as `500 Internal Server Error`.
+fn show(status: StatusCode) -> String {
+    match status.canonical_reason() {
+        Some(reason) => format!("{} {reason}", status.as_u16()),
+        None => status.as_u16().to_string(),
+    }
+}
+
+/// A response's media type, lower case, without parameters.
+fn content_type(response: &Response<ureq::Body>) -> String {
+    response
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
+}
+
+/// `: MESSAGE` when an error response's body is a JSON-RPC error with a
+/// message (its first 200 characters), else nothing.
+fn error_detail(response: Response<ureq::Body>) -> String {
+    let mut text = Vec::new();
+    let _ = response
+        .into_body()
+        .into_reader()
+        .take(64 * 1024)
+        .read_to_end(&mut text);
+    let message = serde_json::from_slice::<Value>(&text).ok().and_then(|v| {
+        v.pointer("/error/message")
+            .and_then(Value::as_str)
+            .map(|m| m.chars().take(200).collect::<String>())
+    });
+    match message {
+        Some(m) if !m.trim().is_empty() => format!(": {}", m.trim()),
+        _ => String::new(),
+    }
+}
+
+/// The `id` and `method` of a message, read from as much of it as there is (a
+/// cut message gives what comes before the cut), without keeping the rest.
+fn head(text: &[u8]) -> Head {
+    let mut head = Head::default();
+    let mut de = serde_json::Deserializer::from_slice(text);
+    let _ = HeadSeed(&mut head).deserialize(&mut de);
+    head
+}
+
+struct HeadSeed<'a>(&'a mut Head);
+
+impl<'de> DeserializeSeed<'de> for HeadSeed<'_> {
+    type Value = ();
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for HeadSeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON-RPC message")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match &*key {
+                "id" => self.0.id = Some(map.next_value()?),
+                "method" => {
+                    self.0.has_method = true;
+                    self.0.method = map.next_value::<Value>()?.as_str().map(str::to_owned);
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_head_of_a_cut_message_is_what_comes_before_the_cut() {
+        let h = head(br#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"text":"aaa"#);
+        assert_eq!(h.id, Some(serde_json::json!(7)));
+        assert!(!h.has_method);
+        let h = head(br#"{"method":"sampling/createMessage","id":"s1","params":"#);
+        assert_eq!(h.method.as_deref(), Some("sampling/createMessage"));
+        assert_eq!(h.id, Some(serde_json::json!("s1")));
+        let h = head(br#"[1,2]"#);
+        assert!(h.id.is_none() && !h.has_method);
+        let deep = "[".repeat(100_000);
+        let h = head(format!(r#"{{"x":{deep}"#).as_bytes());
+        assert!(h.id.is_none());
+    }
+}
