@@ -73,6 +73,9 @@ pub(super) struct Log {
 }
 
 pub(crate) fn command(args: &McpArgs, ctx: &Ctx) -> anyhow::Result<Ended> {
+    if args.url.is_none() && !args.header.is_empty() {
+        anyhow::bail!("--header is for --url: a server run as a COMMAND gets no HTTP headers");
+    }
     let given = given(args)?;
     let log = open_log(args)?;
     if let Some(url) = &args.url {
@@ -159,7 +162,9 @@ fn over_http(
     let grace = Duration::from_secs_f64(args.grace.max(0.0));
     let ended = match wait_end(&shared, &rx) {
         End::Server => {
-            let why = http.gone().unwrap_or_else(|| "the MCP server is gone".to_owned());
+            let why = http
+                .gone()
+                .unwrap_or_else(|| "the MCP server is gone".to_owned());
             server_gone(&shared, &rx, &why, grace);
             ctx.report("note:", &why);
             Ended::Server(1)

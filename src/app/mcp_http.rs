@@ -173,7 +173,9 @@ impl Http {
                 self.request(line, &id, true);
             }
             (Some(id), _) if head.has_method => self.spawn_request(line, id),
-            (_, method) => self.notify(line, method.as_deref() == Some("notifications/initialized")),
+            (_, method) => {
+                self.notify(line, method.as_deref() == Some("notifications/initialized"))
+            }
         }
     }
 
@@ -277,7 +279,9 @@ impl Http {
         let response = match self.post(true).send(line) {
             Ok(response) => response,
             Err(e) => {
-                self.warn(&format!("callfix cannot send a message to the MCP server: {e}"));
+                self.warn(&format!(
+                    "callfix cannot send a message to the MCP server: {e}"
+                ));
                 return;
             }
         };
@@ -333,7 +337,8 @@ impl Http {
             "application/json" => self.read_json(response, &want, initialize),
             "text/event-stream" => {
                 let mut body = response.into_body().into_reader();
-                self.read_events(&mut body, Some(&want), initialize).answered
+                self.read_events(&mut body, Some(&want), initialize)
+                    .answered
             }
             other => {
                 let shown = if other.is_empty() { "none" } else { other };

@@ -410,7 +410,10 @@ mod tests {
     fn every_line_ending_ends_a_line_and_a_split_crlf_is_one() {
         let want = [ev("message", "x"), ev("message", "y")];
         assert_eq!(one("data: x\r\n\r\ndata: y\r\rjunk"), want);
-        assert_eq!(events(&[b"data: x\r", b"\n\r", b"\ndata: y\n", b"\n"], 99), want);
+        assert_eq!(
+            events(&[b"data: x\r", b"\n\r", b"\ndata: y\n", b"\n"], 99),
+            want
+        );
         // Byte by byte.
         let text = b"event: e\r\ndata: x\r\n\r\n";
         let chunks: Vec<&[u8]> = text.chunks(1).collect();
@@ -438,7 +441,10 @@ mod tests {
     #[test]
     fn the_last_id_and_retry_are_kept_and_bad_ones_ignored() {
         let mut p = Parser::new(99, 9);
-        p.feed(b"id: 4\nretry: 250\ndata: x\n\nid: a\0b\nretry: 1x\n\n", |_| {});
+        p.feed(
+            b"id: 4\nretry: 250\ndata: x\n\nid: a\0b\nretry: 1x\n\n",
+            |_| {},
+        );
         assert_eq!(p.last_id(), Some(&b"4"[..]));
         assert_eq!(p.retry(), Some(250));
         let long = format!("id: {}\n\n", "i".repeat(MAX_FIELD_BYTES + 1));

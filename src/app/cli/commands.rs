@@ -238,7 +238,10 @@ fn parse_header(text: &str) -> Result<(String, String), String> {
         return Err(format!("callfix sets the header {name} itself"));
     }
     let value = value.trim_matches([' ', '\t']);
-    if value.chars().any(|c| c != '\t' && (c.is_control() || !c.is_ascii())) {
+    if value
+        .chars()
+        .any(|c| c != '\t' && (c.is_control() || !c.is_ascii()))
+    {
         return Err(format!("the value of {name} must be visible ASCII"));
     }
     Ok((name.to_owned(), value.to_owned()))
