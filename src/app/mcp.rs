@@ -1,6 +1,6 @@
 //! `callfix mcp [--] COMMAND [ARGS]...`: an MCP server over stdio, behind callfix
-//! (`callfix mcp --url URL`, the server over Streamable HTTP, is `mcp_http.rs`:
-//! the same threads and decisions, another upstream).
+//! (`callfix mcp --url URL`, `mcp_http.rs`, runs the same session with a
+//! [`Remote`] upstream instead of the child: the server over Streamable HTTP).
 //!
 //! Two threads copy lines, one each way; [`Proxy`] (the library) decides what
 //! happens to each, and what else is sent (its own `tools/list`, held calls
@@ -59,12 +59,40 @@ pub(super) struct Shared {
 }
 
 /// Where lines for the server go.
-enum Upstream {
+pub(super) enum Upstream {
     /// A child process's stdin.
     Child(ChildStdin),
-    /// A Streamable HTTP endpoint: each message is a POST.
-    #[cfg(feature = "mcp-http")]
-    Http(Arc<super::mcp_http::Http>),
+    /// A server reached otherwise (`mcp_http.rs`: each message a POST).
+    #[cfg_attr(not(feature = "mcp-http"), allow(dead_code))]
+    Remote(Arc<dyn Remote>),
+}
+
+/// A server that is not a child process: it takes each line meant for it and
+/// delivers what it sends back through [`from_server`].
+pub(super) trait Remote: Send + Sync {
+    /// Sends one message line (its newline, if any, is not part of the message).
+    fn send(self: Arc<Self>, line: &[u8]);
+}
+
+impl Shared {
+    /// What the threads of one session share: `upstream` for the server, the
+    /// proxy judging with `args`' options and `given` schemas.
+    pub(super) fn new(
+        args: &McpArgs,
+        ctx: &Ctx,
+        given: Registry,
+        log: Option<Mutex<Log>>,
+        upstream: Upstream,
+    ) -> Self {
+        Shared {
+            proxy: Mutex::new(Proxy::with(given, judge_options(&args.judge))),
+            client: Mutex::new(io::stdout()),
+            server: Mutex::new(Some(upstream)),
+            log,
+            last_client: Mutex::new(Instant::now()),
+            colours: ctx.colours,
+        }
+    }
 }
 
 pub(super) struct Log {
@@ -73,26 +101,20 @@ pub(super) struct Log {
 }
 
 pub(crate) fn command(args: &McpArgs, ctx: &Ctx) -> anyhow::Result<Ended> {
-    if args.url.is_none() && !args.header.is_empty() {
+    if args.url.is_some() {
+        anyhow::bail!("this callfix was built without MCP over HTTP (the feature mcp-http)");
+    }
+    if !args.header.is_empty() {
         anyhow::bail!("--header is for --url: a server run as a COMMAND gets no HTTP headers");
     }
     let given = given(args)?;
     let log = open_log(args)?;
-    if let Some(url) = &args.url {
-        return over_http(url, args, ctx, given, log);
-    }
     let mut child = spawn_server(&args.server.command)?;
     let (Some(server_in), Some(server_out)) = (child.stdin.take(), child.stdout.take()) else {
         anyhow::bail!("the MCP server's stdio could not be piped");
     };
-    let shared = Arc::new(Shared {
-        proxy: Mutex::new(Proxy::with(given, judge_options(&args.judge))),
-        client: Mutex::new(io::stdout()),
-        server: Mutex::new(Some(Upstream::Child(server_in))),
-        log,
-        last_client: Mutex::new(Instant::now()),
-        colours: ctx.colours,
-    });
+    let upstream = Upstream::Child(server_in);
+    let shared = Arc::new(Shared::new(args, ctx, given, log, upstream));
     let (tx, rx) = mpsc::channel();
     {
         let (shared, tx) = (Arc::clone(&shared), tx.clone());
@@ -127,72 +149,8 @@ pub(crate) fn command(args: &McpArgs, ctx: &Ctx) -> anyhow::Result<Ended> {
     Ok(ended)
 }
 
-/// `callfix mcp --url URL`: the same session, the server over HTTP. The
-/// session ends when the client does (callfix then waits up to `--grace` for
-/// the answers still on their way, and ends the HTTP session with DELETE), or
-/// when the server ends the session (HTTP 404 to a request that carries its
-/// session id): every request pending gets an error, and callfix exits 1.
-#[cfg(feature = "mcp-http")]
-fn over_http(
-    url: &str,
-    args: &McpArgs,
-    ctx: &Ctx,
-    given: Registry,
-    log: Option<Mutex<Log>>,
-) -> anyhow::Result<Ended> {
-    let (tx, rx) = mpsc::channel();
-    let mut made = None;
-    let config = super::mcp_http::Config::new(url, &args.header)?;
-    let shared = Arc::new_cyclic(|weak| {
-        let http = Arc::new(super::mcp_http::Http::new(config, weak.clone(), tx.clone()));
-        made = Some(Arc::clone(&http));
-        Shared {
-            proxy: Mutex::new(Proxy::with(given, judge_options(&args.judge))),
-            client: Mutex::new(io::stdout()),
-            server: Mutex::new(Some(Upstream::Http(http))),
-            log,
-            last_client: Mutex::new(Instant::now()),
-            colours: ctx.colours,
-        }
-    });
-    let Some(http) = made else {
-        anyhow::bail!("the HTTP upstream was not made");
-    };
-    start_client(&shared, tx);
-    let grace = Duration::from_secs_f64(args.grace.max(0.0));
-    let ended = match wait_end(&shared, &rx) {
-        End::Server => {
-            let why = http
-                .gone()
-                .unwrap_or_else(|| "the MCP server is gone".to_owned());
-            server_gone(&shared, &rx, &why, grace);
-            ctx.report("note:", &why);
-            Ended::Server(1)
-        }
-        End::Client => {
-            // Answers on their way reach the client; then the session ends.
-            http.wait_idle(grace);
-            http.close();
-            Ended::Clean
-        }
-    };
-    finish(&shared, args);
-    Ok(ended)
-}
-
-#[cfg(not(feature = "mcp-http"))]
-fn over_http(
-    _url: &str,
-    _args: &McpArgs,
-    _ctx: &Ctx,
-    _given: Registry,
-    _log: Option<Mutex<Log>>,
-) -> anyhow::Result<Ended> {
-    anyhow::bail!("this callfix was built without MCP over HTTP (the feature mcp-http)")
-}
-
 /// The schemas given with `--schemas`.
-fn given(args: &McpArgs) -> anyhow::Result<Registry> {
+pub(super) fn given(args: &McpArgs) -> anyhow::Result<Registry> {
     Ok(if args.schemas.is_empty() {
         Registry::default()
     } else {
@@ -204,7 +162,7 @@ fn given(args: &McpArgs) -> anyhow::Result<Registry> {
 }
 
 /// The `--log` file, opened for appending.
-fn open_log(args: &McpArgs) -> anyhow::Result<Option<Mutex<Log>>> {
+pub(super) fn open_log(args: &McpArgs) -> anyhow::Result<Option<Mutex<Log>>> {
     Ok(match &args.log {
         Some(path) => {
             let file = OpenOptions::new()
@@ -220,7 +178,7 @@ fn open_log(args: &McpArgs) -> anyhow::Result<Option<Mutex<Log>>> {
 }
 
 /// Starts the thread that reads the client.
-fn start_client(shared: &Arc<Shared>, tx: mpsc::Sender<End>) {
+pub(super) fn start_client(shared: &Arc<Shared>, tx: mpsc::Sender<End>) {
     let shared = Arc::clone(shared);
     thread::spawn(move || {
         client_to_server(&shared);
@@ -229,7 +187,7 @@ fn start_client(shared: &Arc<Shared>, tx: mpsc::Sender<End>) {
 }
 
 /// Ticks the proxy until either side ends; which did.
-fn wait_end(shared: &Shared, rx: &mpsc::Receiver<End>) -> End {
+pub(super) fn wait_end(shared: &Shared, rx: &mpsc::Receiver<End>) -> End {
     let end = loop {
         match rx.recv_timeout(Duration::from_millis(50)) {
             Ok(end) => break end,
@@ -239,7 +197,7 @@ fn wait_end(shared: &Shared, rx: &mpsc::Receiver<End>) -> End {
                     proxy.expire(Instant::now());
                     proxy.take_out()
                 };
-                send_out(&shared, out);
+                send_out(shared, out);
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => break End::Server,
         }
@@ -255,7 +213,7 @@ fn wait_end(shared: &Shared, rx: &mpsc::Receiver<End>) -> End {
 
 /// The server is gone (`why`): every request it never answered gets an error,
 /// and so do those the client sends until it falls quiet.
-fn server_gone(shared: &Shared, rx: &mpsc::Receiver<End>, why: &str, grace: Duration) {
+pub(super) fn server_gone(shared: &Shared, rx: &mpsc::Receiver<End>, why: &str, grace: Duration) {
     let errors = lock(&shared.proxy).server_gone(why);
     for e in errors {
         let _ = to_client(shared, &e);
@@ -273,7 +231,7 @@ fn server_gone(shared: &Shared, rx: &mpsc::Receiver<End>, why: &str, grace: Dura
 }
 
 /// The log flushed, and `--stats`.
-fn finish(shared: &Shared, args: &McpArgs) {
+pub(super) fn finish(shared: &Shared, args: &McpArgs) {
     if let Some(log) = &shared.log {
         let _ = lock(log).printer.flush();
     }
@@ -486,12 +444,11 @@ fn to_server(shared: &Shared, line: &[u8]) -> io::Result<()> {
     let mut server = lock(&shared.server);
     match &mut *server {
         Some(Upstream::Child(server)) => write_line(server, line),
-        #[cfg(feature = "mcp-http")]
-        Some(Upstream::Http(http)) => {
-            // Not under the lock: a POST may take its time.
-            let http = Arc::clone(http);
+        Some(Upstream::Remote(remote)) => {
+            // Not under the lock: sending may take its time.
+            let remote = Arc::clone(remote);
             drop(server);
-            http.send(line);
+            remote.send(line);
             Ok(())
         }
         None => Ok(()),

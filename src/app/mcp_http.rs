@@ -54,13 +54,14 @@ use serde_json::Value;
 use ureq::Agent;
 use ureq::http::{Response, StatusCode};
 
-use super::mcp::{End, Line, Shared, from_server, lock};
-use super::report;
+use super::cli::McpArgs;
+use super::mcp::{self, End, Line, Remote, Shared, Upstream, from_server, lock};
 use super::sse;
+use super::{Ctx, Ended, report};
 use crate::mcp::{MAX_LINE_BYTES, OVERSIZED_PREFIX_BYTES};
 
 /// The most requests waiting for the server at once.
-pub(super) const MAX_IN_FLIGHT: usize = 512;
+const MAX_IN_FLIGHT: usize = 512;
 
 /// How long connecting to the server may take.
 const CONNECT: Duration = Duration::from_secs(10);
@@ -76,15 +77,59 @@ const GET_TRIES: u32 = 3;
 /// The JSON-RPC error code of a request the HTTP exchange failed.
 const FAILED: i64 = -32000;
 
+/// `callfix mcp --url URL`: the session of `mcp.rs`, the server over HTTP. It
+/// ends when the client does (callfix then waits up to `--grace` for the
+/// answers still on their way, and ends the HTTP session with DELETE), or when
+/// the server ends the session (HTTP 404 to a request that carries its session
+/// id): every request pending gets an error, and callfix exits 1.
+pub(super) fn command(args: &McpArgs, ctx: &Ctx) -> anyhow::Result<Ended> {
+    let Some(url) = &args.url else {
+        anyhow::bail!("no --url given");
+    };
+    let config = Config::new(url, &args.header)?;
+    let given = mcp::given(args)?;
+    let log = mcp::open_log(args)?;
+    let (tx, rx) = mpsc::channel();
+    let mut made = None;
+    let shared = Arc::new_cyclic(|weak| {
+        let http = Arc::new(Http::new(config, weak.clone(), tx.clone()));
+        made = Some(Arc::clone(&http));
+        Shared::new(args, ctx, given, log, Upstream::Remote(http))
+    });
+    let Some(http) = made else {
+        anyhow::bail!("the HTTP upstream was not made");
+    };
+    mcp::start_client(&shared, tx);
+    let grace = Duration::from_secs_f64(args.grace.max(0.0));
+    let ended = match mcp::wait_end(&shared, &rx) {
+        End::Server => {
+            let why = http
+                .gone()
+                .unwrap_or_else(|| "the MCP server is gone".to_owned());
+            mcp::server_gone(&shared, &rx, &why, grace);
+            ctx.report("note:", &why);
+            Ended::Server(1)
+        }
+        End::Client => {
+            // Answers on their way reach the client; then the session ends.
+            http.wait_idle(grace);
+            http.close();
+            Ended::Clean
+        }
+    };
+    mcp::finish(&shared, args);
+    Ok(ended)
+}
+
 /// `--url` and `--header`, checked.
-pub(super) struct Config {
+struct Config {
     url: String,
     headers: Vec<(String, String)>,
     agent: Agent,
 }
 
 impl Config {
-    pub(super) fn new(url: &str, headers: &[(String, String)]) -> anyhow::Result<Self> {
+    fn new(url: &str, headers: &[(String, String)]) -> anyhow::Result<Self> {
         let uri: ureq::http::Uri = url
             .parse()
             .map_err(|e| anyhow::anyhow!("--url {url}: {e}"))?;
@@ -117,7 +162,7 @@ impl Config {
 }
 
 /// The HTTP upstream of one session.
-pub(super) struct Http {
+struct Http {
     config: Config,
     /// `Mcp-Session-Id`, once the server gave one.
     session: Mutex<Option<String>>,
@@ -142,7 +187,7 @@ struct Head {
 }
 
 impl Http {
-    pub(super) fn new(config: Config, shared: Weak<Shared>, ended: mpsc::Sender<End>) -> Self {
+    fn new(config: Config, shared: Weak<Shared>, ended: mpsc::Sender<End>) -> Self {
         Http {
             config,
             session: Mutex::new(None),
@@ -157,13 +202,13 @@ impl Http {
     }
 
     /// Why the session is over, if it is.
-    pub(super) fn gone(&self) -> Option<String> {
+    fn gone(&self) -> Option<String> {
         lock(&self.gone).clone()
     }
 
     /// Sends one message line to the server (see the module's docs).
-    pub(super) fn send(self: &Arc<Self>, line: &[u8]) {
-        let line = super::mcp::trim_end(line);
+    fn send_line(self: &Arc<Self>, line: &[u8]) {
+        let line = mcp::trim_end(line);
         if self.gone().is_some() {
             return;
         }
@@ -180,7 +225,7 @@ impl Http {
     }
 
     /// Waits up to `grace` for the requests in flight.
-    pub(super) fn wait_idle(&self, grace: Duration) {
+    fn wait_idle(&self, grace: Duration) {
         let deadline = Instant::now() + grace;
         let mut n = lock(&self.in_flight);
         while *n > 0 {
@@ -197,7 +242,7 @@ impl Http {
     }
 
     /// Ends the HTTP session (DELETE with its id), if there is one.
-    pub(super) fn close(&self) {
+    fn close(&self) {
         let Some(session) = lock(&self.session).clone() else {
             return;
         };
@@ -563,6 +608,12 @@ impl Http {
         if let Some(shared) = self.shared.upgrade() {
             report(shared.colours, "warning:", message);
         }
+    }
+}
+
+impl Remote for Http {
+    fn send(self: Arc<Self>, line: &[u8]) {
+        self.send_line(line);
     }
 }
 

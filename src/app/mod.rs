@@ -142,6 +142,8 @@ pub(crate) fn run(cli: &Cli, config: config::Loaded) -> anyhow::Result<Ended> {
         Some(Command::Render(args)) => render::command(args, &ctx),
         Some(Command::Tools(args)) => tools::command(args, &ctx),
         Some(Command::Check(args)) => check::command(args, &ctx),
+        #[cfg(feature = "mcp-http")]
+        Some(Command::Mcp(args)) if args.url.is_some() => mcp_http::command(args, &ctx),
         Some(Command::Mcp(args)) => mcp::command(args, &ctx),
         Some(Command::Hook(args)) => hook::command(args, &ctx),
         Some(Command::McpSchemas(args)) => pull::command(args, &ctx),

@@ -345,9 +345,9 @@ fn a_hostile_server_gets_every_request_answered_once_and_never_ends_the_session(
                 sse_head(stream);
                 // The answer's event is never ended by a blank line.
                 let id = id_of(request);
-                let _ = write!(
+                let _ = writeln!(
                     stream,
-                    "data: {{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{}}}}\n"
+                    "data: {{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{}}}}"
                 );
                 true
             }

@@ -128,7 +128,9 @@ pub(crate) fn check(pieces: &[Piece], cuts: &[usize]) -> Result<(), String> {
     let whole = parse(&input, &[]);
     let cut = parse(&input, cuts);
     if whole != cut {
-        return Err(format!("cut at {cuts:?}, the events differ: {whole:?} / {cut:?}"));
+        return Err(format!(
+            "cut at {cuts:?}, the events differ: {whole:?} / {cut:?}"
+        ));
     }
     let mut found = Vec::new();
     for got in &whole {
@@ -144,7 +146,10 @@ pub(crate) fn check(pieces: &[Piece], cuts: &[usize]) -> Result<(), String> {
             }
             Got::Over(prefix, len) => {
                 if prefix.len() > PREFIX || *len <= MAX {
-                    return Err(format!("an oversized event of {len} with {} kept", prefix.len()));
+                    return Err(format!(
+                        "an oversized event of {len} with {} kept",
+                        prefix.len()
+                    ));
                 }
             }
         }
