@@ -26,7 +26,10 @@
 //! `MCP-Protocol-Version`). Once `notifications/initialized` is accepted, a GET
 //! opens the stream of messages the server starts itself (405: it has none;
 //! when it ends it is opened again after the `retry` the server asked for,
-//! with `Last-Event-ID`). A 404 to a request that carries the session id
+//! with `Last-Event-ID`). A request's event stream that ends before its answer,
+//! after an event id, is resumed the same way (the polling of 2025-11-25: a
+//! server may close the stream and keep the events), while each stream brings
+//! something. A 404 to a request that carries the session id
 //! means the server ended the session: callfix cannot start another behind
 //! the client's back (the client initialized this one), so the proxy ends as
 //! when a stdio server exits. When the client ends, the session is ended with
@@ -70,9 +73,12 @@ const CONNECT: Duration = Duration::from_secs(10);
 /// session's DELETE.
 const SHORT: Duration = Duration::from_secs(30);
 
-/// How many times in a row the GET stream may end without an event before
-/// callfix stops opening it.
+/// How many event streams opened with GET in a row may bring nothing (no
+/// event, no new event id) before callfix stops opening them.
 const GET_TRIES: u32 = 3;
+
+/// The most times one request's event stream is resumed.
+const MAX_RESUMES: usize = 1000;
 
 /// The JSON-RPC error code of a request the HTTP exchange failed.
 const FAILED: i64 = -32000;
@@ -382,8 +388,12 @@ impl Http {
             "application/json" => self.read_json(response, &want, initialize),
             "text/event-stream" => {
                 let mut body = response.into_body().into_reader();
-                self.read_events(&mut body, Some(&want), initialize)
-                    .answered
+                let stream = self.read_events(&mut body, Some(&want), initialize);
+                // A stream closed before the answer, after an event id: the
+                // rest is asked for with Last-Event-ID (2025-11-25's polling).
+                stream.answered
+                    || (stream.last_id.is_some()
+                        && self.follow(stream.last_id, stream.retry, Some(&want)))
             }
             other => {
                 let shown = if other.is_empty() { "none" } else { other };
@@ -462,65 +472,102 @@ impl Http {
 
     /// The GET stream of messages the server starts itself.
     fn listen(&self) {
-        let mut last_id: Option<String> = None;
-        let mut empty = 0;
+        self.follow(None, None, None);
+    }
+
+    /// A GET for an event stream: the server's own, or with `last_id` the
+    /// rest of the stream that event was on.
+    fn get(&self, last_id: Option<&str>) -> ureq::RequestBuilder<ureq::typestate::WithoutBody> {
+        let mut request = self
+            .config
+            .agent
+            .get(&self.config.url)
+            .header("Accept", "text/event-stream");
+        for (name, value) in &self.config.headers {
+            request = request.header(name, value);
+        }
+        if let Some(session) = lock(&self.session).clone() {
+            request = request.header("Mcp-Session-Id", &session);
+        }
+        if let Some(version) = lock(&self.version).clone() {
+            request = request.header("MCP-Protocol-Version", &version);
+        }
+        if let Some(id) = last_id {
+            request = request.header("Last-Event-ID", id);
+        }
+        request
+    }
+
+    /// Reads event streams opened with GET, each resuming after the last event
+    /// id seen (after the `retry` the server asked for), while they make
+    /// progress (an event, or a new event id): with `want`, the rest of a
+    /// request's stream the server closed before its answer, until the answer
+    /// (whether it came); without, the server's own stream, for the session.
+    fn follow(
+        &self,
+        mut last_id: Option<String>,
+        mut retry: Option<u64>,
+        want: Option<&str>,
+    ) -> bool {
+        let mut idle = 0;
+        let mut opened = 0usize;
         while self.gone().is_none() && self.shared.strong_count() > 0 {
+            if want.is_some() && opened >= MAX_RESUMES {
+                return false;
+            }
+            if want.is_some() || opened > 0 {
+                let ms = retry.unwrap_or(1000).clamp(100, 60_000);
+                thread::sleep(Duration::from_millis(ms));
+            }
+            opened += 1;
             let had_session = lock(&self.session).is_some();
-            let mut request = self
-                .config
-                .agent
-                .get(&self.config.url)
-                .header("Accept", "text/event-stream");
-            for (name, value) in &self.config.headers {
-                request = request.header(name, value);
-            }
-            if let Some(session) = lock(&self.session).clone() {
-                request = request.header("Mcp-Session-Id", &session);
-            }
-            if let Some(version) = lock(&self.version).clone() {
-                request = request.header("MCP-Protocol-Version", &version);
-            }
-            if let Some(id) = &last_id {
-                request = request.header("Last-Event-ID", id);
-            }
-            let mut retry = Duration::from_secs(1);
-            match request.call() {
-                Err(_) => empty += 1,
+            match self.get(last_id.as_deref()).call() {
+                Err(_) => idle += 1,
                 Ok(response) => {
                     let status = response.status();
-                    if status == StatusCode::METHOD_NOT_ALLOWED {
-                        return; // the server has no such stream
-                    }
                     if status == StatusCode::NOT_FOUND && had_session {
                         self.expired();
-                        return;
+                        return false;
                     }
                     if !status.is_success() || content_type(&response) != "text/event-stream" {
-                        self.warn(&format!(
-                            "the MCP server did not open its event stream (HTTP {}): messages it starts itself outside a request are not received",
-                            show(status)
-                        ));
-                        return;
+                        // 405 to the first: the server has no stream of its own.
+                        if want.is_none()
+                            && !(opened == 1 && status == StatusCode::METHOD_NOT_ALLOWED)
+                        {
+                            self.warn(&format!(
+                                "the MCP server did not open its event stream (HTTP {}): messages it starts itself outside a request are not received",
+                                show(status)
+                            ));
+                        }
+                        return false;
                     }
                     let mut body = response.into_body().into_reader();
-                    let stream = self.read_events(&mut body, None, false);
-                    empty = if stream.events == 0 { empty + 1 } else { 0 };
+                    let stream = self.read_events(&mut body, want, false);
+                    if stream.answered {
+                        return true;
+                    }
+                    let new_id = stream.last_id.is_some() && stream.last_id != last_id;
+                    idle = if stream.events > 0 || new_id {
+                        0
+                    } else {
+                        idle + 1
+                    };
                     if stream.last_id.is_some() {
                         last_id = stream.last_id;
                     }
-                    if let Some(ms) = stream.retry {
-                        retry = Duration::from_millis(ms.clamp(100, 60_000));
-                    }
+                    retry = stream.retry.or(retry);
                 }
             }
-            if empty >= GET_TRIES {
-                self.warn(
-                    "the MCP server's event stream keeps ending: messages it starts itself outside a request are not received",
-                );
-                return;
+            if idle >= GET_TRIES {
+                if want.is_none() {
+                    self.warn(
+                        "the MCP server's event stream keeps ending: messages it starts itself outside a request are not received",
+                    );
+                }
+                return false;
             }
-            thread::sleep(retry);
         }
+        false
     }
 
     /// One message from the server, to the proxy and on to the client; whether

@@ -15,6 +15,8 @@ expired).
 
 Environment: PORT_FILE (where the port is written once listening),
 JSON_RESPONSE=1 (answers as one JSON body instead of an event stream),
+EVENT_STORE=1 (events kept for resumption with Last-Event-ID; the tool poll
+closes its call's stream before answering),
 REQUEST_LOG, and server.py's own.
 """
 
@@ -29,6 +31,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mcp.types as types  # noqa: E402
 import uvicorn  # noqa: E402
 from mcp.server.lowlevel import Server  # noqa: E402
+from mcp.server.streamable_http import EventMessage, EventStore  # noqa: E402
 
 import server as base  # noqa: E402
 
@@ -44,6 +47,8 @@ EXTRA = [
         inputSchema={"type": "object", "properties": {"steps": {"type": "integer"}}},
     ),
     types.Tool(name="announce", description="Add write, say so.", inputSchema={"type": "object"}),
+    types.Tool(name="poll", description="Close the call's stream, answer later.",
+               inputSchema={"type": "object"}),
 ]
 
 
@@ -74,6 +79,13 @@ async def call_tool(ctx, params) -> types.CallToolResult:
                     token, i + 1, steps, related_request_id=ctx.request_id
                 )
         return types.CallToolResult(content=[types.TextContent(type="text", text="done")])
+    if name == "poll":
+        # 2025-11-25's polling: the stream is closed before the answer; the
+        # client resumes it with GET and Last-Event-ID (needs EVENT_STORE).
+        if ctx.close_sse_stream is not None:
+            await ctx.close_sse_stream()
+        await asyncio.sleep(0.5)
+        return types.CallToolResult(content=[types.TextContent(type="text", text="polled")])
     if name == "announce":
         if base.WRITE not in base.TOOLS:
             base.TOOLS.append(base.WRITE)
@@ -83,6 +95,28 @@ async def call_tool(ctx, params) -> types.CallToolResult:
 
 
 server = Server("callfix-test-http-server", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+class Events(EventStore):
+    """Every event kept in memory, for resumption (EVENT_STORE=1)."""
+
+    def __init__(self):
+        self.events = []
+
+    async def store_event(self, stream_id, message):
+        event_id = str(len(self.events) + 1)
+        self.events.append((event_id, stream_id, message))
+        return event_id
+
+    async def replay_events_after(self, last_event_id, send_callback):
+        at = next((i for i, e in enumerate(self.events) if e[0] == last_event_id), None)
+        if at is None:
+            return None
+        stream_id = self.events[at][1]
+        for event_id, stream, message in self.events[at + 1:]:
+            if stream == stream_id and message is not None:
+                await send_callback(EventMessage(message, event_id))
+        return stream_id
 
 
 class Wrap:
@@ -127,8 +161,12 @@ class Wrap:
 
 
 async def main() -> None:
+    resumable = bool(os.environ.get("EVENT_STORE"))
     app = server.streamable_http_app(
-        json_response=bool(os.environ.get("JSON_RESPONSE")), host="127.0.0.1"
+        json_response=bool(os.environ.get("JSON_RESPONSE")),
+        host="127.0.0.1",
+        event_store=Events() if resumable else None,
+        retry_interval=200 if resumable else None,
     )
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -105,6 +105,7 @@ def test_the_tool_list_is_the_servers(upstream):
 
     assert run(upstream.url, body) == [
         "read", "echo", "crash", "wait", "lookaround", "big", "change", "ask", "progress", "announce",
+        "poll",
     ]
 
 
@@ -216,6 +217,19 @@ def test_list_changed_on_the_get_stream_makes_calls_judged_against_the_new_list(
     assert rejected.is_error and text(rejected).startswith(INSTRUCTION)
     gets = [r for r in sse_upstream.received() if r["method"] == "GET"]
     assert gets and "text/event-stream" in gets[0]["headers"]["accept"]
+
+
+def test_a_stream_the_server_closes_before_its_answer_is_resumed_with_last_event_id(tmp_path):
+    up = Upstream(tmp_path, env={"EVENT_STORE": "1"})
+    try:
+        async def body(session):
+            return await session.call_tool("poll", {})
+
+        assert text(run(up.url, body)) == "polled"
+        resumed = [r for r in up.received() if r["method"] == "GET" and "last-event-id" in r["headers"]]
+        assert resumed, up.received()
+    finally:
+        up.stop()
 
 
 def test_a_long_call_does_not_hold_up_the_others(upstream):
