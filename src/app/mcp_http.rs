@@ -46,6 +46,7 @@
 //! server on the loopback interface, reached directly. TLS: rustls, with the
 //! Mozilla roots (webpki-roots) built in.
 
+use std::collections::HashSet;
 use std::io::{self, Read};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, Weak, mpsc};
@@ -182,6 +183,8 @@ struct Http {
     gone: Mutex<Option<String>>,
     /// Whether the GET stream was opened.
     listening: AtomicBool,
+    /// Requests the client cancelled (ids as JSON text), while in flight.
+    cancelled: Mutex<HashSet<String>>,
 }
 
 /// What a message says about itself: its id, and whether it has a method.
@@ -204,6 +207,7 @@ impl Http {
             idle: Condvar::new(),
             gone: Mutex::new(None),
             listening: AtomicBool::new(false),
+            cancelled: Mutex::new(HashSet::new()),
         }
     }
 
@@ -225,7 +229,24 @@ impl Http {
             }
             (Some(id), _) if head.has_method => self.spawn_request(line, id),
             (_, method) => {
+                if method.as_deref() == Some("notifications/cancelled") {
+                    self.cancelled(line);
+                }
                 self.notify(line, method.as_deref() == Some("notifications/initialized"))
+            }
+        }
+    }
+
+    /// The client cancelled a request: if its exchange fails now, the client
+    /// is not told (it expects no answer).
+    fn cancelled(&self, line: &[u8]) {
+        let id = serde_json::from_slice::<Value>(line)
+            .ok()
+            .and_then(|m| m.pointer("/params/requestId").map(Value::to_string));
+        if let Some(id) = id {
+            let mut cancelled = lock(&self.cancelled);
+            if cancelled.len() < MAX_IN_FLIGHT {
+                cancelled.insert(id);
             }
         }
     }
@@ -288,6 +309,7 @@ impl Http {
             .name("callfix-post".into())
             .spawn(move || {
                 me.request(&body, &id, false);
+                lock(&me.cancelled).remove(&id.to_string());
                 me.done();
             });
         if let Err(e) = started {
@@ -626,7 +648,7 @@ impl Http {
     /// The request `id` failed: the client gets an error for it, through the
     /// proxy (which forgets it, or ends its own listing).
     fn fail(&self, id: &Value, why: &str) {
-        if self.gone().is_some() {
+        if self.gone().is_some() || lock(&self.cancelled).remove(&id.to_string()) {
             return;
         }
         let error = serde_json::json!({"jsonrpc": "2.0", "id": id,

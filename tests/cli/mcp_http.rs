@@ -150,9 +150,8 @@ const HELLO: [&str; 2] = [
     r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
 ];
 
-/// Runs `callfix mcp --url` with `lines` on stdin (after the handshake, each
-/// sent once the previous answers are in or `pause` has passed), and its exit
-/// code, stdout lines and stderr.
+/// Runs `callfix mcp --url` with `lines` on stdin (after the handshake and a
+/// pause for the tool list), and its exit code, stdout lines and stderr.
 fn session(url: &str, lines: &[&[u8]], extra: &[&str]) -> (i32, Vec<Vec<u8>>, String) {
     let mut args = vec!["mcp", "--url", url];
     args.extend_from_slice(extra);
@@ -168,8 +167,9 @@ fn session(url: &str, lines: &[&[u8]], extra: &[&str]) -> (i32, Vec<Vec<u8>>, St
         .collect();
     let writer = thread::spawn(move || {
         for (i, line) in lines.iter().enumerate() {
-            if i == 1 {
-                thread::sleep(Duration::from_millis(300)); // initialize answered
+            if i == 1 || i == 2 {
+                // initialize answered; then the tool list learned
+                thread::sleep(Duration::from_millis(300));
             }
             let _ = stdin.write_all(line);
             let _ = stdin.write_all(b"\n");
@@ -477,4 +477,48 @@ fn a_bad_url_or_header_is_a_usage_error() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(!out.stderr.is_empty(), "{args:?}");
     }
+}
+
+#[test]
+fn a_cancelled_request_whose_stream_then_ends_gets_no_answer() {
+    let cancelled = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = Arc::clone(&cancelled);
+    let up = serve(move |request, stream| {
+        let message = request.json();
+        if message.get("method").and_then(Value::as_str) == Some("notifications/cancelled") {
+            flag.store(true, std::sync::atomic::Ordering::SeqCst);
+            return false;
+        }
+        if message.pointer("/params/name") == Some(&"slow".into()) {
+            sse_head(stream);
+            let _ = stream.write_all(b": working\n\n");
+            let since = Instant::now();
+            while !flag.load(std::sync::atomic::Ordering::SeqCst)
+                && since.elapsed() < Duration::from_secs(10)
+            {
+                thread::sleep(Duration::from_millis(10));
+            }
+            return true; // closed without an answer, as the cancelled request expects
+        }
+        false
+    });
+    let cancel =
+        br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"slow"}}"#;
+    let (code, lines, stderr) = session(
+        &up.url,
+        &[&call("slow", "slow"), cancel, &call("after", "read")],
+        &[],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(cancelled.load(std::sync::atomic::Ordering::SeqCst));
+    assert!(
+        !lines
+            .iter()
+            .any(|l| String::from_utf8_lossy(l).contains(r#""id":"slow""#)),
+        "{lines:?}"
+    );
+    assert_eq!(
+        answer(&lines, &"after".into()),
+        br#"{"jsonrpc":"2.0","id":"after","result":{}}"#
+    );
 }
