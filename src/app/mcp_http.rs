@@ -47,22 +47,25 @@
 //! Mozilla roots (webpki-roots) built in.
 
 use std::collections::HashSet;
-use std::io::{self, Read};
+use std::io::Read;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, Weak, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
 use ureq::Agent;
 use ureq::http::{Response, StatusCode};
 
 use super::cli::McpArgs;
 use super::mcp::{self, End, Line, Remote, Shared, Upstream, from_server, lock};
-use super::sse;
 use super::{Ctx, Ended, report};
-use crate::mcp::{MAX_LINE_BYTES, OVERSIZED_PREFIX_BYTES};
+
+mod head;
+mod read;
+
+use head::head;
+use read::content_type;
 
 /// The most requests waiting for the server at once.
 const MAX_IN_FLIGHT: usize = 512;
@@ -185,14 +188,6 @@ struct Http {
     listening: AtomicBool,
     /// Requests the client cancelled (ids as JSON text), while in flight.
     cancelled: Mutex<HashSet<String>>,
-}
-
-/// What a message says about itself: its id, and whether it has a method.
-#[derive(Default)]
-struct Head {
-    id: Option<Value>,
-    method: Option<String>,
-    has_method: bool,
 }
 
 impl Http {
@@ -408,15 +403,7 @@ impl Http {
         let want = id.to_string();
         let answered = match content_type(&response).as_str() {
             "application/json" => self.read_json(response, &want, initialize),
-            "text/event-stream" => {
-                let mut body = response.into_body().into_reader();
-                let stream = self.read_events(&mut body, Some(&want), initialize);
-                // A stream closed before the answer, after an event id: the
-                // rest is asked for with Last-Event-ID (2025-11-25's polling).
-                stream.answered
-                    || (stream.last_id.is_some()
-                        && self.follow(stream.last_id, stream.retry, Some(&want)))
-            }
+            "text/event-stream" => self.read_answer(response, &want, initialize),
             other => {
                 let shown = if other.is_empty() { "none" } else { other };
                 let why = format!(
@@ -431,218 +418,6 @@ impl Http {
         if !answered {
             self.fail(id, "the MCP server's response ended before it answered");
         }
-    }
-
-    /// A JSON body: one message.
-    fn read_json(&self, response: Response<ureq::Body>, want: &str, initialize: bool) -> bool {
-        let mut body = response.into_body().into_reader();
-        let mut text = Vec::new();
-        let mut chunk = vec![0u8; 64 * 1024];
-        let limit = MAX_LINE_BYTES.saturating_add(2);
-        loop {
-            match body.read(&mut chunk) {
-                Ok(0) => break,
-                Ok(n) => {
-                    text.extend_from_slice(chunk.get(..n).unwrap_or_default());
-                    if text.len() > limit {
-                        // Read no further: a body without end is not waited for.
-                        let len = text.len();
-                        text.truncate(OVERSIZED_PREFIX_BYTES);
-                        return self.deliver_oversized(&text, len, Some(want));
-                    }
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) => return false, // cut short: nothing is completed
-            }
-        }
-        self.deliver(&text, Some(want), initialize)
-    }
-
-    /// An event stream: each event's data is a message. Read until it ends, or
-    /// until the answer to `want` came.
-    fn read_events(&self, body: &mut impl Read, want: Option<&str>, initialize: bool) -> Stream {
-        let mut parser = sse::Parser::new(MAX_LINE_BYTES, OVERSIZED_PREFIX_BYTES);
-        let mut chunk = vec![0u8; 64 * 1024];
-        let mut stream = Stream::default();
-        while !stream.answered && self.gone().is_none() {
-            let n = match body.read(&mut chunk) {
-                Ok(0) => break,
-                Ok(n) => n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(_) => break,
-            };
-            parser.feed(chunk.get(..n).unwrap_or_default(), |event| {
-                if event.kind != b"message" {
-                    return;
-                }
-                stream.events += 1;
-                stream.answered |= match event.data {
-                    sse::Data::Whole(data) => self.deliver(data, want, initialize),
-                    sse::Data::Oversized { prefix, len } => {
-                        self.deliver_oversized(prefix, len, want)
-                    }
-                };
-            });
-        }
-        parser.finish();
-        stream.last_id = parser
-            .last_id()
-            .map(|id| String::from_utf8_lossy(id).into_owned());
-        stream.retry = parser.retry();
-        stream
-    }
-
-    /// The GET stream of messages the server starts itself.
-    fn listen(&self) {
-        self.follow(None, None, None);
-    }
-
-    /// A GET for an event stream: the server's own, or with `last_id` the
-    /// rest of the stream that event was on.
-    fn get(&self, last_id: Option<&str>) -> ureq::RequestBuilder<ureq::typestate::WithoutBody> {
-        let mut request = self
-            .config
-            .agent
-            .get(&self.config.url)
-            .header("Accept", "text/event-stream");
-        for (name, value) in &self.config.headers {
-            request = request.header(name, value);
-        }
-        if let Some(session) = lock(&self.session).clone() {
-            request = request.header("Mcp-Session-Id", &session);
-        }
-        if let Some(version) = lock(&self.version).clone() {
-            request = request.header("MCP-Protocol-Version", &version);
-        }
-        if let Some(id) = last_id {
-            request = request.header("Last-Event-ID", id);
-        }
-        request
-    }
-
-    /// Reads event streams opened with GET, each resuming after the last event
-    /// id seen (after the `retry` the server asked for), while they make
-    /// progress (an event, or a new event id): with `want`, the rest of a
-    /// request's stream the server closed before its answer, until the answer
-    /// (whether it came); without, the server's own stream, for the session.
-    fn follow(
-        &self,
-        mut last_id: Option<String>,
-        mut retry: Option<u64>,
-        want: Option<&str>,
-    ) -> bool {
-        let mut idle = 0;
-        let mut opened = 0usize;
-        while self.gone().is_none() && self.shared.strong_count() > 0 {
-            if want.is_some() && opened >= MAX_RESUMES {
-                return false;
-            }
-            if want.is_some() || opened > 0 {
-                let ms = retry.unwrap_or(1000).clamp(100, 60_000);
-                thread::sleep(Duration::from_millis(ms));
-            }
-            opened += 1;
-            let had_session = lock(&self.session).is_some();
-            match self.get(last_id.as_deref()).call() {
-                Err(_) => idle += 1,
-                Ok(response) => {
-                    let status = response.status();
-                    if status == StatusCode::NOT_FOUND && had_session {
-                        self.expired();
-                        return false;
-                    }
-                    if !status.is_success() || content_type(&response) != "text/event-stream" {
-                        // 405 to the first: the server has no stream of its own.
-                        if want.is_none()
-                            && !(opened == 1 && status == StatusCode::METHOD_NOT_ALLOWED)
-                        {
-                            self.warn(&format!(
-                                "the MCP server did not open its event stream (HTTP {}): messages it starts itself outside a request are not received",
-                                show(status)
-                            ));
-                        }
-                        return false;
-                    }
-                    let mut body = response.into_body().into_reader();
-                    let stream = self.read_events(&mut body, want, false);
-                    if stream.answered {
-                        return true;
-                    }
-                    let new_id = stream.last_id.is_some() && stream.last_id != last_id;
-                    idle = if stream.events > 0 || new_id {
-                        0
-                    } else {
-                        idle + 1
-                    };
-                    if stream.last_id.is_some() {
-                        last_id = stream.last_id;
-                    }
-                    retry = stream.retry.or(retry);
-                }
-            }
-            if idle >= GET_TRIES {
-                if want.is_none() {
-                    self.warn(
-                        "the MCP server's event stream keeps ending: messages it starts itself outside a request are not received",
-                    );
-                }
-                return false;
-            }
-        }
-        false
-    }
-
-    /// One message from the server, to the proxy and on to the client; whether
-    /// it is the answer to `want`.
-    fn deliver(&self, text: &[u8], want: Option<&str>, initialize: bool) -> bool {
-        let text = text.trim_ascii();
-        if text.is_empty() || self.gone().is_some() {
-            return false;
-        }
-        let spaced;
-        let text = if text.contains(&b'\n') || text.contains(&b'\r') {
-            if serde_json::from_slice::<IgnoredAny>(text).is_err() {
-                self.warn(
-                    "a message from the MCP server spans lines and is not JSON: not forwarded",
-                );
-                return false;
-            }
-            spaced = text
-                .iter()
-                .map(|&b| if b == b'\n' || b == b'\r' { b' ' } else { b })
-                .collect::<Vec<u8>>();
-            &spaced[..]
-        } else {
-            text
-        };
-        let head = head(text);
-        let answers = !head.has_method && head.id.as_ref().map(Value::to_string).as_deref() == want;
-        if answers && initialize {
-            let agreed = serde_json::from_slice::<Value>(text).ok().and_then(|m| {
-                m.pointer("/result/protocolVersion")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned)
-            });
-            if let Some(version) = agreed.filter(|v| v.len() < 64 && v.is_ascii()) {
-                *lock(&self.version) = Some(version);
-            }
-        }
-        if let Some(shared) = self.shared.upgrade() {
-            from_server(&shared, Line::Whole(text));
-        }
-        answers
-    }
-
-    /// A message over the line cap, known by its first bytes and its length.
-    fn deliver_oversized(&self, prefix: &[u8], len: usize, want: Option<&str>) -> bool {
-        if self.gone().is_some() {
-            return false;
-        }
-        let head = head(prefix.trim_ascii_start());
-        if let Some(shared) = self.shared.upgrade() {
-            from_server(&shared, Line::Oversized { prefix, len });
-        }
-        !head.has_method && head.id.as_ref().map(Value::to_string).as_deref() == want
     }
 
     /// The request `id` failed: the client gets an error for it, through the
@@ -686,33 +461,12 @@ impl Remote for Http {
     }
 }
 
-/// What an event stream gave.
-#[derive(Default)]
-struct Stream {
-    answered: bool,
-    events: usize,
-    last_id: Option<String>,
-    retry: Option<u64>,
-}
-
 /// A status as `500 Internal Server Error`.
 fn show(status: StatusCode) -> String {
     match status.canonical_reason() {
         Some(reason) => format!("{} {reason}", status.as_u16()),
         None => status.as_u16().to_string(),
     }
-}
-
-/// A response's media type, lower case, without parameters.
-fn content_type(response: &Response<ureq::Body>) -> String {
-    response
-        .headers()
-        .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase()
 }
 
 /// `: MESSAGE` when an error response's body is a JSON-RPC error with a
@@ -732,68 +486,5 @@ fn error_detail(response: Response<ureq::Body>) -> String {
     match message {
         Some(m) if !m.trim().is_empty() => format!(": {}", m.trim()),
         _ => String::new(),
-    }
-}
-
-/// The `id` and `method` of a message, read from as much of it as there is (a
-/// cut message gives what comes before the cut), without keeping the rest.
-fn head(text: &[u8]) -> Head {
-    let mut head = Head::default();
-    let mut de = serde_json::Deserializer::from_slice(text);
-    let _ = HeadSeed(&mut head).deserialize(&mut de);
-    head
-}
-
-struct HeadSeed<'a>(&'a mut Head);
-
-impl<'de> DeserializeSeed<'de> for HeadSeed<'_> {
-    type Value = ();
-
-    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for HeadSeed<'_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a JSON-RPC message")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-            match &*key {
-                "id" => self.0.id = Some(map.next_value()?),
-                "method" => {
-                    self.0.has_method = true;
-                    self.0.method = map.next_value::<Value>()?.as_str().map(str::to_owned);
-                }
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_head_of_a_cut_message_is_what_comes_before_the_cut() {
-        let h = head(br#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"text":"aaa"#);
-        assert_eq!(h.id, Some(serde_json::json!(7)));
-        assert!(!h.has_method);
-        let h = head(br#"{"method":"sampling/createMessage","id":"s1","params":"#);
-        assert_eq!(h.method.as_deref(), Some("sampling/createMessage"));
-        assert_eq!(h.id, Some(serde_json::json!("s1")));
-        let h = head(br#"[1,2]"#);
-        assert!(h.id.is_none() && !h.has_method);
-        let deep = "[".repeat(100_000);
-        let h = head(format!(r#"{{"x":{deep}"#).as_bytes());
-        assert!(h.id.is_none());
     }
 }
