@@ -170,6 +170,88 @@ def mcp_tool_list(n):
             [line(m) for m in client], line(call))
 
 
+# --- MCP over Streamable HTTP (`callfix mcp --url`). The server is a thread of
+# this script (its CPU is not the child's): initialize and tools/list answered
+# as JSON; the call answered with an event stream of n progress notifications,
+# then its answer as one event of n data lines (joined, and written on one line).
+MCP_HTTP = {}
+
+
+def mcp_http_server():
+    if "url" in MCP_HTTP:
+        return MCP_HTTP["url"]
+    import http.server
+    import threading
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            self.send_response(405)
+            self.end_headers()
+
+        def do_DELETE(self):
+            self.send_response(200)
+            self.end_headers()
+
+        def do_POST(self):
+            msg = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            method, mid = msg.get("method"), msg.get("id")
+            if mid is None or method is None:
+                self.send_response(202)
+                self.end_headers()
+                return
+            if method == "tools/call":
+                n = msg["params"]["arguments"]["n"]
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                note = {"jsonrpc": "2.0", "method": "notifications/progress",
+                        "params": {"progressToken": 1, "progress": 1}}
+                body = [f"id: {i}\ndata: {json.dumps(note)}\n\n" for i in range(n)]
+                head = json.dumps({"jsonrpc": "2.0", "id": mid})[:-1]
+                lines = [head + ',"result":{"content":['] + ['{"type":"text","text":"x"},'] * n
+                lines.append('{"type":"text","text":"end"}]}}')
+                body.append("".join(f"data: {l}\n" for l in lines) + "\n")
+                self.wfile.write("".join(body).encode())
+                return
+            if method == "initialize":
+                result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                          "serverInfo": {"name": "sse", "version": "0"}}
+            elif method == "tools/list":
+                result = {"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}
+            else:
+                result = {}
+            answer = json.dumps({"jsonrpc": "2.0", "id": mid, "result": result}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Mcp-Session-Id", "complexity")
+            self.send_header("Content-Length", str(len(answer)))
+            self.end_headers()
+            self.wfile.write(answer)
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    MCP_HTTP["url"] = f"http://127.0.0.1:{server.server_address[1]}/mcp"
+    return MCP_HTTP["url"]
+
+
+def mcp_http_sse(n):
+    client = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                    "clientInfo": {"name": "c", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ]
+    call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": "t", "arguments": {"n": n}}}
+    return ("mcp", ["mcp", "--no-config", "--url", mcp_http_server()],
+            [line(m) for m in client], line(call))
+
+
 def stats_names(n):
     return (["--no-config", "--schemas", SCHEMAS, "-f", "args", "--stats"],
             "".join(line({"name": f"tool_{i}", "arguments": {}}) for i in range(n)))
@@ -265,6 +347,7 @@ SURFACES = [
     ("pythonic nesting, n deep", deep_pythonic, 1000, lambda n: 1),
     ("SSE after a broken line, n calls", sse_broken_line, 2000, lambda n: n + 1),
     ("MCP tools/list of n tools", mcp_tool_list, 3000, None),
+    ("MCP --url: n SSE events, n data lines", mcp_http_sse, 5000, None),
     ("--stats, n distinct tool names", stats_names, 1000, lambda n: n),
     ("one line of n bytes", long_line, 1_000_000, lambda n: 1),
     ("call notation, n named arguments", notation_many_args, 1500, lambda n: 1),

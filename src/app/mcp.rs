@@ -1,4 +1,6 @@
-//! `callfix mcp [--] COMMAND [ARGS]...`: an MCP server over stdio, behind callfix.
+//! `callfix mcp [--] COMMAND [ARGS]...`: an MCP server over stdio, behind callfix
+//! (`callfix mcp --url URL`, `mcp_http.rs`, runs the same session with a
+//! [`Remote`] upstream instead of the child: the server over Streamable HTTP).
 //!
 //! Two threads copy lines, one each way; [`Proxy`] (the library) decides what
 //! happens to each, and what else is sent (its own `tools/list`, held calls
@@ -37,63 +39,82 @@ use super::colour::Colours;
 use super::{Ctx, Ended, judge_options, load_registry, report};
 
 /// Which side ended first.
-enum End {
+pub(super) enum End {
     Client,
     Server,
 }
 
 /// What both threads share.
-struct Shared {
+pub(super) struct Shared {
     proxy: Mutex<Proxy>,
     /// The client's stdout: the server's lines and callfix's own answers.
     client: Mutex<io::Stdout>,
-    /// The server's stdin, until the client ends.
-    server: Mutex<Option<ChildStdin>>,
+    /// Where lines for the server go, until the client ends.
+    server: Mutex<Option<Upstream>>,
     log: Option<Mutex<Log>>,
     /// When the client's last line was read.
     last_client: Mutex<Instant>,
     /// Colour for callfix's own diagnostics.
-    colours: Colours,
+    pub(super) colours: Colours,
 }
 
-struct Log {
+/// Where lines for the server go.
+pub(super) enum Upstream {
+    /// A child process's stdin.
+    Child(ChildStdin),
+    /// A server reached otherwise (`mcp_http.rs`: each message a POST).
+    #[cfg_attr(not(feature = "mcp-http"), allow(dead_code))]
+    Remote(Arc<dyn Remote>),
+}
+
+/// A server that is not a child process: it takes each line meant for it and
+/// delivers what it sends back through [`from_server`].
+pub(super) trait Remote: Send + Sync {
+    /// Sends one message line (its newline, if any, is not part of the message).
+    fn send(self: Arc<Self>, line: &[u8]);
+}
+
+impl Shared {
+    /// What the threads of one session share: `upstream` for the server, the
+    /// proxy judging with `args`' options and `given` schemas.
+    pub(super) fn new(
+        args: &McpArgs,
+        ctx: &Ctx,
+        given: Registry,
+        log: Option<Mutex<Log>>,
+        upstream: Upstream,
+    ) -> Self {
+        Shared {
+            proxy: Mutex::new(Proxy::with(given, judge_options(&args.judge))),
+            client: Mutex::new(io::stdout()),
+            server: Mutex::new(Some(upstream)),
+            log,
+            last_client: Mutex::new(Instant::now()),
+            colours: ctx.colours,
+        }
+    }
+}
+
+pub(super) struct Log {
     printer: Printer<BufWriter<File>>,
     next: u64,
 }
 
 pub(crate) fn command(args: &McpArgs, ctx: &Ctx) -> anyhow::Result<Ended> {
-    let given = if args.schemas.is_empty() {
-        Registry::default()
-    } else {
-        load_registry(&SchemaArgs {
-            schemas: args.schemas.clone(),
-            ref_map: Vec::new(),
-        })?
-    };
-    let log = match &args.log {
-        Some(path) => {
-            let file = OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
-                .with_context(|| format!("cannot open the log {}", path.display()))?;
-            let printer = Printer::new(BufWriter::new(file), Format::Json);
-            Some(Mutex::new(Log { printer, next: 0 }))
-        }
-        None => None,
-    };
+    if args.url.is_some() {
+        anyhow::bail!("this callfix was built without MCP over HTTP (the feature mcp-http)");
+    }
+    if !args.header.is_empty() {
+        anyhow::bail!("--header is for --url: a server run as a COMMAND gets no HTTP headers");
+    }
+    let given = given(args)?;
+    let log = open_log(args)?;
     let mut child = spawn_server(&args.server.command)?;
     let (Some(server_in), Some(server_out)) = (child.stdin.take(), child.stdout.take()) else {
         anyhow::bail!("the MCP server's stdio could not be piped");
     };
-    let shared = Arc::new(Shared {
-        proxy: Mutex::new(Proxy::with(given, judge_options(&args.judge))),
-        client: Mutex::new(io::stdout()),
-        server: Mutex::new(Some(server_in)),
-        log,
-        last_client: Mutex::new(Instant::now()),
-        colours: ctx.colours,
-    });
+    let upstream = Upstream::Child(server_in);
+    let shared = Arc::new(Shared::new(args, ctx, given, log, upstream));
     let (tx, rx) = mpsc::channel();
     {
         let (shared, tx) = (Arc::clone(&shared), tx.clone());
@@ -102,53 +123,13 @@ pub(crate) fn command(args: &McpArgs, ctx: &Ctx) -> anyhow::Result<Ended> {
             let _ = tx.send(End::Server);
         });
     }
-    {
-        let shared = Arc::clone(&shared);
-        thread::spawn(move || {
-            client_to_server(&shared);
-            let _ = tx.send(End::Client);
-        });
-    }
+    start_client(&shared, tx);
     let grace = Duration::from_secs_f64(args.grace.max(0.0));
-    let end = loop {
-        match rx.recv_timeout(Duration::from_millis(50)) {
-            Ok(end) => break end,
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                let out = {
-                    let mut proxy = lock(&shared.proxy);
-                    proxy.expire(Instant::now());
-                    proxy.take_out()
-                };
-                send_out(&shared, out);
-            }
-            Err(mpsc::RecvTimeoutError::Disconnected) => break End::Server,
-        }
-    };
-    // The client closed first (its thread has let go of the server's stdin) and
-    // the server then exited, as asked: the client's end, whichever thread told
-    // first. (A request of its own still pending is no one's to answer.)
-    let end = match end {
-        End::Server if lock(&shared.server).is_none() => End::Client,
-        end => end,
-    };
-    let ended = match end {
+    let ended = match wait_end(&shared, &rx) {
         End::Server => {
             let status = stop(&mut child, grace)?;
             let why = format!("the MCP server exited ({})", describe(status));
-            let errors = lock(&shared.proxy).server_gone(&why);
-            for e in errors {
-                let _ = to_client(&shared, &e);
-            }
-            // Requests already on their way get the same answer (the client
-            // thread answers them) until the client falls quiet.
-            let since = Instant::now();
-            while since.elapsed() < grace.max(Duration::from_millis(100))
-                && lock(&shared.last_client).elapsed() < Duration::from_millis(100)
-            {
-                if rx.recv_timeout(Duration::from_millis(10)).is_ok() {
-                    break;
-                }
-            }
+            server_gone(&shared, &rx, &why, grace);
             ctx.report("note:", &why);
             Ended::Server(exit_code(status))
         }
@@ -164,6 +145,93 @@ pub(crate) fn command(args: &McpArgs, ctx: &Ctx) -> anyhow::Result<Ended> {
             }
         }
     };
+    finish(&shared, args);
+    Ok(ended)
+}
+
+/// The schemas given with `--schemas`.
+pub(super) fn given(args: &McpArgs) -> anyhow::Result<Registry> {
+    Ok(if args.schemas.is_empty() {
+        Registry::default()
+    } else {
+        load_registry(&SchemaArgs {
+            schemas: args.schemas.clone(),
+            ref_map: Vec::new(),
+        })?
+    })
+}
+
+/// The `--log` file, opened for appending.
+pub(super) fn open_log(args: &McpArgs) -> anyhow::Result<Option<Mutex<Log>>> {
+    Ok(match &args.log {
+        Some(path) => {
+            let file = OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .with_context(|| format!("cannot open the log {}", path.display()))?;
+            let printer = Printer::new(BufWriter::new(file), Format::Json);
+            Some(Mutex::new(Log { printer, next: 0 }))
+        }
+        None => None,
+    })
+}
+
+/// Starts the thread that reads the client.
+pub(super) fn start_client(shared: &Arc<Shared>, tx: mpsc::Sender<End>) {
+    let shared = Arc::clone(shared);
+    thread::spawn(move || {
+        client_to_server(&shared);
+        let _ = tx.send(End::Client);
+    });
+}
+
+/// Ticks the proxy until either side ends; which did.
+pub(super) fn wait_end(shared: &Shared, rx: &mpsc::Receiver<End>) -> End {
+    let end = loop {
+        match rx.recv_timeout(Duration::from_millis(50)) {
+            Ok(end) => break end,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                let out = {
+                    let mut proxy = lock(&shared.proxy);
+                    proxy.expire(Instant::now());
+                    proxy.take_out()
+                };
+                send_out(shared, out);
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break End::Server,
+        }
+    };
+    // The client closed first (its thread has let go of the server's stdin) and
+    // the server then exited, as asked: the client's end, whichever thread told
+    // first. (A request of its own still pending is no one's to answer.)
+    match end {
+        End::Server if lock(&shared.server).is_none() => End::Client,
+        end => end,
+    }
+}
+
+/// The server is gone (`why`): every request it never answered gets an error,
+/// and so do those the client sends until it falls quiet.
+pub(super) fn server_gone(shared: &Shared, rx: &mpsc::Receiver<End>, why: &str, grace: Duration) {
+    let errors = lock(&shared.proxy).server_gone(why);
+    for e in errors {
+        let _ = to_client(shared, &e);
+    }
+    // Requests already on their way get the same answer (the client
+    // thread answers them) until the client falls quiet.
+    let since = Instant::now();
+    while since.elapsed() < grace.max(Duration::from_millis(100))
+        && lock(&shared.last_client).elapsed() < Duration::from_millis(100)
+    {
+        if rx.recv_timeout(Duration::from_millis(10)).is_ok() {
+            break;
+        }
+    }
+}
+
+/// The log flushed, and `--stats`.
+pub(super) fn finish(shared: &Shared, args: &McpArgs) {
     if let Some(log) = &shared.log {
         let _ = lock(log).printer.flush();
     }
@@ -171,7 +239,6 @@ pub(crate) fn command(args: &McpArgs, ctx: &Ctx) -> anyhow::Result<Ended> {
         let summary: &Summary = &lock(&shared.proxy).summary;
         let _ = writeln!(io::stderr().lock(), "callfix: {summary}");
     }
-    Ok(ended)
 }
 
 /// Starts the MCP server `argv` in a process group of its own (stopping the
@@ -197,25 +264,30 @@ pub(super) fn spawn_server(argv: &[std::ffi::OsString]) -> anyhow::Result<Child>
 }
 
 fn server_to_client(server_out: impl io::Read, shared: &Shared) {
-    each_line(BufReader::new(server_out), |line| {
-        let (action, out) = {
-            let mut proxy = lock(&shared.proxy);
-            let action = match line {
-                Line::Whole(line) => proxy.from_server(trim_end(line)),
-                Line::Oversized { prefix, len } => {
-                    proxy.server_oversized(prefix, len);
-                    FromServer::Drop
-                }
-            };
-            (action, proxy.take_out())
+    each_line(BufReader::new(server_out), |line| from_server(shared, line));
+}
+
+/// One message from the server: judged by the proxy, forwarded to the client
+/// as it came (or not), and what the proxy has to send besides. False when the
+/// client cannot be written to.
+pub(super) fn from_server(shared: &Shared, line: Line<'_>) -> bool {
+    let (action, out) = {
+        let mut proxy = lock(&shared.proxy);
+        let action = match line {
+            Line::Whole(line) => proxy.from_server(trim_end(line)),
+            Line::Oversized { prefix, len } => {
+                proxy.server_oversized(prefix, len);
+                FromServer::Drop
+            }
         };
-        let written = match (action, line) {
-            (FromServer::Forward, Line::Whole(line)) => to_client(shared, line).is_ok(),
-            _ => true,
-        };
-        send_out(shared, out);
-        written
-    });
+        (action, proxy.take_out())
+    };
+    let written = match (action, line) {
+        (FromServer::Forward, Line::Whole(line)) => to_client(shared, line).is_ok(),
+        _ => true,
+    };
+    send_out(shared, out);
+    written
 }
 
 fn client_to_server(shared: &Shared) {
@@ -278,7 +350,7 @@ fn send_out(shared: &Shared, out: Vec<Out>) {
 /// A line as read: whole (newline included), or over [`MAX_LINE_BYTES`] and
 /// known only by its start and length.
 #[derive(Clone, Copy)]
-enum Line<'a> {
+pub(super) enum Line<'a> {
     Whole(&'a [u8]),
     Oversized { prefix: &'a [u8], len: usize },
 }
@@ -369,8 +441,16 @@ fn write_log(log: &mut Log, judged: Judged, colours: Colours) {
 /// Writes one message line to the server, whole, and flushes it; nothing once
 /// the client has ended.
 fn to_server(shared: &Shared, line: &[u8]) -> io::Result<()> {
-    match &mut *lock(&shared.server) {
-        Some(server) => write_line(server, line),
+    let mut server = lock(&shared.server);
+    match &mut *server {
+        Some(Upstream::Child(server)) => write_line(server, line),
+        Some(Upstream::Remote(remote)) => {
+            // Not under the lock: sending may take its time.
+            let remote = Arc::clone(remote);
+            drop(server);
+            remote.send(line);
+            Ok(())
+        }
         None => Ok(()),
     }
 }
@@ -489,6 +569,6 @@ pub(super) fn describe(status: ExitStatus) -> String {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }

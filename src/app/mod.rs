@@ -8,8 +8,11 @@ pub(crate) mod config;
 mod heal;
 pub(crate) mod hook;
 pub(crate) mod mcp;
+#[cfg(feature = "mcp-http")]
+mod mcp_http;
 mod pull;
 pub(crate) mod render;
+pub mod sse;
 mod terminal;
 mod tools;
 
@@ -140,6 +143,8 @@ pub(crate) fn run(cli: &Cli, config: config::Loaded) -> anyhow::Result<Ended> {
         Some(Command::Render(args)) => render::command(args, &ctx),
         Some(Command::Tools(args)) => tools::command(args, &ctx),
         Some(Command::Check(args)) => check::command(args, &ctx),
+        #[cfg(feature = "mcp-http")]
+        Some(Command::Mcp(args)) if args.url.is_some() => mcp_http::command(args, &ctx),
         Some(Command::Mcp(args)) => mcp::command(args, &ctx),
         Some(Command::Hook(args)) => hook::command(args, &ctx),
         Some(Command::McpSchemas(args)) => pull::command(args, &ctx),

@@ -184,22 +184,53 @@ fn a_reader_that_closes_early_gives_a_result_for_what_arrived() {
     );
 }
 
+/// The library and the filter never reach the network: the library built
+/// alone (`default-features = false`) has no HTTP client or TLS in its tree.
+/// The one client is `ureq` (with rustls), for `callfix mcp --url` only
+/// (feature `mcp-http`, docs/dependencies.md); no other is anywhere in the lock.
 #[test]
-fn the_dependency_tree_has_no_http_client() {
+fn only_mcp_url_brings_an_http_client() {
+    let out = std::process::Command::new(env!("CARGO"))
+        .args([
+            "tree",
+            "--locked",
+            "--offline",
+            "-e",
+            "normal",
+            "--no-default-features",
+            "-p",
+            "callfix",
+            "--prefix",
+            "none",
+        ])
+        .current_dir(crate::root())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tree = String::from_utf8(out.stdout).unwrap();
+    assert!(tree.contains("serde_json v"), "{tree}");
+    for crate_ in ["ureq", "rustls", "ring", "webpki-roots", "http", "httparse"] {
+        assert!(
+            !tree.lines().any(|l| l.starts_with(&format!("{crate_} v"))),
+            "{crate_} is in the library's tree: the library must never reach the network"
+        );
+    }
     let lock = std::fs::read_to_string(crate::root().join("Cargo.lock")).unwrap();
     for client in [
         "reqwest",
         "hyper",
-        "ureq",
         "curl",
         "isahc",
         "attohttpc",
-        "rustls",
         "native-tls",
     ] {
         assert!(
             !lock.contains(&format!("name = \"{client}\"")),
-            "{client} is in Cargo.lock: callfix must never reach the network"
+            "{client} is in Cargo.lock: ureq is the one HTTP client (mcp --url)"
         );
     }
 }

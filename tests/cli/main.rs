@@ -21,6 +21,8 @@ mod leak_families;
 mod leaks;
 mod live;
 mod mcp_attacks;
+#[cfg(feature = "mcp-http")]
+mod mcp_http;
 mod misc_attacks;
 mod names;
 mod parser_cases;

@@ -13,7 +13,9 @@
 //! invariants (every call paired, none lost, healing twice changes nothing).
 //! Each runs
 //! through the binary (`-f args`, `-f json`, `--jobs 2`), `check --calls`, the
-//! hook, and the MCP decision core in process.
+//! hook, and the MCP decision core in process. The event streams `mcp --url`
+//! reads (`fuzz/sse.rs`: MCP messages framed as events among SSE garbage, cut
+//! anywhere) go through its SSE parser in process.
 //!
 //! Invariants, against what the generator put in (never the run's counters):
 //! - no panic, no abort: the binary exits 0, 1 or 2 (the hook 0 or 1), within
@@ -32,6 +34,7 @@ mod cut;
 mod grammar;
 mod heal;
 mod mcp;
+mod sse;
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -339,6 +342,11 @@ proptest! {
     #[test]
     fn grammar_heal_conversations(turns in heal::turns()) {
         heal::check(&turns).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn grammar_mcp_http_event_streams((pieces, cuts) in sse::stream()) {
+        sse::check(&pieces, &cuts).map_err(TestCaseError::fail)?;
     }
 }
 

@@ -139,10 +139,11 @@ pub(crate) enum CheckFormat {
     Auto,
 }
 
-/// `callfix mcp [OPTIONS] [--] COMMAND [ARGS]...`
+/// `callfix mcp [OPTIONS] [--] COMMAND [ARGS]...` or
+/// `callfix mcp [OPTIONS] --url URL [--header "Name: value"]...`
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Exit codes:\n  the server's own exit code (128+N if signal N ended it); 0 when the\n  client closed the session and the server stopped; 2 if the server could\n  not be started"
+    after_help = "Exit codes:\n  the server's own exit code (128+N if signal N ended it); 0 when the\n  client closed the session and the server stopped; 2 if the server could\n  not be started. With --url: 0 when the client closed the session; 1 when\n  the server ended it (HTTP 404 to the session's id); 2 on a bad URL or header"
 )]
 pub(crate) struct McpArgs {
     /// More tool schemas (a directory of <tool>.json or a tool-list file); they
@@ -166,8 +167,84 @@ pub(crate) struct McpArgs {
     #[arg(long, default_value_t = 2.0, value_name = "SECONDS")]
     pub grace: f64,
 
+    /// The MCP server's Streamable HTTP endpoint (http:// or https://), instead
+    /// of a COMMAND: callfix POSTs each message there and reads JSON or SSE back
+    #[arg(long, value_name = "URL", value_parser = parse_url, conflicts_with = "command")]
+    pub url: Option<String>,
+
+    /// A header sent with every request to --url ("Authorization: Bearer ...").
+    /// Repeatable
+    #[arg(long = "header", short = 'H', value_name = "NAME: VALUE", value_parser = parse_header, requires = "url")]
+    pub header: Vec<(String, String)>,
+
     #[command(flatten)]
-    pub server: ServerCommand,
+    pub server: McpServer,
+}
+
+/// `mcp`'s server command: required unless `--url` names one.
+#[derive(Debug, Args)]
+pub(crate) struct McpServer {
+    /// The MCP server to run, and its arguments: everything from the first word
+    /// that is not a callfix option is the server's own argv (`--` before it is
+    /// optional; the MCP Inspector's CLI drops it)
+    #[arg(
+        required_unless_present = "url",
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "COMMAND"
+    )]
+    pub command: Vec<std::ffi::OsString>,
+}
+
+/// The headers callfix sets itself on requests to `--url`.
+const OWN_HEADERS: [&str; 8] = [
+    "accept",
+    "content-type",
+    "content-length",
+    "transfer-encoding",
+    "host",
+    "mcp-session-id",
+    "mcp-protocol-version",
+    "last-event-id",
+];
+
+/// `--url`: http:// or https://, and a host.
+fn parse_url(text: &str) -> Result<String, String> {
+    let lower = text.to_ascii_lowercase();
+    let rest = lower
+        .strip_prefix("http://")
+        .or_else(|| lower.strip_prefix("https://"))
+        .ok_or("the URL must start with http:// or https://")?;
+    if rest.is_empty() || rest.starts_with('/') {
+        return Err("the URL has no host".into());
+    }
+    if text.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err("the URL has a space or a control character in it".into());
+    }
+    Ok(text.to_owned())
+}
+
+/// `--header "Name: value"`: a token, a colon, a value of visible characters,
+/// spaces and tabs (surrounding whitespace dropped).
+fn parse_header(text: &str) -> Result<(String, String), String> {
+    let (name, value) = text
+        .split_once(':')
+        .ok_or("a header is written \"Name: value\"")?;
+    let tchar = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+    if name.is_empty() || !name.chars().all(tchar) {
+        return Err(format!("\"{name}\" is not a header name"));
+    }
+    if OWN_HEADERS.contains(&name.to_ascii_lowercase().as_str()) {
+        return Err(format!("callfix sets the header {name} itself"));
+    }
+    let value = value.trim_matches([' ', '\t']);
+    if value
+        .chars()
+        .any(|c| c != '\t' && (c.is_control() || !c.is_ascii()))
+    {
+        return Err(format!("the value of {name} must be visible ASCII"));
+    }
+    Ok((name.to_owned(), value.to_owned()))
 }
 
 /// The MCP server a subcommand runs (stdio): `[--] COMMAND [ARGS]...`, last.
