@@ -7,7 +7,8 @@
 # The build stage is Alpine, whose Rust targets musl and links statically; the
 # image holds only the binary on distroless static (no shell, no libc), and
 # runs as an unprivileged user. Paths are read relative to /work (mount the
-# project there); callfix never touches the network.
+# project there); callfix never touches the network, but for `mcp --url URL`,
+# which reaches that URL (TLS roots built in: the image has no certificate store).
 
 FROM rust:1.88-alpine3.22 AS build
 WORKDIR /src
