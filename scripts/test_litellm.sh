@@ -6,7 +6,7 @@
 # starts a fake OpenAI-compatible upstream and LiteLLM proxies from
 # examples/litellm/config.yaml on 127.0.0.1 and stops them.
 # litellm[proxy] 1.108.7: later versions' proxy extra needs litellm-proxy
-# builds that are not on the registry (docs/litellm.md).
+# builds that are not on the registry (docs/gateway.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=${1:?usage: scripts/test_litellm.sh VENV}

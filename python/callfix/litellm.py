@@ -23,7 +23,7 @@ What it did is in the response headers (``x-callfix-*``, non-streaming) and in
 LiteLLM's guardrail logging (``standard_logging_guardrail_information``). The
 decisions themselves are in ``callfix._guardrail`` (no LiteLLM there); this
 module is the glue, and imports LiteLLM: ``import callfix`` does not. See
-docs/litellm.md.
+docs/gateway.md.
 """
 
 from __future__ import annotations
