@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The AI SDK layer (callfix/ai-sdk) end to end, with the SDK's own mock model.
+#
+#   scripts/test_node_ai_sdk.sh TMPDIR [CALLFIX]
+#
+# TMPDIR: a directory this script may fill (created if missing); nothing is
+# written elsewhere. CALLFIX: the `callfix` npm package to test, as a tarball
+# (`npm pack` of node/) or the node/ directory with the addon built in it
+# (packed here). Without it, a stand-in package is made of node/ai-sdk.* and
+# node/test/ai-sdk-fake-callfix.mjs, which runs the callfix CLI for each check
+# ($CALLFIX_BIN, default target/debug/callfix): for use until the addon exists.
+#
+# Into TMPDIR/project it installs, from node/test/ai-sdk-env/package-lock.json,
+# a pinned Node 22 (the `node` package of the npm registry: `ai` 7 needs
+# Node >= 22 and is ESM-only), the pinned `ai` and `zod`, then the package
+# under test, and runs node/test/ai-sdk*.test.mjs there with that Node.
+set -euo pipefail
+
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+	echo "usage: $0 TMPDIR [CALLFIX_TARBALL_OR_NODE_DIR]" >&2
+	exit 2
+fi
+root=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$1"
+tmp=$(cd "$1" && pwd)
+project=$tmp/project
+rm -rf "$project" "$tmp/pack"
+mkdir -p "$project/test" "$tmp/pack"
+
+export npm_config_cache=$tmp/npm-cache npm_config_audit=false npm_config_fund=false \
+	npm_config_update_notifier=false
+
+# The package under test, as a tarball.
+fake=
+if [ $# -eq 2 ]; then
+	if [ -d "$2" ]; then
+		(cd "$2" && npm pack --ignore-scripts --pack-destination "$tmp/pack" >/dev/null 2>&1)
+		tarball=$(ls "$tmp"/pack/*.tgz)
+	else
+		tarball=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+	fi
+else
+	fake=1
+	bin=${CALLFIX_BIN:-$root/target/debug/callfix}
+	[ -x "$bin" ] || (cd "$root" && cargo build --locked --bin callfix)
+	export CALLFIX_BIN=$bin
+	stage=$tmp/fake-callfix
+	rm -rf "$stage" && mkdir -p "$stage"
+	cp "$root"/node/ai-sdk.mjs "$root"/node/ai-sdk.cjs "$root"/node/ai-sdk.d.ts "$stage"/
+	cp "$root"/node/test/ai-sdk-fake-callfix.mjs "$stage"/index.mjs
+	cat >"$stage/package.json" <<'EOF'
+{
+  "name": "callfix",
+  "version": "0.0.0-fake",
+  "type": "module",
+  "exports": {
+    ".": "./index.mjs",
+    "./ai-sdk": { "types": "./ai-sdk.d.ts", "import": "./ai-sdk.mjs", "require": "./ai-sdk.cjs" }
+  }
+}
+EOF
+	(cd "$stage" && npm pack --ignore-scripts --pack-destination "$tmp/pack" >/dev/null 2>&1)
+	tarball=$(ls "$tmp"/pack/*.tgz)
+fi
+
+cp "$root"/node/test/ai-sdk-env/package.json "$root"/node/test/ai-sdk-env/package-lock.json "$project"/
+cd "$project"
+# The `node` package fetches its platform's binary in a preinstall script.
+npm ci --loglevel=error
+npm install --no-save --loglevel=error "$tarball"
+node22=$project/node_modules/.bin/node
+"$node22" -e 'if (+process.versions.node.split(".")[0] < 22) process.exit(1)'
+
+cp "$root"/node/test/ai-sdk*.test.mjs test/
+echo "callfix/ai-sdk: $("$node22" --version), ai $("$node22" -p 'require("ai/package.json").version'), callfix from $(basename "$tarball")${fake:+ (the CLI stand-in)}"
+CALLFIX_FAKE=$fake "$node22" --test --test-reporter=spec test/*.test.mjs
