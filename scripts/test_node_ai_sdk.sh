@@ -13,7 +13,8 @@
 # Into TMPDIR/project it installs, from node/test/ai-sdk-env/package-lock.json,
 # a pinned Node 22 (the `node` package of the npm registry: `ai` 7 needs
 # Node >= 22 and is ESM-only), the pinned `ai` and `zod`, then the package
-# under test, and runs node/test/ai-sdk*.test.mjs there with that Node.
+# under test, and runs node/test/ai-sdk*.test.mjs there with that Node (and the
+# examples of docs/node-ai-sdk.md).
 set -euo pipefail
 
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
@@ -72,5 +73,6 @@ node22=$project/node_modules/.bin/node
 "$node22" -e 'if (+process.versions.node.split(".")[0] < 22) process.exit(1)'
 
 cp "$root"/node/test/ai-sdk*.test.mjs test/
+mkdir -p docs && cp "$root"/docs/node-ai-sdk.md docs/
 echo "callfix/ai-sdk: $("$node22" --version), ai $("$node22" -p 'require("ai/package.json").version'), callfix from $(basename "$tarball")${fake:+ (the CLI stand-in)}"
 CALLFIX_FAKE=$fake "$node22" --test --test-reporter=spec test/*.test.mjs

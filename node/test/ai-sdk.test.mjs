@@ -302,6 +302,34 @@ test('callfixRepair works the same in streamText', async () => {
   assert.deepEqual((await result.toolResults).map((r) => r.input), [{ path: '/a', limit: 3 }]);
 });
 
+test('callfixRepair: a tool name that is an Object.prototype key is an unknown tool, rejected', async () => {
+  for (const name of ['constructor', '__proto__', 'hasOwnProperty']) {
+    const rejects = [];
+    const result = await generateText({
+      model: model(name, '{}'),
+      tools: zodTools([]),
+      repairToolCall: callfixRepair({ onReject: ({ message }) => rejects.push(message) }),
+      prompt: 'x',
+    });
+    assert.equal(sdkError(result).error.name, 'AI_NoSuchToolError');
+    assert.equal(rejects.length, 1, name);
+    assert.match(rejects[0], /^Unknown tool /);
+  }
+});
+
+test('callfixRepair: a schema callfix cannot compile is the SDK repair error, naming the tool', { skip: process.env.CALLFIX_FAKE ? 'the CLI stand-in compiles nothing' : false }, async () => {
+  const broken = jsonSchema({ type: 'objekt' }, { validate: () => ({ success: false, error: new Error('no') }) });
+  const result = await generateText({
+    model: model('read', '{}'),
+    tools: { read: tool({ inputSchema: broken, execute: async () => 'ok' }) },
+    repairToolCall: callfixRepair(),
+    prompt: 'x',
+  });
+  const err = sdkError(result);
+  assert.equal(err.error.name, 'AI_ToolCallRepairError');
+  assert.match(err.text, /read/);
+});
+
 test('callfixSchema: a broken schema throws at once, naming the tool', { skip: process.env.CALLFIX_FAKE ? 'the CLI stand-in compiles nothing' : false }, () => {
   assert.throws(() => callfixSchema({ type: 'objekt' }, { name: 'read' }), /read/);
 });
