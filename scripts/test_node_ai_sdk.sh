@@ -49,13 +49,14 @@ else
 	rm -rf "$stage" && mkdir -p "$stage"
 	cp "$root"/node/ai-sdk.mjs "$root"/node/ai-sdk.cjs "$root"/node/ai-sdk.d.ts "$stage"/
 	cp "$root"/node/test/ai-sdk-fake-callfix.mjs "$stage"/index.mjs
+	cp "$root"/node/test/ai-sdk-fake-callfix.d.ts "$stage"/index.d.ts
 	cat >"$stage/package.json" <<'EOF'
 {
   "name": "callfix",
   "version": "0.0.0-fake",
   "type": "module",
   "exports": {
-    ".": "./index.mjs",
+    ".": { "types": "./index.d.ts", "default": "./index.mjs" },
     "./ai-sdk": { "types": "./ai-sdk.d.ts", "import": "./ai-sdk.mjs", "require": "./ai-sdk.cjs" }
   }
 }
