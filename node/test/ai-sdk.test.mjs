@@ -339,6 +339,17 @@ test('callfixRepair hands back the arguments with their numbers as the model wro
   assert.deepEqual(repaired, { ...toolCall, input: '{"size":1.50,"big":12345678901234567890,"limit":3}' });
 });
 
+// (Through generateText such input overflows the SDK's own stack first, in its
+// cloneValue: the hook is called directly.)
+test('callfixRepair: input nested past what callfix reads is a thrown Error, not a crash', { skip: process.env.CALLFIX_FAKE ? 'the CLI stand-in' : false }, async () => {
+  const deep = `{"path": ${'['.repeat(100000)}${']'.repeat(100000)}}`;
+  const toolCall = { type: 'tool-call', toolCallId: 'c1', toolName: 'read', input: deep };
+  await assert.rejects(
+    callfixRepair()({ toolCall, tools: { read: {} }, inputSchema: async () => READ, error: new Error('invalid') }),
+    (e) => e instanceof Error && /nest/.test(e.message),
+  );
+});
+
 test('callfixSchema: a broken schema throws at once, naming the tool', { skip: process.env.CALLFIX_FAKE ? 'the CLI stand-in compiles nothing' : false }, () => {
   assert.throws(() => callfixSchema({ type: 'objekt' }, { name: 'read' }), /read/);
 });
