@@ -6,9 +6,11 @@
 # TMPDIR: a directory this script may fill (created if missing); nothing is
 # written elsewhere. CALLFIX: the `callfix` npm package to test, as a tarball
 # (`npm pack` of node/) or the node/ directory with the addon built in it
-# (packed here). Without it, a stand-in package is made of node/ai-sdk.* and
+# (packed here). Without it: node/ if its addon is built (node/callfix.*.node),
+# else a stand-in package made of node/ai-sdk.* and
 # node/test/ai-sdk-fake-callfix.mjs, which runs the callfix CLI for each check
-# ($CALLFIX_BIN, default target/debug/callfix): for use until the addon exists.
+# ($CALLFIX_BIN, default target/debug/callfix; its tests of what only the addon
+# does are skipped).
 #
 # Into TMPDIR/project it installs, from node/test/ai-sdk-env/package-lock.json,
 # a pinned Node 22 (the `node` package of the npm registry: `ai` 7 needs
@@ -33,12 +35,16 @@ export npm_config_cache=$tmp/npm-cache npm_config_audit=false npm_config_fund=fa
 
 # The package under test, as a tarball.
 fake=
-if [ $# -eq 2 ]; then
-	if [ -d "$2" ]; then
-		(cd "$2" && npm pack --ignore-scripts --pack-destination "$tmp/pack" >/dev/null 2>&1)
+pkg=${2:-}
+if [ -z "$pkg" ] && compgen -G "$root/node/callfix.*.node" >/dev/null; then
+	pkg=$root/node
+fi
+if [ -n "$pkg" ]; then
+	if [ -d "$pkg" ]; then
+		(cd "$pkg" && npm pack --ignore-scripts --pack-destination "$tmp/pack" >/dev/null 2>&1)
 		tarball=$(ls "$tmp"/pack/*.tgz)
 	else
-		tarball=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+		tarball=$(cd "$(dirname "$pkg")" && pwd)/$(basename "$pkg")
 	fi
 else
 	fake=1
