@@ -37,6 +37,28 @@ function toolName(name) {
   return name;
 }
 
+// A result from the addon: the JSON text of the whole object, or (a call
+// valid as sent, no id, an ASCII tool name) `V` and the arguments' JSON text,
+// from which the object `callfix --format json` writes is built here
+// without parsing it (test/api.test.mjs pins the two forms together).
+function result(out, name) {
+  if (out.charCodeAt(0) !== 86 /* V */) return JSON.parse(out);
+  const argsJson = out.slice(1);
+  return {
+    argsJson,
+    index: 0,
+    call: 0,
+    id: null,
+    tool: name,
+    status: 'valid',
+    args: JSON.parse(argsJson),
+    repairs: [],
+    errors: [],
+    message: null,
+    loop: false,
+  };
+}
+
 function wrapToolset(inner) {
   const ts = Object.create(Toolset.prototype);
   Object.defineProperty(ts, '_native', { value: inner });
@@ -73,7 +95,7 @@ class Toolset {
 
   /** Checks one call: `args` as the JSON text the model wrote, or a value. */
   check(name, args) {
-    return JSON.parse(this._native.check(toolName(name), jsonText(args, 'args')));
+    return result(this._native.check(toolName(name), jsonText(args, 'args')), name);
   }
 
   /**
@@ -119,7 +141,7 @@ class Session {
 
   /** As `Toolset.check`, counting repeated rejections. */
   check(name, args) {
-    return JSON.parse(this._native.check(toolName(name), jsonText(args, 'args')));
+    return result(this._native.check(toolName(name), jsonText(args, 'args')), name);
   }
 
   /** As `Toolset.checkRecord`, counting repeated rejections. */

@@ -19,6 +19,7 @@ use crate::boundary::{catch, error, nesting, shield, shield_at};
 use crate::options::Opts;
 use crate::result::{Collect, Line, write_all};
 
+
 /// Tools by name, and how calls to them are checked.
 #[napi]
 pub struct NativeToolset {
@@ -68,6 +69,7 @@ fn one(
     text: String,
     tool: &str,
     index: u64,
+    fast: bool,
 ) -> napi::Result<String> {
     let bytes = text.into_bytes();
     shield_at(nesting(&bytes), move || {
@@ -83,7 +85,12 @@ fn one(
             offset: 0,
         };
         let mut out = String::with_capacity(256);
-        Line::new(at, call, verdict, spellings).write(&mut out)?;
+        let line = Line::new(at, call, verdict, spellings);
+        if fast {
+            line.write_fast(tool, &mut out)?;
+        } else {
+            line.write(&mut out)?;
+        }
         Ok(out)
     })
 }
@@ -169,12 +176,22 @@ impl NativeToolset {
         self.inner.contains(&name)
     }
 
-    /// One call: `args` the arguments' JSON text. No loop detection.
+    /// One call: `args` the arguments' JSON text. No loop detection. A call
+    /// valid as sent comes back in short ([`Line::write_fast`]).
     #[napi]
     pub fn check(&self, name: String, args: String) -> napi::Result<String> {
         let options = self.inner.options();
         let mut fresh = (options.loop_limit > 0).then(|| Summary::default().without_per_tool());
-        one(&self.inner, options, fresh.as_mut(), args, &name, 0)
+        one(&self.inner, options, fresh.as_mut(), args, &name, 0, true)
+    }
+
+    /// `check`, always as the whole `--format json` object (for the test that
+    /// pins the short form to it).
+    #[napi]
+    pub fn check_full(&self, name: String, args: String) -> napi::Result<String> {
+        let options = self.inner.options();
+        let mut fresh = (options.loop_limit > 0).then(|| Summary::default().without_per_tool());
+        one(&self.inner, options, fresh.as_mut(), args, &name, 0, false)
     }
 
     /// Every call in one record (its JSON text). `source` names it in
@@ -221,7 +238,7 @@ impl NativeSession {
     pub fn check(&self, name: String, args: String) -> napi::Result<String> {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         let (summary, next) = &mut *state;
-        let out = one(&self.toolset, &self.options, Some(summary), args, &name, *next)?;
+        let out = one(&self.toolset, &self.options, Some(summary), args, &name, *next, false)?;
         *next += 1;
         Ok(out)
     }

@@ -214,3 +214,23 @@ test('heal: a poisoned OpenAI history made acceptable, the input unchanged', () 
   assert.deepEqual(heal(text).results, healed.results);
   assert.throws(() => heal(request, null, { to: 'gemini' }), /heal writes/);
 });
+
+test("check's short form for valid calls is the whole object, exactly", () => {
+  const full = (name, args) => JSON.parse(ts._native.checkFull(name, typeof args === 'string' ? args : JSON.stringify(args)));
+  const cases = [
+    ['read', { file_path: '/a', offset: 3 }],
+    ['read', '{"file_path": "/a",   "limit": 1.0e1}'],
+    ['bash', { command: 'ls', description: 'list' }],
+    ['read', { filePath: '/a' }],
+    ['Read', { file_path: '/a' }],
+    ['read', {}],
+    ['nosuch', {}],
+  ];
+  let short = 0;
+  for (const [name, args] of cases) {
+    const text = typeof args === 'string' ? args : JSON.stringify(args);
+    if (ts._native.check(name, text).startsWith('V')) short++;
+    assert.deepEqual(ts.check(name, args), full(name, args), `${name} ${text}`);
+  }
+  assert.equal(short, 3, 'the valid calls took the short form');
+});
