@@ -1,7 +1,7 @@
 'use strict';
 // callfix for Node: a thin layer over the native addon (native.js loads the
 // `.node` built for this platform, from this directory or from the
-// per-platform package `@callfix/<platform>` / `callfix-<platform>`).
+// per-platform package `callfix-<platform>`, napi-rs's loader).
 // Values cross as JSON text: arguments and records given as objects are
 // serialised here with JSON.stringify (faster than walking them through
 // napi), and each result is the object `callfix --format json` writes for
