@@ -28,7 +28,11 @@ fn var_texts(vars: Option<&str>) -> napi::Result<Vec<(String, String)>> {
     let map = match serde_json::from_str(vars) {
         Ok(Value::Object(map)) => map,
         Ok(Value::Null) => return Ok(Vec::new()),
-        _ => return Err(error("vars: expected an object of name to string or number")),
+        _ => {
+            return Err(error(
+                "vars: expected an object of name to string or number",
+            ));
+        }
     };
     let mut out = Vec::new();
     for (name, value) in map {
@@ -50,12 +54,17 @@ pub fn native_render(template: String, vars: Option<String>) -> napi::Result<Str
     let mut all = callfix::render::builtins();
     all.extend(var_texts(vars.as_deref())?);
     catch(|| {
-        callfix::render::render(&template, "<template>", &all, callfix::render::Syntax::Angle)
-            .map(|r| r.text)
-            .map_err(|errors| {
-                let all: Vec<String> = errors.iter().map(ToString::to_string).collect();
-                error(all.join("; "))
-            })
+        callfix::render::render(
+            &template,
+            "<template>",
+            &all,
+            callfix::render::Syntax::Angle,
+        )
+        .map(|r| r.text)
+        .map_err(|errors| {
+            let all: Vec<String> = errors.iter().map(ToString::to_string).collect();
+            error(all.join("; "))
+        })
     })
 }
 
@@ -123,7 +132,9 @@ pub fn native_heal(
     let to = match to {
         None => None,
         Some(name) => Some(Provider::from_name(&name).ok_or_else(|| {
-            error(format!("to: \"{name}\": heal writes \"openai\" or \"anthropic\""))
+            error(format!(
+                "to: \"{name}\": heal writes \"openai\" or \"anthropic\""
+            ))
         })?),
     };
     let tools = toolset.map(|t| &*t.inner);
@@ -135,11 +146,12 @@ pub fn native_heal(
         let healed = healer
             .heal(request.as_bytes())
             .map_err(|e| error(e.to_string()))?;
-        let request_json = serde_json::to_string(&healed.to_text())
-            .map_err(|e| error(e.to_string()))?;
+        let request_json =
+            serde_json::to_string(&healed.to_text()).map_err(|e| error(e.to_string()))?;
         let spellings = healed.spellings().clone();
         let neutralised = healed.neutralised();
-        let mut out = format!("{{\"requestJson\":{request_json},\"neutralised\":{neutralised},\"results\":[");
+        let mut out =
+            format!("{{\"requestJson\":{request_json},\"neutralised\":{neutralised},\"results\":[");
         for (i, one) in healed.into_calls().into_iter().enumerate() {
             let at = Position {
                 index: 0,

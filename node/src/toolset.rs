@@ -19,7 +19,6 @@ use crate::boundary::{catch, error, nesting, shield, shield_at};
 use crate::options::Opts;
 use crate::result::{Collect, Line, write_all};
 
-
 /// Tools by name, and how calls to them are checked.
 #[napi]
 pub struct NativeToolset {
@@ -48,8 +47,11 @@ impl NativeToolset {
     fn compiled(self) -> napi::Result<Self> {
         let options = self.inner.options();
         for name in self.inner.names() {
-            let BareCheck { verdict, .. } =
-                catch(|| Ok(self.inner.check_bare(options, name, b"{}".to_vec(), "<schema>", None)))?;
+            let BareCheck { verdict, .. } = catch(|| {
+                Ok(self
+                    .inner
+                    .check_bare(options, name, b"{}".to_vec(), "<schema>", None))
+            })?;
             if verdict.fault() == callfix::verdict::Fault::Schema {
                 return Err(error(
                     verdict.message().unwrap_or("a tool's schema is broken"),
@@ -208,7 +210,14 @@ impl NativeToolset {
         let index = u64::try_from(index.unwrap_or(0))
             .map_err(|_| error("index: expected an integer from 0"))?;
         let source = source.as_deref().unwrap_or("<record>");
-        self::record(&self.inner, self.inner.options(), summary, &record, index, source)
+        self::record(
+            &self.inner,
+            self.inner.options(),
+            summary,
+            &record,
+            index,
+            source,
+        )
     }
 
     /// A conversation: the same checks plus repeated-failure escalation.
@@ -238,7 +247,15 @@ impl NativeSession {
     pub fn check(&self, name: String, args: String) -> napi::Result<String> {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         let (summary, next) = &mut *state;
-        let out = one(&self.toolset, &self.options, Some(summary), args, &name, *next, false)?;
+        let out = one(
+            &self.toolset,
+            &self.options,
+            Some(summary),
+            args,
+            &name,
+            *next,
+            false,
+        )?;
         *next += 1;
         Ok(out)
     }
@@ -248,7 +265,14 @@ impl NativeSession {
     pub fn check_record(&self, record: String) -> napi::Result<String> {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         let (summary, next) = &mut *state;
-        let out = self::record(&self.toolset, &self.options, summary, &record, *next, "<session>")?;
+        let out = self::record(
+            &self.toolset,
+            &self.options,
+            summary,
+            &record,
+            *next,
+            "<session>",
+        )?;
         *next += 1;
         Ok(out)
     }
