@@ -17,3 +17,8 @@ pub mod functions;
 mod options;
 mod result;
 pub mod toolset;
+
+/// Rust's allocations in the addon (not Node's) go through mimalloc, as the
+/// binary's do.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
