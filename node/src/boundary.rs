@@ -1,0 +1,95 @@
+//! The panic and stack boundary between Node and the library: [`catch`] and
+//! [`shield`] run library code so that nothing but a `napi::Result` comes back
+//! (a thrown `Error` in JavaScript): a panic becomes an error, and deeply
+//! nested input is checked on a thread with stack enough for it (Node's main
+//! thread's stack is not ours to exhaust). The same rules as the Python
+//! binding's `python/src/boundary.rs`.
+
+use napi::Error;
+
+pub(crate) fn error(message: impl Into<String>) -> Error {
+    Error::from_reason(message.into())
+}
+
+/// Input that nests (`[`, `{`, `(`, counted anywhere, strings too: a leaked
+/// call sits in a JSON string) at most this deep is checked on the caller's
+/// thread.
+const INLINE_NESTING: usize = 64;
+
+/// Input that nests deeper is checked on a thread of its own, with this much
+/// stack per level and at least [`MIN_DEEP_STACK`] ...
+const STACK_PER_LEVEL: usize = 8 * 1024;
+const MIN_DEEP_STACK: usize = 16 * 1024 * 1024;
+
+/// ... up to this depth; deeper input is refused with an error.
+const MAX_NESTING: usize = 50_000;
+
+/// How deep `text` can nest: `[`, `{` and `(` less the closing ones, counted
+/// anywhere (an upper bound on what any reader recurses into).
+pub(crate) fn nesting(text: &[u8]) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    for &b in text {
+        match b {
+            b'[' | b'{' | b'(' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' | b')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// Runs library code so that a panic (a bug) becomes an error, not an abort
+/// of the Node process.
+pub(crate) fn catch<T>(work: impl FnOnce() -> napi::Result<T>) -> napi::Result<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or_else(|panic| {
+        let why = panic
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Err(error(format!(
+            "internal error, please report it (callfix panicked: {why})"
+        )))
+    })
+}
+
+/// [`catch`] for work on `text`: input that nests deeply is checked on a
+/// thread with stack enough for its depth, and input deeper than
+/// [`MAX_NESTING`] is refused. `work` must hand back no deep values (only
+/// text): they are dropped on the thread with the stack for them.
+pub(crate) fn shield<T: Send>(
+    text: &[u8],
+    work: impl FnOnce() -> napi::Result<T> + Send,
+) -> napi::Result<T> {
+    shield_at(nesting(text), work)
+}
+
+/// [`shield`] for input found to nest `depth` deep ([`nesting`]), so that
+/// `work` may own it.
+pub(crate) fn shield_at<T: Send>(
+    depth: usize,
+    work: impl FnOnce() -> napi::Result<T> + Send,
+) -> napi::Result<T> {
+    if depth <= INLINE_NESTING {
+        return catch(work);
+    }
+    if depth > MAX_NESTING {
+        return Err(error(format!(
+            "input nests deeper than {MAX_NESTING} levels"
+        )));
+    }
+    let stack = depth.saturating_mul(STACK_PER_LEVEL).max(MIN_DEEP_STACK);
+    std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new()
+            .name("callfix-deep".into())
+            .stack_size(stack)
+            .spawn_scoped(scope, || catch(work))
+            .map_err(|e| error(format!("cannot start a thread to check deep input: {e}")))?;
+        worker
+            .join()
+            .unwrap_or_else(|_| Err(error("internal error, please report it (callfix panicked)")))
+    })
+}
