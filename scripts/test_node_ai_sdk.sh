@@ -5,12 +5,9 @@
 #
 # TMPDIR: a directory this script may fill (created if missing); nothing is
 # written elsewhere. CALLFIX: the `callfix` npm package to test, as a tarball
-# (`npm pack` of node/) or the node/ directory with the addon built in it
-# (packed here). Without it: node/ if its addon is built (node/callfix.*.node),
-# else a stand-in package made of node/ai-sdk.* and
-# node/test/ai-sdk-fake-callfix.mjs, which runs the callfix CLI for each check
-# ($CALLFIX_BIN, default target/debug/callfix; its tests of what only the addon
-# does are skipped).
+# (`npm pack` of node/) or a directory holding the package with its addon built
+# (packed here); default node/ (built by `cd node && npm ci && npm run build`,
+# as scripts/test_node.sh does).
 #
 # Into TMPDIR/project it installs, from node/test/ai-sdk-env/package-lock.json,
 # a pinned Node 22 (the `node` package of the npm registry: `ai` 7 needs
@@ -34,41 +31,16 @@ export npm_config_cache=$tmp/npm-cache npm_config_audit=false npm_config_fund=fa
 	npm_config_update_notifier=false
 
 # The package under test, as a tarball.
-fake=
-pkg=${2:-}
-if [ -z "$pkg" ] && compgen -G "$root/node/callfix.*.node" >/dev/null; then
-	pkg=$root/node
-fi
-if [ -n "$pkg" ]; then
-	if [ -d "$pkg" ]; then
-		(cd "$pkg" && npm pack --ignore-scripts --pack-destination "$tmp/pack" >/dev/null 2>&1)
-		tarball=$(ls "$tmp"/pack/*.tgz)
-	else
-		tarball=$(cd "$(dirname "$pkg")" && pwd)/$(basename "$pkg")
+pkg=${2:-$root/node}
+if [ -d "$pkg" ]; then
+	if ! compgen -G "$pkg/callfix.*.node" >/dev/null; then
+		echo "$0: no addon in $pkg: build it first (cd node && npm ci && npm run build)" >&2
+		exit 2
 	fi
-else
-	fake=1
-	bin=${CALLFIX_BIN:-$root/target/debug/callfix}
-	[ -x "$bin" ] || (cd "$root" && cargo build --locked --bin callfix)
-	export CALLFIX_BIN=$bin
-	stage=$tmp/fake-callfix
-	rm -rf "$stage" && mkdir -p "$stage"
-	cp "$root"/node/ai-sdk.mjs "$root"/node/ai-sdk.cjs "$root"/node/ai-sdk.d.ts "$stage"/
-	cp "$root"/node/test/ai-sdk-fake-callfix.mjs "$stage"/index.mjs
-	cp "$root"/node/test/ai-sdk-fake-callfix.d.ts "$stage"/index.d.ts
-	cat >"$stage/package.json" <<'EOF'
-{
-  "name": "callfix",
-  "version": "0.0.0-fake",
-  "type": "module",
-  "exports": {
-    ".": { "types": "./index.d.ts", "default": "./index.mjs" },
-    "./ai-sdk": { "types": "./ai-sdk.d.ts", "import": "./ai-sdk.mjs", "require": "./ai-sdk.cjs" }
-  }
-}
-EOF
-	(cd "$stage" && npm pack --ignore-scripts --pack-destination "$tmp/pack" >/dev/null 2>&1)
+	(cd "$pkg" && npm pack --ignore-scripts --pack-destination "$tmp/pack" >/dev/null 2>&1)
 	tarball=$(ls "$tmp"/pack/*.tgz)
+else
+	tarball=$(cd "$(dirname "$pkg")" && pwd)/$(basename "$pkg")
 fi
 
 cp "$root"/node/test/ai-sdk-env/package.json "$root"/node/test/ai-sdk-env/package-lock.json "$project"/
@@ -81,5 +53,5 @@ node22=$project/node_modules/.bin/node
 
 cp "$root"/node/test/ai-sdk*.test.mjs test/
 mkdir -p docs && cp "$root"/docs/node-ai-sdk.md docs/
-echo "callfix/ai-sdk: $("$node22" --version), ai $("$node22" -p 'require("ai/package.json").version'), callfix from $(basename "$tarball")${fake:+ (the CLI stand-in)}"
-CALLFIX_FAKE=$fake "$node22" --test --test-reporter=spec test/*.test.mjs
+echo "callfix/ai-sdk: $("$node22" --version), ai $("$node22" -p 'require("ai/package.json").version'), callfix from $(basename "$tarball")"
+"$node22" --test --test-reporter=spec test/*.test.mjs

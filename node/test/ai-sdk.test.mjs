@@ -318,7 +318,7 @@ test('callfixRepair: a tool name that is an Object.prototype key is an unknown t
   }
 });
 
-test('callfixRepair: a schema callfix cannot compile is the SDK repair error, naming the tool', { skip: process.env.CALLFIX_FAKE ? 'the CLI stand-in compiles nothing' : false }, async () => {
+test('callfixRepair: a schema callfix cannot compile is the SDK repair error, naming the tool', async () => {
   const broken = jsonSchema({ type: 'objekt' }, { validate: () => ({ success: false, error: new Error('no') }) });
   const result = await generateText({
     model: model('read', '{}'),
@@ -331,7 +331,7 @@ test('callfixRepair: a schema callfix cannot compile is the SDK repair error, na
   assert.match(err.text, /read/);
 });
 
-test('callfixRepair hands back the arguments with their numbers as the model wrote them', { skip: process.env.CALLFIX_FAKE ? 'the CLI stand-in re-serialises' : false }, async () => {
+test('callfixRepair hands back the arguments with their numbers as the model wrote them', async () => {
   const hook = callfixRepair();
   const schema = { type: 'object', properties: { size: { type: 'number' }, limit: { type: 'integer' } } };
   const toolCall = { type: 'tool-call', toolCallId: 'c1', toolName: 'read', input: '{"size": 1.50, "big": 12345678901234567890, "limit": "3"}' };
@@ -341,7 +341,7 @@ test('callfixRepair hands back the arguments with their numbers as the model wro
 
 // (Through generateText such input overflows the SDK's own stack first, in its
 // cloneValue: the hook is called directly.)
-test('callfixRepair: input nested past what callfix reads is a thrown Error, not a crash', { skip: process.env.CALLFIX_FAKE ? 'the CLI stand-in' : false }, async () => {
+test('callfixRepair: input nested past what callfix reads is a thrown Error, not a crash', async () => {
   const deep = `{"path": ${'['.repeat(100000)}${']'.repeat(100000)}}`;
   const toolCall = { type: 'tool-call', toolCallId: 'c1', toolName: 'read', input: deep };
   await assert.rejects(
@@ -350,7 +350,7 @@ test('callfixRepair: input nested past what callfix reads is a thrown Error, not
   );
 });
 
-test('callfixSchema: a broken schema throws at once, naming the tool', { skip: process.env.CALLFIX_FAKE ? 'the CLI stand-in compiles nothing' : false }, () => {
+test('callfixSchema: a broken schema throws at once, naming the tool', () => {
   assert.throws(() => callfixSchema({ type: 'objekt' }, { name: 'read' }), /read/);
 });
 
