@@ -52,6 +52,8 @@ node22=$project/node_modules/.bin/node
 "$node22" -e 'if (+process.versions.node.split(".")[0] < 22) process.exit(1)'
 
 cp "$root"/node/test/ai-sdk*.test.mjs test/
-mkdir -p docs && cp "$root"/docs/node-ai-sdk.md docs/
+# The AI SDK section of the docs: docs/node-ai-sdk.md, or docs/node.md once merged.
+mkdir -p docs
+if [ -f "$root"/docs/node-ai-sdk.md ]; then cp "$root"/docs/node-ai-sdk.md docs/; else cp "$root"/docs/node.md docs/; fi
 echo "callfix/ai-sdk: $("$node22" --version), ai $("$node22" -p 'require("ai/package.json").version'), callfix from $(basename "$tarball")"
 "$node22" --test --test-reporter=spec test/*.test.mjs

@@ -1,17 +1,24 @@
-// The examples of docs/node-ai-sdk.md run as written: each ```js block, with
+// The examples of the AI SDK section of the docs run as written: each ```js block, with
 // `model` an AI SDK mock model making the call its `<!-- model: TOOL INPUT -->`
 // comment names (once; then it says "done"). Run by scripts/test_node_ai_sdk.sh,
-// which copies the doc beside this file's directory (../docs).
+// which copies docs/node-ai-sdk.md (or docs/node.md) to ../docs.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MockLanguageModelV4 } from 'ai/test';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const doc = readFileSync(join(here, '..', 'docs', 'node-ai-sdk.md'), 'utf8');
+// The "## AI SDK" section, in docs/node-ai-sdk.md or, once merged, docs/node.md.
+const docs = join(here, '..', 'docs');
+const file = ['node-ai-sdk.md', 'node.md'].map((f) => join(docs, f)).find((f) => existsSync(f));
+const all = readFileSync(file, 'utf8');
+const start = all.indexOf('## AI SDK\n');
+assert.notEqual(start, -1, `no "## AI SDK" section in ${file}`);
+const next = all.indexOf('\n## ', start + 1);
+const doc = all.slice(start, next === -1 ? undefined : next + 1);
 const examples = [...doc.matchAll(/<!-- model: (\S+) (.*?) -->\n```js\n([\s\S]*?)```/g)];
 
 const usage = {
@@ -19,7 +26,7 @@ const usage = {
   outputTokens: { total: 1, text: 1, reasoning: undefined },
 };
 
-test('docs/node-ai-sdk.md has its examples', () => {
+test('the AI SDK section of the docs has its examples', () => {
   assert.equal(examples.length, 2);
   assert.equal(examples.length, [...doc.matchAll(/```js\n/g)].length);
 });
