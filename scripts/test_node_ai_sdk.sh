@@ -13,7 +13,7 @@
 # a pinned Node 22 (the `node` package of the npm registry: `ai` 7 needs
 # Node >= 22 and is ESM-only), the pinned `ai` and `zod`, then the package
 # under test, and runs node/test/ai-sdk*.test.mjs there with that Node (and the
-# examples of docs/node-ai-sdk.md).
+# examples of the AI SDK section of docs/node.md).
 set -euo pipefail
 
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
@@ -52,8 +52,8 @@ node22=$project/node_modules/.bin/node
 "$node22" -e 'if (+process.versions.node.split(".")[0] < 22) process.exit(1)'
 
 cp "$root"/node/test/ai-sdk*.test.mjs test/
-# The AI SDK section of the docs: docs/node-ai-sdk.md, or docs/node.md once merged.
+# The AI SDK section of docs/node.md: its examples run here.
 mkdir -p docs
-if [ -f "$root"/docs/node-ai-sdk.md ]; then cp "$root"/docs/node-ai-sdk.md docs/; else cp "$root"/docs/node.md docs/; fi
+cp "$root"/docs/node.md docs/
 echo "callfix/ai-sdk: $("$node22" --version), ai $("$node22" -p 'require("ai/package.json").version'), callfix from $(basename "$tarball")"
 "$node22" --test --test-reporter=spec test/*.test.mjs

@@ -1,19 +1,18 @@
 // The examples of the AI SDK section of the docs run as written: each ```js block, with
 // `model` an AI SDK mock model making the call its `<!-- model: TOOL INPUT -->`
 // comment names (once; then it says "done"). Run by scripts/test_node_ai_sdk.sh,
-// which copies docs/node-ai-sdk.md (or docs/node.md) to ../docs.
+// which copies docs/node.md to ../docs.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync, mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MockLanguageModelV4 } from 'ai/test';
 
 const here = dirname(fileURLToPath(import.meta.url));
-// The "## AI SDK" section, in docs/node-ai-sdk.md or, once merged, docs/node.md.
-const docs = join(here, '..', 'docs');
-const file = ['node-ai-sdk.md', 'node.md'].map((f) => join(docs, f)).find((f) => existsSync(f));
+// The "## AI SDK" section of docs/node.md.
+const file = join(here, '..', 'docs', 'node.md');
 const all = readFileSync(file, 'utf8');
 const start = all.indexOf('## AI SDK\n');
 assert.notEqual(start, -1, `no "## AI SDK" section in ${file}`);
