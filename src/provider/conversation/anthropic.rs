@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Fix, Healer, Ids, Pending, anthropic_id, marked, role, text_part, with_note};
+use super::{Healer, Ids, Pending, anthropic_id, marked, role, text_part, with_note};
 
 pub(super) fn heal(messages: Vec<Value>, healer: &mut dyn Healer) -> Vec<Value> {
     let mut out = Vec::with_capacity(messages.len());
@@ -37,29 +37,13 @@ pub(super) fn heal(messages: Vec<Value>, healer: &mut dyn Healer) -> Vec<Value> 
                 kept.push(block);
                 continue;
             }
-            let decided = healer.call(i, &block);
-            let mut block = match decided.fix {
-                Fix::Keep => block,
-                Fix::Replace(v) => v,
-                Fix::Remove(text) => {
-                    removed.push(text);
-                    continue;
-                }
+            let decided =
+                Pending::decide(healer, &mut ids, (i, k), block, anthropic_id, &mut removed);
+            let Some((block, waiting)) = decided else {
+                continue;
             };
-            let sent = block.get("id").and_then(Value::as_str).map(str::to_owned);
-            let id = ids.assign(sent.as_deref(), i, k, anthropic_id);
             k += 1;
-            if sent.as_deref() != Some(id.as_str())
-                && let Some(m) = block.as_object_mut()
-            {
-                m.insert("id".into(), Value::String(id.clone()));
-            }
-            pending.push(Pending {
-                sent,
-                id,
-                note: decided.note,
-                matched: false,
-            });
+            pending.push(waiting);
             kept.push(block);
         }
         kept.extend(removed.iter().map(|t| text_part(t)));

@@ -129,6 +129,43 @@ struct Pending {
 }
 
 impl Pending {
+    /// Call `k` of message `i`, decided by `healer`: kept as it is or
+    /// replaced, with an id of its own (`clean` makes one the provider takes),
+    /// and the call that now waits for its result; or `None` when it is taken
+    /// out (the text its message keeps instead goes to `removed`).
+    fn decide(
+        healer: &mut dyn Healer,
+        ids: &mut Ids,
+        (i, k): (usize, usize),
+        call: Value,
+        clean: fn(&str) -> String,
+        removed: &mut Vec<String>,
+    ) -> Option<(Value, Pending)> {
+        let decided = healer.call(i, &call);
+        let mut call = match decided.fix {
+            Fix::Keep => call,
+            Fix::Replace(v) => v,
+            Fix::Remove(text) => {
+                removed.push(text);
+                return None;
+            }
+        };
+        let sent = call.get("id").and_then(Value::as_str).map(str::to_owned);
+        let id = ids.assign(sent.as_deref(), i, k, clean);
+        if sent.as_deref() != Some(id.as_str())
+            && let Some(m) = call.as_object_mut()
+        {
+            m.insert("id".into(), Value::String(id.clone()));
+        }
+        let pending = Pending {
+            sent,
+            id,
+            note: decided.note,
+            matched: false,
+        };
+        Some((call, pending))
+    }
+
     /// The first call still waiting whose sent id is `id`.
     fn find<'p>(pending: &'p mut [Pending], id: Option<&str>) -> Option<&'p mut Pending> {
         let id = id?;

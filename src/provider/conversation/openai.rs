@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Fix, Healer, Ids, Pending, any_id, marked, role, with_note};
+use super::{Healer, Ids, Pending, any_id, marked, role, with_note};
 
 pub(super) fn heal(messages: Vec<Value>, healer: &mut dyn Healer) -> Vec<Value> {
     let mut out = Vec::with_capacity(messages.len());
@@ -28,29 +28,11 @@ pub(super) fn heal(messages: Vec<Value>, healer: &mut dyn Healer) -> Vec<Value> 
         let mut pending = Vec::with_capacity(sent_calls.len());
         let mut removed = Vec::new();
         for (k, call) in sent_calls.into_iter().enumerate() {
-            let decided = healer.call(i, &call);
-            let mut call = match decided.fix {
-                Fix::Keep => call,
-                Fix::Replace(v) => v,
-                Fix::Remove(text) => {
-                    removed.push(text);
-                    continue;
-                }
-            };
-            let sent = call.get("id").and_then(Value::as_str).map(str::to_owned);
-            let id = ids.assign(sent.as_deref(), i, k, any_id);
-            if sent.as_deref() != Some(id.as_str())
-                && let Some(m) = call.as_object_mut()
-            {
-                m.insert("id".into(), Value::String(id.clone()));
+            let decided = Pending::decide(healer, &mut ids, (i, k), call, any_id, &mut removed);
+            if let Some((call, waiting)) = decided {
+                pending.push(waiting);
+                kept.push(call);
             }
-            pending.push(Pending {
-                sent,
-                id,
-                note: decided.note,
-                matched: false,
-            });
-            kept.push(call);
         }
         if let Some(m) = message.as_object_mut() {
             if kept.is_empty() {
