@@ -6,7 +6,8 @@
 // serialised here with JSON.stringify (faster than walking them through
 // napi), and each result is the object `callfix --format json` writes for
 // the same call, plus `argsJson` (the arguments' JSON text, numbers as sent),
-// parsed here with one JSON.parse.
+// parsed here with one JSON.parse; a call valid as sent comes back in short,
+// and its object is built here (`result`).
 
 const native = require('./native.js');
 
