@@ -6,7 +6,8 @@
 // serialised here with JSON.stringify (faster than walking them through
 // napi), and each result is the object `callfix --format json` writes for
 // the same call, plus `argsJson` (the arguments' JSON text, numbers as sent),
-// parsed here with one JSON.parse.
+// parsed here with one JSON.parse; a call valid as sent comes back in short,
+// and its object is built here (`result`).
 
 const native = require('./native.js');
 
@@ -38,25 +39,52 @@ function toolName(name) {
 }
 
 // A result from the addon: the JSON text of the whole object, or (a call
-// valid as sent, no id, an ASCII tool name) `V` and the arguments' JSON text,
+// valid as sent, no id, an ASCII tool name) `v` (its arguments' JSON text is
+// `text`, the text sent, byte for byte) or `V` and the arguments' JSON text,
 // from which the object `callfix --format json` writes is built here
-// without parsing it (test/api.test.mjs pins the two forms together).
-function result(out, name) {
-  if (out.charCodeAt(0) !== 86 /* V */) return JSON.parse(out);
-  const argsJson = out.slice(1);
-  return {
-    argsJson,
-    index: 0,
-    call: 0,
-    id: null,
-    tool: name,
-    status: 'valid',
-    args: JSON.parse(argsJson),
-    repairs: [],
-    errors: [],
-    message: null,
-    loop: false,
-  };
+// without parsing it (test/api.test.mjs pins the forms together). `args` is
+// then parsed from `argsJson` when first read (a caller that wants only the
+// status or the text pays no JSON.parse): an own, enumerable accessor that
+// makes itself a plain data property when read or written.
+function result(out, name, text) {
+  const code = out.charCodeAt(0);
+  if (code === 118 /* v */ && out.length === 1) return valid(name, text);
+  if (code === 86 /* V */) return valid(name, out.slice(1));
+  return JSON.parse(out);
+}
+
+function settle(object, value) {
+  try {
+    Object.defineProperty(object, 'args', { value, writable: true, enumerable: true, configurable: true });
+  } catch {
+    // A frozen result: each read parses again.
+  }
+  return value;
+}
+
+// One descriptor for every result: V8 then gives them all one shape (an
+// accessor made per result, or a getter in the literal, costs half a µs).
+const LAZY_ARGS = {
+  get() {
+    return settle(this, JSON.parse(this.argsJson));
+  },
+  set(value) {
+    settle(this, value);
+  },
+  enumerable: true,
+  configurable: true,
+};
+
+function valid(name, argsJson) {
+  // The members in the order of the whole object (argsJson, then the
+  // `--format json` line's).
+  const r = { argsJson, index: 0, call: 0, id: null, tool: name, status: 'valid' };
+  Object.defineProperty(r, 'args', LAZY_ARGS);
+  r.repairs = [];
+  r.errors = [];
+  r.message = null;
+  r.loop = false;
+  return r;
 }
 
 function wrapToolset(inner) {
@@ -95,7 +123,8 @@ class Toolset {
 
   /** Checks one call: `args` as the JSON text the model wrote, or a value. */
   check(name, args) {
-    return result(this._native.check(toolName(name), jsonText(args, 'args')), name);
+    const text = jsonText(args, 'args');
+    return result(this._native.check(toolName(name), text), name, text);
   }
 
   /**
@@ -141,7 +170,8 @@ class Session {
 
   /** As `Toolset.check`, counting repeated rejections. */
   check(name, args) {
-    return result(this._native.check(toolName(name), jsonText(args, 'args')), name);
+    const text = jsonText(args, 'args');
+    return result(this._native.check(toolName(name), text), name, text);
   }
 
   /** As `Toolset.checkRecord`, counting repeated rejections. */

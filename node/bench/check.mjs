@@ -3,7 +3,9 @@
 // scripts/gen_calls.py (what scripts/bench.sh uses), each tool's schema is
 // compiled when first called (ajv.compile, callfix's lazy compile) and the
 // time counts it, as a program that starts and checks N calls pays it.
-// Printed too: the second pass over the same calls (compile excluded).
+// Printed too: the second pass over the same calls (compile excluded), and
+// the CPU time of each first pass (every thread of the process: V8's garbage
+// collector's too), which moves less than wall time on a shared machine.
 //
 //   node bench/check.mjs [CALLS] [TOOLS]     (defaults 100000 1000)
 //
@@ -37,12 +39,14 @@ function load(dir) {
   return calls;
 }
 
-// One measurement, in this process: [first pass seconds, second pass seconds].
+// One measurement, in this process: [first pass seconds, second pass seconds,
+// first pass CPU seconds].
 function measure(mode, dir) {
   const calls = load(dir);
   const schemas = path.join(dir, 'schemas');
   let check;
   let bad = 0;
+  const cpu = process.cpuUsage();
   const start = process.hrtime.bigint();
   if (mode.startsWith('callfix')) {
     const { Toolset } = require('../index.js');
@@ -76,11 +80,13 @@ function measure(mode, dir) {
   }
   check();
   const first = Number(process.hrtime.bigint() - start) / 1e9;
+  const used = process.cpuUsage(cpu);
+  const firstCpu = (used.user + used.system) / 1e6;
   const again = process.hrtime.bigint();
   check();
   const second = Number(process.hrtime.bigint() - again) / 1e9;
   if (bad) throw new Error(`${mode}: ${bad} calls not valid`);
-  return [first, second];
+  return [first, second, firstCpu];
 }
 
 if (process.argv[2] === '--measure') {
@@ -105,11 +111,12 @@ if (process.argv[2] === '--measure') {
     }
     const n = Number(calls);
     console.log(`${n} valid calls over ${tools} tools (node ${process.version}); seconds, first pass (compile included) / second pass`);
-    for (const [mode, [a, b]] of Object.entries(secs)) {
-      console.log(`${mode.padEnd(15)} ${a.toFixed(3)} s (${Math.round(n / a)} calls/s)   again ${b.toFixed(3)} s (${Math.round(n / b)} calls/s)`);
+    for (const [mode, [a, b, c]] of Object.entries(secs)) {
+      console.log(`${mode.padEnd(15)} ${a.toFixed(3)} s (${Math.round(n / a)} calls/s, CPU ${c.toFixed(3)} s)   again ${b.toFixed(3)} s (${Math.round(n / b)} calls/s)`);
     }
     const r = (x, y, i) => (secs[x][i] / secs[y][i]).toFixed(1);
     console.log(`ajv ÷ callfix, one run: text ${r('ajv-text', 'callfix-text', 0)}x, object ${r('ajv-object', 'callfix-object', 0)}x`);
+    console.log(`ajv ÷ callfix, one run, CPU time: text ${r('ajv-text', 'callfix-text', 2)}x, object ${r('ajv-object', 'callfix-object', 2)}x`);
     console.log(`ajv ÷ callfix, second pass: text ${r('ajv-text', 'callfix-text', 1)}x, object ${r('ajv-object', 'callfix-object', 1)}x`);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -45,11 +45,14 @@ impl Line {
     }
 
     /// For a call that is valid as sent, with no id, no loop, and the tool
-    /// name `tool` in ASCII (so JavaScript holds the very same name): `V` and
-    /// the arguments' JSON text, from which JavaScript builds the result
-    /// without the `--format json` line (node/index.js, `fromValid`, gives the
-    /// same object: a test pins the two together). Otherwise [`Line::write`].
-    pub(crate) fn write_fast(&self, tool: &str, out: &mut String) -> napi::Result<()> {
+    /// name `tool` in ASCII (so JavaScript holds the very same name): `v`
+    /// alone when the arguments' JSON text is `sent`, byte for byte (the
+    /// JavaScript side has that string already: no copy crosses back), else
+    /// `V` and the arguments' JSON text. From either JavaScript builds the
+    /// result without the `--format json` line (node/index.js, `result`, gives
+    /// the same object: a test pins the two together). Otherwise
+    /// [`Line::write`].
+    pub(crate) fn write_fast(&self, tool: &str, sent: &[u8], out: &mut String) -> napi::Result<()> {
         if let Some(call) = &self.call
             && self.verdict.status() == Status::Valid
             && self.verdict.fault() != Fault::Schema
@@ -62,8 +65,13 @@ impl Line {
             && tool.is_ascii()
             && let Some(args) = self.verdict.args()
         {
-            out.push('V');
-            out.push_str(&self.spellings.to_text(args));
+            let text = self.spellings.to_text(args);
+            if text.as_bytes() == sent {
+                out.push('v');
+            } else {
+                out.push('V');
+                out.push_str(&text);
+            }
             return Ok(());
         }
         self.write(out)

@@ -226,11 +226,44 @@ test("check's short form for valid calls is the whole object, exactly", () => {
     ['read', {}],
     ['nosuch', {}],
   ];
-  let short = 0;
+  const forms = [];
   for (const [name, args] of cases) {
     const text = typeof args === 'string' ? args : JSON.stringify(args);
-    if (ts._native.check(name, text).startsWith('V')) short++;
-    assert.deepEqual(ts.check(name, args), full(name, args), `${name} ${text}`);
+    const out = ts._native.check(name, text);
+    if (out === 'v' || out.startsWith('V')) forms.push(out.slice(0, 1));
+    const whole = full(name, args);
+    assert.deepEqual(ts.check(name, args), whole, `${name} ${text}`);
+    assert.equal(JSON.stringify(ts.check(name, args)), JSON.stringify(whole), `${name} ${text}: the same text`);
+    assert.deepEqual({ ...ts.check(name, args) }, whole, `${name} ${text}: spread`);
   }
-  assert.equal(short, 3, 'the valid calls took the short form');
+  // Compact text comes back as `v` (the text sent is the result's argsJson);
+  // spaces and `1.0e1` spelled differently, as `V` and the text.
+  assert.deepEqual(forms, ['v', 'V', 'v'], 'the valid calls took the short forms');
+});
+
+test("check's short form: argsJson is the text sent, args parsed once when read, writable", () => {
+  const text = '{"file_path":"/a","offset":12345678901234567890}';
+  const r = ts.check('read', text);
+  assert.equal(ts._native.check('read', text), 'v');
+  assert.equal(r.status, 'valid');
+  assert.equal(r.argsJson, text);
+  assert.ok(Object.keys(r).includes('args'), 'args is an own enumerable property');
+  assert.deepEqual(r.args, { file_path: '/a', offset: 12345678901234567890 });
+  assert.equal(r.args, r.args, 'parsed once: the same object each read');
+  r.args.file_path = '/b';
+  assert.equal(r.args.file_path, '/b', 'changes to args are kept');
+  r.args = 7;
+  assert.equal(r.args, 7, 'args can be replaced');
+  const frozen = Object.freeze(ts.check('read', text));
+  assert.deepEqual(frozen.args, { file_path: '/a', offset: 12345678901234567890 });
+  // Not compact: argsJson is callfix's text, not the text sent.
+  const spaced = ts.check('read', '{"file_path": "/a"}');
+  assert.equal(spaced.argsJson, '{"file_path":"/a"}');
+  assert.deepEqual(spaced.args, { file_path: '/a' });
+  // A number spelled as sent, both ways.
+  const spelled = '{"file_path":"/a","offset":1.0e1}';
+  assert.equal(ts._native.check('read', spelled), 'v');
+  assert.equal(ts.check('read', spelled).argsJson, spelled);
+  assert.equal(ts.check('read', '{"file_path":"/a", "offset":1.0e1}').argsJson, spelled);
+  assert.equal(ts.check('read', '{"file_path":"/a", "offset":1.0e1}').args.offset, 10);
 });
