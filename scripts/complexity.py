@@ -331,6 +331,15 @@ def heal_records(n):
     return ["--no-config", "heal"], record * n
 
 
+def render_placeholders(n):
+    # One template of n placeholders on one line (each placed by line and
+    # column for its error messages).
+    path = os.path.join(tempfile.mkdtemp(dir=WORK.name), "read.txt")
+    with open(path, "w") as f:
+        f.write("Use <TOOL> on <PLATFORM>. " * n + "\n")
+    return ["--no-config", "render", "--var", "TOOL=read", "--var", "PLATFORM=linux", path], ""
+
+
 # (name, function, small n): the big run is 10 n.
 # The last item is the number of result lines an input of size n must give
 # (None: not counted), so a surface that loses calls fails too.
@@ -358,6 +367,7 @@ SURFACES = [
     ("heal: one history of n turns", heal_history, 300, lambda n: 1),
     ("heal --to anthropic: one history of n turns", heal_history_to, 300, lambda n: 1),
     ("heal: n conversations", heal_records, 300, lambda n: n),
+    ("render: n placeholders on one line", render_placeholders, 20000, lambda n: 1),
 ]
 
 # No run may map more than this (a quadratic copy would take the machine).

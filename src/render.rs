@@ -105,6 +105,8 @@ pub fn render(
     let mut errors = Vec::new();
     let mut rest = template;
     let mut offset = 0;
+    // Where the last placeholder was, so each position is counted from there.
+    let mut cursor = Cursor::default();
     while let Some(found) = next_placeholder(rest, syntax) {
         out.push_str(found.before);
         let whole = found.whole;
@@ -112,7 +114,7 @@ pub fn render(
             // `\<NAME>` → `<NAME>`: drop the backslash, keep the text.
             out.push_str(whole.strip_prefix('\\').unwrap_or(whole));
         } else {
-            let (line, column) = line_column(template, offset + found.before.len());
+            let (line, column) = cursor.advance(template, offset + found.before.len());
             let error = |what: String, suggested: Option<String>| TemplateError {
                 file: file.to_owned(),
                 line,
@@ -285,12 +287,31 @@ fn match_at(text: &str, at: usize, syntax: Syntax) -> Option<(usize, usize, usiz
 }
 
 /// 1-based line and column (in characters) of a byte offset.
-fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    // `offset` is where a placeholder starts: a character boundary.
-    let before = text.get(..offset).unwrap_or(text);
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, column)
+/// A line and column in a text, moved forward from where it was last, so that
+/// placing every placeholder of a template costs one pass over it.
+#[derive(Default)]
+struct Cursor {
+    /// A byte offset, with the 0-based line and column (in characters) there.
+    at: usize,
+    line: usize,
+    column: usize,
+}
+
+impl Cursor {
+    /// The 1-based line and column of `offset` (a character boundary at or
+    /// after the last one asked for) in `text`.
+    fn advance(&mut self, text: &str, offset: usize) -> (usize, usize) {
+        for c in text.get(self.at..offset).unwrap_or_default().chars() {
+            if c == '\n' {
+                self.line += 1;
+                self.column = 0;
+            } else {
+                self.column += 1;
+            }
+        }
+        self.at = self.at.max(offset);
+        (self.line + 1, self.column + 1)
+    }
 }
 
 /// The built-in variables: PLATFORM, ARCH, SHELL, CWD, HOME, DATE, YEAR.
@@ -385,6 +406,14 @@ mod tests {
             .iter()
             .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
             .collect()
+    }
+
+    #[test]
+    fn each_unknown_variable_is_placed_by_line_and_character_column() {
+        let t = "é <ONE> <PLATFORM> <TWO>\n\n  ü<SIX>\\<TEN> <END>";
+        let errors = render(t, "t.txt", &vars(&[("PLATFORM", "x")]), Syntax::Angle).unwrap_err();
+        let at: Vec<(usize, usize)> = errors.iter().map(|e| (e.line, e.column)).collect();
+        assert_eq!(at, [(1, 3), (1, 20), (3, 4), (3, 16)]);
     }
 
     fn ok(t: &str, syntax: Syntax) -> String {
