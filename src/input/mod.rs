@@ -284,12 +284,19 @@ impl<R: Read> Framer<R> {
         // The last `{` or `[` in column 0 inside the record while it was still
         // valid: (offset in the record, its line).
         let mut candidate: Option<(usize, u64)> = None;
+        // A `{` or `[` in column 0 after the record broke by nesting too deep:
+        // (offset in the record, its line). If the next byte ends its line, it
+        // is a bracket of the record printed one to a line, and the record goes
+        // on; anything else there begins a record of its own, so framing
+        // resumes at the bracket (a line of 70,000 `[` must not swallow every
+        // record after it).
+        let mut deep_candidate: Option<(usize, u64)> = None;
         // Where a bare top-level scalar ended (offset in the record).
         let mut scalar_end: Option<usize> = None;
         // Bytes wanted at the next read: more than one to tell whether a line
         // starts with an SSE field.
         let mut want = 1;
-        let ending = loop {
+        let ending = 'record: loop {
             if self.fill_line(want, idle)?.is_empty() {
                 // A bare scalar: it is the record, and what followed it on its
                 // line (values, or values left open) is framed again.
@@ -352,8 +359,18 @@ impl<R: Read> Framer<R> {
                         Some(false) => {}
                     }
                 }
+                if let Some((at, line)) = deep_candidate.take()
+                    && !matches!(b, b'\n' | b'\r')
+                    && size + i < self.limit
+                {
+                    self.resume_at(out, i, at, Some(line));
+                    break 'record Ending::Resync;
+                }
                 let was_valid = !scan.is_broken();
                 let step = scan.step(b, line_start, in_array);
+                if line_start && matches!(b, b'{' | b'[') && scan.too_deep() {
+                    deep_candidate = Some((size + i, self.line + newlines));
+                }
                 // Did the record just become invalid (not: end by the array rule)?
                 let broke = was_valid
                     && !scan.too_deep()

@@ -75,6 +75,29 @@ fn nesting_a_thousand_deep() {
 }
 
 #[test]
+fn a_line_of_more_open_brackets_than_the_framer_stacks_keeps_the_calls_after_it() {
+    // 66,000 `[` never closed (the framer stacks 65,536): every call after
+    // that line was taken into it and lost.
+    for open in ["[", "{\"a\":["] {
+        let input = format!("{GOOD}\n{}\n{GOOD}\n{GOOD}\n{GOOD}\n", open.repeat(66_000));
+        let (code, lines) = run_args(&[], input);
+        assert_eq!(code, 1, "{open}");
+        let short: Vec<_> = lines.iter().map(|l| l.get(..40).unwrap_or(l)).collect();
+        assert_eq!(
+            short,
+            [
+                "{\"pattern\":\"*\"}",
+                "record at stdin:2 is incomplete: it was ",
+                "{\"pattern\":\"*\"}",
+                "{\"pattern\":\"*\"}",
+                "{\"pattern\":\"*\"}"
+            ],
+            "{open}"
+        );
+    }
+}
+
+#[test]
 fn a_fifty_megabyte_string() {
     let big = format!(
         "{{\"name\":\"glob\",\"arguments\":{{\"pattern\":[5],\"path\":\"{}\"}}}}",

@@ -326,6 +326,39 @@ fn nesting_past_the_cap_holds_no_more_memory() {
     assert_eq!(out[1].0, GOOD);
 }
 
+#[test]
+fn a_line_nested_past_the_cap_never_swallows_the_records_after_it() {
+    // A line of more open brackets than the scanner stacks, never closed:
+    // every record after it was taken into it and lost.
+    // (A record that starts with `[` opens a top-level array instead: the
+    // CLI test covers that one.)
+    for open in ["{\"a\":[", "{\"b\":{\"c\":"] {
+        let deep = open.repeat(MAX_SCAN_DEPTH + 1000);
+        for next in [GOOD, "{\"x\":[1]}", "{}"] {
+            let input = format!("{GOOD}\n{deep}\n{next}\n{GOOD}\n\n{GOOD}\n");
+            let out = frame(input.as_bytes());
+            // (length, start) of each record: the deep one is too long to print.
+            let short = |t: &str| (t.len(), t.chars().take(12).collect::<String>());
+            let got: Vec<_> = out
+                .iter()
+                .map(|(t, m)| (short(t.trim_end()), m.line))
+                .collect();
+            let want: Vec<_> = [GOOD, deep.as_str(), next, GOOD, GOOD]
+                .iter()
+                .zip([1, 2, 3, 4, 6])
+                .map(|(t, line)| (short(t), line))
+                .collect();
+            assert_eq!(got, want, "{open} then {next}");
+        }
+    }
+    // Brackets one to a line (a record printed without indentation) are the
+    // record's own, however deep: it is still one record.
+    let deep = "[\n".repeat(2 * MAX_SCAN_DEPTH) + &"]\n".repeat(2 * MAX_SCAN_DEPTH);
+    let out = frame(format!("{deep}{GOOD}\n").as_bytes());
+    assert_eq!(out.len(), 2);
+    assert_eq!(out[1].0, GOOD);
+}
+
 const GOOD: &str = r#"{"name":"glob","arguments":{"pattern":"*"}}"#;
 
 #[test]
