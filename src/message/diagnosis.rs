@@ -80,6 +80,17 @@ pub(crate) fn validation_errors(tool: &Tool, args: &Value) -> Vec<ArgError> {
     out
 }
 
+/// The rank of an error [`validation_errors`] worded: 0 missing required, 1
+/// wrong type, 2 anything else (as the errors are sorted), read back from the
+/// words this file gives them.
+pub(crate) fn rank(error: &ArgError) -> u8 {
+    match error.message.as_str() {
+        "Required" => 0,
+        m if m.starts_with("expected ") && m.contains(", got ") => 1,
+        _ => 2,
+    }
+}
+
 pub(super) struct Item {
     /// 0 missing required, 1 wrong type, 2 anything else.
     pub(super) rank: u8,
