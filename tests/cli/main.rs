@@ -36,6 +36,7 @@ mod render;
 mod repair_findings;
 mod repair_meaning;
 mod repairs;
+mod report;
 mod robustness;
 mod schemas;
 mod scripts_fail;
