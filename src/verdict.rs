@@ -387,13 +387,13 @@ pub(crate) fn judge(registry: &Registry, call: &mut Call, policy: Policy) -> Ver
             Verdict::accepted(fixed, repairs)
         }
         None => {
-            let mut errors = message::validation_errors(tool, &args);
+            let (mut errors, rank) = message::ranked_errors(tool, &args);
             if errors.is_empty() {
                 errors.push(message::schema_mismatch());
             }
-            let class = match errors.first().map(message::rank) {
-                Some(0) => Class::MissingRequired,
-                Some(1) => Class::WrongType,
+            let class = match rank {
+                0 => Class::MissingRequired,
+                1 => Class::WrongType,
                 _ => Class::Other,
             };
             let mut verdict = Verdict::invalid(Some(args), errors).class_of(class);

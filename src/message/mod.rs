@@ -21,7 +21,9 @@ pub(crate) mod provider;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use self::diagnosis::{rank, validation_errors};
+pub(crate) use self::diagnosis::ranked_errors;
+#[cfg(test)]
+pub(crate) use self::diagnosis::validation_errors;
 
 /// One problem with a call's arguments, as the model reads it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize)]

@@ -123,3 +123,22 @@ fn examples_are_one_line_and_short() {
     assert!(call.ends_with('…') && call.chars().count() <= example::EXAMPLE_CHARS + 1);
     assert!(!call.contains('\n') && !call.contains('\u{1b}'), "{call}");
 }
+
+#[test]
+fn a_value_outside_an_enum_is_other_not_wrong_type() {
+    let tools = json!([{"type": "function", "function": {"name": "set", "parameters": {
+        "type": "object", "required": ["mode"],
+        "properties": {"mode": {"enum": ["a", "b"]}}}}}]);
+    let ts = Toolset::from_tools(tools).expect("tools");
+    let text = chat("m", "set", r#"{"mode":"c"}"#, "stop");
+    let mut r = Report::new("x");
+    ts.filter()
+        .stream(
+            Input::from_bytes(text.as_bytes(), "t"),
+            &mut r,
+            &mut Summary::default(),
+        )
+        .expect("stream");
+    let classes: Vec<Class> = r.rejections().keys().copied().collect();
+    assert_eq!(classes, [Class::Other]);
+}
