@@ -46,7 +46,7 @@ pub enum Fault {
 }
 
 /// Which kind of mistake a rejected call made, for summaries
-/// ([`crate::report::Report`]); read through [`Verdict::class`].
+/// (`callfix report`); read through [`Verdict::class`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[non_exhaustive]
 pub enum Class {

@@ -9,7 +9,7 @@ use crate::message;
 use crate::verdict::Class;
 
 /// The longest example kept, in characters (then `…`).
-pub(crate) const EXAMPLE_CHARS: usize = 160;
+pub const EXAMPLE_CHARS: usize = 160;
 
 /// One error path: a tool, the class of its rejection and the path of its
 /// first error, how often it was seen and the first call that showed it.

@@ -19,7 +19,7 @@ use crate::verdict::{Class, Status, Verdict};
 
 mod example;
 
-pub use example::Example;
+pub use example::{EXAMPLE_CHARS, Example};
 
 /// The summary of a run's judged calls.
 #[derive(Debug, Default, Clone)]
