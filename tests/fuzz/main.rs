@@ -34,6 +34,7 @@ mod cut;
 mod grammar;
 mod heal;
 mod mcp;
+mod report;
 mod sse;
 
 use std::path::PathBuf;
@@ -263,6 +264,11 @@ proptest! {
     #[test]
     fn grammar_everything_mixed(parts in grammar::parts(Surface::All), human: bool) {
         check_filter(&parts, human)?;
+    }
+
+    #[test]
+    fn grammar_everything_reported(parts in grammar::parts(Surface::All)) {
+        report::check(&parts)?;
     }
 
     /// A stream cut short (`cut.rs`) ending the input, after other parts:
