@@ -35,6 +35,7 @@ mod grammar;
 mod heal;
 mod mcp;
 mod report;
+mod report_library;
 mod sse;
 
 use std::path::PathBuf;
@@ -269,6 +270,16 @@ proptest! {
     #[test]
     fn grammar_everything_reported(parts in grammar::parts(Surface::All)) {
         report::check(&parts)?;
+    }
+
+    /// `Toolset::report` on the same: read whole, read in pieces cut
+    /// anywhere, and `callfix report --format json`, one object.
+    #[test]
+    fn grammar_everything_reported_by_the_library(
+        parts in grammar::parts(Surface::All),
+        cuts in proptest::collection::vec(any::<usize>(), 0..6),
+    ) {
+        report_library::check(&parts, cuts)?;
     }
 
     /// A stream cut short (`cut.rs`) ending the input, after other parts:
