@@ -206,3 +206,43 @@ def test_deep_records_on_a_thread_with_a_small_stack():
     )
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "[(1, 1)]", out.stdout
+
+
+# Fragments of every surface, whole and broken, that random logs are made of.
+VOCABULARY = [
+    '{"name": "read", "arguments": {"file_path": "/a"}}',
+    '{"name": "read", "arguments": "{\\"file_path\\": \\"/a\\", \\"offset\\": \\"3\\"}"}',
+    '{"model": "m", "choices": [{"finish_reason": "length", "message": {"role": "assistant", "tool_calls": '
+    '[{"id": "c", "type": "function", "function": {"name": "read", "arguments": "{\\"file_pa"}}]}}]}',
+    '{"role": "assistant", "content": "<tool_call>{\\"name\\": \\"read\\", \\"arguments\\": {}}</tool_call>"}',
+    '{"role": "assistant", "content": "[read(file_path=\'/a\')]"}',
+    'data: {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "s", "type": "function", '
+    '"function": {"name": "glob", "arguments": "{\\"pattern\\": \\"*\\"}"}}]}}]}',
+    "data: [DONE]",
+    "",
+    "{", "}", "[", "]", '"', "\\", "data:", "event: x", "<tool_call>", "null", "1e999", "[1, 2",
+    "\u2028", "\ud7ff", "\U0001f600", "{" * 300, "]" * 300,
+    b"\xff\xfe", b"\x00", b'{"name": "read", "arguments": {"file_path": "\xc3"}}',
+]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_logs_count_the_same_as_items_and_as_one_text(ts, seed):
+    rng = random.Random(seed)
+    items = [rng.choice(VOCABULARY) for _ in range(rng.randrange(1, 40))]
+    as_items = ts.report(items, label="f")
+    text = b"".join((i if isinstance(i, bytes) else i.encode("utf-8", "surrogatepass")) + b"\n" for i in items)
+    assert ts.report(text, label="f") == as_items
+    assert as_items["valid"] + as_items["repaired"] + as_items["rejected"] == as_items["calls"]
+    assert sum(c["calls"] for c in as_items["by_model"].values()) == as_items["calls"]
+
+
+def test_a_random_log_is_the_cli_json(ts, tmp_path):
+    rng = random.Random(2026)
+    items = [rng.choice(VOCABULARY) for _ in range(300)]
+    text = b"".join((i if isinstance(i, bytes) else i.encode()) + b"\n" for i in items)
+    path = tmp_path / "random.log"
+    path.write_bytes(text)
+    expected = cli_report(path, "f")
+    assert expected["calls"] > 0 and expected["broken_records"] > 0
+    assert ts.report(items, label="f") == expected
