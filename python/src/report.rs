@@ -120,7 +120,6 @@ impl Lines {
         self.at = 0;
         let (text, items, unreadable) = (&mut self.text, &mut self.items, &mut self.unreadable);
         let pulled = Python::attach(|py| -> PyResult<()> {
-            py.check_signals()?;
             let Some(iter) = items.as_ref() else {
                 return Ok(());
             };

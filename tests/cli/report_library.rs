@@ -75,7 +75,7 @@ pub(crate) fn mixed_log(n: usize) -> String {
                     {"index": 0, "id": format!("s{i}"), "type": "function",
                      "function": {"name": tool, "arguments": a}}]}, "finish_reason": null}]}),
                 json!({"model": model, "choices": [{"index": 0, "delta": {},
-                    "finish_reason": if pick % 2 == 0 { "length" } else { "tool_calls" }}]}),
+                    "finish_reason": if pick.is_multiple_of(2) { "length" } else { "tool_calls" }}]}),
             ),
             _ => ["{\"nothing\": 1}", "garbage", "[1, 2"][pick % 3].to_owned(),
         };
