@@ -56,6 +56,49 @@ export interface CheckResult {
   loop: boolean;
 }
 
+/** Calls counted: as sent and after callfix (`callfix report`, docs/report.md). */
+export interface ReportCounts {
+  calls: number;
+  valid: number;
+  repaired: number;
+  rejected: number;
+  /** Calls valid as sent ÷ calls (0 with no calls). */
+  schema_accuracy: number;
+  /** Calls valid or repaired ÷ calls (0 with no calls). */
+  accuracy_after: number;
+}
+
+/** One of the most frequent error paths, with the first call that showed it. */
+export interface ReportExample {
+  tool: string;
+  /** `unknown-tool`, `missing-required`, `wrong-type`, `cut-off`, `not-json` or `other`. */
+  class: string;
+  /** The path of the first error (`""`: the whole arguments). */
+  path: string;
+  count: number;
+  /** The call as sent: one line, escaped, cut. */
+  call: string;
+}
+
+/** `callfix report --format json`'s object, version 1 (a field may be added, never changed). */
+export interface Report extends ReportCounts {
+  version: 1;
+  /** Per model (the record's `model`, else the label). */
+  by_model: Record<string, ReportCounts>;
+  by_tool: Record<string, ReportCounts>;
+  /** Repair kind → repairs made. */
+  repairs: Record<string, number>;
+  /** Leak family → calls found written in text. */
+  leaks: Record<string, number>;
+  /** Rejection class → rejected calls. */
+  rejections: Record<string, number>;
+  /** Stop reason → calls cut off. */
+  cut_off_stops: Record<string, number>;
+  /** Records with no readable call (not counted as calls). */
+  broken_records: number;
+  examples: ReportExample[];
+}
+
 /** Tools by name, and how calls to them are checked. */
 export class Toolset {
   /** Tools from schemas in memory: `{ toolName: jsonSchema }` (or its JSON text). A broken schema throws, naming the tool. */
@@ -76,6 +119,13 @@ export class Toolset {
    * numbers it (record `index` of a JSON Lines file, on line `index + 1`; default 0).
    */
   checkRecord(record: string | Json, options?: { source?: string; index?: number }): CheckResult[];
+  /**
+   * A summary of every call in `records`: the object `callfix report --format json --label LABEL`
+   * writes for a file of them. `records`: a log whole (string or bytes, any form the CLI reads),
+   * an array or iterable of records (objects or their text, one line each), or one record.
+   * Calls whose record names no `model` count under `label` (default `<records>`).
+   */
+  report(records: string | Uint8Array | Iterable<string | Uint8Array | Json> | { [key: string]: Json }, options?: { label?: string }): Report;
   /** A conversation: the same checks, plus repeated-failure escalation after `loopLimit` (default 3; 0: never). */
   session(options?: { loopLimit?: number }): Session;
 }

@@ -87,6 +87,28 @@ function valid(name, argsJson) {
   return r;
 }
 
+// The bytes of one log: a string or bytes as they are; an iterable's items
+// (not a string's characters) one line each, an object as its JSON text.
+function logBytes(records) {
+  if (typeof records === 'string') return Buffer.from(records, 'utf8');
+  if (records instanceof Uint8Array) {
+    return Buffer.from(records.buffer, records.byteOffset, records.byteLength);
+  }
+  if (records !== null && typeof records === 'object' && typeof records[Symbol.iterator] === 'function') {
+    const parts = [];
+    for (const record of records) {
+      const part = record instanceof Uint8Array ? Buffer.from(record) : Buffer.from(jsonText(record, 'record'), 'utf8');
+      parts.push(part);
+      if (part.length === 0 || part[part.length - 1] !== 10) parts.push(NEWLINE);
+    }
+    return Buffer.concat(parts);
+  }
+  if (records !== null && typeof records === 'object') return Buffer.from(jsonText(records, 'records'), 'utf8');
+  throw new TypeError(`records: expected a log (string or bytes), records or a record, got ${records === null ? 'null' : typeof records}`);
+}
+
+const NEWLINE = Buffer.from('\n');
+
 function wrapToolset(inner) {
   const ts = Object.create(Toolset.prototype);
   Object.defineProperty(ts, '_native', { value: inner });
@@ -144,6 +166,21 @@ class Toolset {
         index,
       ),
     );
+  }
+
+  /**
+   * A summary of every call in `records`: the object `callfix report
+   * --format json --label LABEL` writes for a file of them (version 1).
+   * `records` is a log whole (a string, or bytes: a Buffer or Uint8Array) in
+   * any form the CLI reads, or an array or other iterable of records (each an
+   * object, or its text: one line each), or one record (an object).
+   */
+  report(records, options) {
+    const { label } = options || {};
+    if (label !== undefined && typeof label !== 'string') {
+      throw new TypeError(`label: expected a string, got ${typeof label}`);
+    }
+    return JSON.parse(this._native.report(logBytes(records), label));
   }
 
   /** A conversation: the same checks, plus repeated-failure escalation. */

@@ -340,6 +340,15 @@ def render_placeholders(n):
     return ["--no-config", "render", "--var", "TOOL=read", "--var", "PLATFORM=linux", path], ""
 
 
+def report_distinct(n):
+    # Every record a new model, a new (unknown) tool and so a new error path:
+    # the report's tables fill to their caps and stay there.
+    return (["--no-config", "report", "--schemas", SCHEMAS, "--format", "json"],
+            "".join(line({"model": f"m{i}", "choices": [{"finish_reason": "stop", "message": {
+                "role": "assistant", "tool_calls": [{"id": "c", "type": "function", "function": {
+                    "name": f"tool_{i}", "arguments": '{"a": 1}'}}]}}]}) for i in range(n)))
+
+
 # (name, function, small n): the big run is 10 n.
 # The last item is the number of result lines an input of size n must give
 # (None: not counted), so a surface that loses calls fails too.
@@ -368,6 +377,7 @@ SURFACES = [
     ("heal --to anthropic: one history of n turns", heal_history_to, 300, lambda n: 1),
     ("heal: n conversations", heal_records, 300, lambda n: n),
     ("render: n placeholders on one line", render_placeholders, 20000, lambda n: 1),
+    ("report: n distinct models, tools, error paths", report_distinct, 1500, None),
 ]
 
 # No run may map more than this (a quadratic copy would take the machine).

@@ -98,6 +98,7 @@ pub mod provider;
 pub mod registry;
 pub mod render;
 pub(crate) mod repair;
+pub mod report;
 pub(crate) mod resolve;
 pub(crate) mod salvage;
 pub(crate) mod source;

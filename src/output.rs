@@ -77,6 +77,10 @@ pub trait Sink {
     /// The number spellings of the record whose results follow.
     fn begin_record(&mut self, _spellings: Spellings) {}
 
+    /// Which model wrote the record whose results follow, and why its turn
+    /// stopped (empty where the record does not say, or is broken).
+    fn origin(&mut self, _origin: &crate::provider::Origin) {}
+
     /// Makes every result so far visible (called before waiting for input).
     fn flush(&mut self) -> io::Result<()> {
         Ok(())

@@ -45,6 +45,50 @@ pub enum Fault {
     Schema,
 }
 
+/// Which kind of mistake a rejected call made, for summaries
+/// (`callfix report`); read through [`Verdict::class`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum Class {
+    /// The tool named is not declared.
+    UnknownTool,
+    /// A required argument is missing (the first error).
+    MissingRequired,
+    /// An argument has the wrong JSON type (the first error).
+    WrongType,
+    /// The arguments, or the stream carrying them, were cut off.
+    CutOff,
+    /// The arguments are not JSON.
+    NotJson,
+    /// Anything else (another schema error, a broken schema or record).
+    Other,
+}
+
+impl Class {
+    /// Every class, in the order summaries list them.
+    pub const ALL: [Class; 6] = [
+        Class::UnknownTool,
+        Class::MissingRequired,
+        Class::WrongType,
+        Class::CutOff,
+        Class::NotJson,
+        Class::Other,
+    ];
+
+    /// `unknown-tool`, `missing-required`, `wrong-type`, `cut-off`,
+    /// `not-json` or `other`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::UnknownTool => "unknown-tool",
+            Class::MissingRequired => "missing-required",
+            Class::WrongType => "wrong-type",
+            Class::CutOff => "cut-off",
+            Class::NotJson => "not-json",
+            Class::Other => "other",
+        }
+    }
+}
+
 /// What a rejection tells the model, decided when the call is judged and worded
 /// once, by [`Verdict::finish`], when the outcome is final.
 #[derive(Debug, Clone, PartialEq)]
@@ -86,6 +130,8 @@ pub struct Verdict {
     pub(crate) message: Option<String>,
     /// Whose mistake a rejection is.
     pub(crate) fault: Fault,
+    /// Which kind of mistake a rejection is.
+    pub(crate) class: Class,
     /// For a rejected call whose arguments came as text: that text (to
     /// recognise a repeat that could not be parsed, and to keep the call as
     /// sent in a converted history).
@@ -128,6 +174,11 @@ impl Verdict {
         self.fault
     }
 
+    /// Which kind of mistake a rejected call made; `None` unless rejected.
+    pub fn class(&self) -> Option<Class> {
+        (self.status == Status::Rejected).then_some(self.class)
+    }
+
     /// How many times the same rejected call has come back, once that is the
     /// loop limit or more.
     pub fn looped(&self) -> Option<u32> {
@@ -147,6 +198,7 @@ impl Verdict {
             told: Told::Errors,
             message: None,
             fault: Fault::Call,
+            class: Class::Other,
             raw: None,
             looped: None,
         }
@@ -162,9 +214,15 @@ impl Verdict {
             told: Told::Errors,
             message: None,
             fault: Fault::Call,
+            class: Class::Other,
             raw: None,
             looped: None,
         }
+    }
+
+    /// The same verdict, its rejection of class `class`.
+    pub(crate) fn class_of(self, class: Class) -> Self {
+        Verdict { class, ..self }
     }
 
     /// A rejection with a message of its own (a broken schema or record).
@@ -211,7 +269,14 @@ impl Verdict {
 /// repair renames the call itself.
 pub(crate) fn judge(registry: &Registry, call: &mut Call, policy: Policy) -> Verdict {
     let sent = match std::mem::replace(&mut call.args, Args::Missing) {
-        Args::Malformed(why) => return Verdict::invalid(None, vec![ArgError::root(why)]),
+        Args::Malformed(why) => {
+            let class = if why == message::stream_cut_off() {
+                Class::CutOff
+            } else {
+                Class::Other
+            };
+            return Verdict::invalid(None, vec![ArgError::root(why)]).class_of(class);
+        }
         sent => sent,
     };
     let mut repairs = Vec::new();
@@ -261,7 +326,12 @@ pub(crate) fn judge(registry: &Registry, call: &mut Call, policy: Policy) -> Ver
                 }
             }
             Err(e) => {
-                let mut verdict = Verdict::invalid(None, vec![message::unusable(&e)]);
+                let class = match e {
+                    salvage::Unusable::CutOff { .. } => Class::CutOff,
+                    _ => Class::NotJson,
+                };
+                let mut verdict =
+                    Verdict::invalid(None, vec![message::unusable(&e)]).class_of(class);
                 verdict.raw = Some(text);
                 return verdict;
             }
@@ -317,11 +387,16 @@ pub(crate) fn judge(registry: &Registry, call: &mut Call, policy: Policy) -> Ver
             Verdict::accepted(fixed, repairs)
         }
         None => {
-            let mut errors = message::validation_errors(tool, &args);
+            let (mut errors, rank) = message::ranked_errors(tool, &args);
             if errors.is_empty() {
                 errors.push(message::schema_mismatch());
             }
-            let mut verdict = Verdict::invalid(Some(args), errors);
+            let class = match rank {
+                0 => Class::MissingRequired,
+                1 => Class::WrongType,
+                _ => Class::Other,
+            };
+            let mut verdict = Verdict::invalid(Some(args), errors).class_of(class);
             verdict.raw = sent_text;
             verdict
         }
@@ -409,6 +484,7 @@ fn find_tool<'r>(
         };
         return Err(Box::new(Verdict {
             told,
+            class: Class::UnknownTool,
             ..Verdict::invalid(None, vec![ArgError::root("unknown tool".to_owned())])
         }));
     };

@@ -9,12 +9,13 @@
 //!
 //! One module per concern: `boundary` (panics caught, deep input checked on a
 //! thread of its own), `options` (the constructors' options), `result` (a
-//! result as JSON text), `toolset` (the classes that check), `functions`
+//! result as JSON text), `toolset` (the classes that check), `report` (`ts.report`), `functions`
 //! (`render`, `tools`, `heal`).
 
 mod boundary;
 pub mod functions;
 mod options;
+mod report;
 mod result;
 pub mod toolset;
 

@@ -101,6 +101,14 @@ class Toolset:
         batch_size: int = 1024,
         source: str = "<records>",
     ) -> Iterator[Result]: ...
+    def report(
+        self,
+        records: Union[
+            str, bytes, bytearray, Mapping[str, JSON], Iterable[Union[Mapping[str, JSON], str, bytes]]
+        ],
+        *,
+        label: Optional[str] = None,
+    ) -> dict[str, JSON]: ...
     def session(self, loop_limit: int = 3) -> Session: ...
 
 def render(template: str, vars: Optional[Mapping[str, Union[str, int, float]]] = None) -> str: ...

@@ -12,7 +12,7 @@
 //! (`CallfixError`, panics caught, deep input checked on a thread of its own);
 //! `options` (the constructors' keyword options); `result` (the `Result`
 //! class); `toolset`, `checks` and `session` (the classes that check);
-//! `functions` (`render`, `tools`); `healing` (`heal`, `Healed`); `leaks` (`_leaks`, the calls written into a text, for `callfix.litellm`); `command` (the `callfix` command).
+//! `functions` (`render`, `tools`); `healing` (`heal`, `Healed`); `report` (`Toolset.report`, a summary as `callfix report` counts it); `leaks` (`_leaks`, the calls written into a text, for `callfix.litellm`); `command` (the `callfix` command).
 
 mod boundary;
 mod checks;
@@ -21,6 +21,7 @@ mod functions;
 mod healing;
 mod leaks;
 mod options;
+mod report;
 mod result;
 mod session;
 mod to_json;

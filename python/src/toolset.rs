@@ -334,6 +334,22 @@ impl Toolset {
         ))
     }
 
+    /// A summary of every call in `records`, as `callfix report --format json
+    /// --label LABEL` gives it for a file of them (version 1): a log whole
+    /// (`str`, `bytes`: any form the CLI reads) or one record (a dict), or an
+    /// iterable of records (a file object, a list, a generator: each item a
+    /// line, as `check_many` reads them), read lazily. Calls whose record names
+    /// no `model` count under `label` (default `<records>`). A record callfix
+    /// cannot read is counted in `broken_records`, never raised.
+    #[pyo3(signature = (records, *, label = None))]
+    fn report<'py>(
+        &self,
+        records: &Bound<'py, PyAny>,
+        label: Option<&str>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        crate::report::report(self, records, label)
+    }
+
     /// A conversation: the same checks, plus repeated-failure escalation (the
     /// same rejected call `loop_limit` times tells the model to stop; 0: never).
     #[pyo3(signature = (loop_limit = 3))]

@@ -12,6 +12,7 @@ pub(crate) mod mcp;
 mod mcp_http;
 mod pull;
 pub(crate) mod render;
+mod report;
 pub mod sse;
 mod terminal;
 mod tools;
@@ -132,6 +133,7 @@ pub(crate) fn run(cli: &Cli, config: config::Loaded) -> anyhow::Result<Ended> {
     let color = match &cli.command {
         None => cli.filter.color,
         Some(Command::Check(args)) => args.color,
+        Some(Command::Report(args)) => args.color,
         Some(_) => ColorArg::Auto,
     };
     let ctx = Ctx {
@@ -149,6 +151,7 @@ pub(crate) fn run(cli: &Cli, config: config::Loaded) -> anyhow::Result<Ended> {
         Some(Command::Hook(args)) => hook::command(args, &ctx),
         Some(Command::McpSchemas(args)) => pull::command(args, &ctx),
         Some(Command::Heal(args)) => heal::command(args, &ctx),
+        Some(Command::Report(args)) => report::command(args, &ctx),
         Some(Command::Completions { shell }) => terminal::completions(*shell),
         Some(Command::Man(args)) => terminal::man(args),
     }

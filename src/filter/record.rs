@@ -40,6 +40,8 @@ pub(super) struct Judged {
     session: Option<String>,
     /// The assistant message's text, when whole messages are written (`--to`).
     text: Option<String>,
+    /// Which model wrote it and why its turn stopped.
+    origin: provider::Origin,
     /// The judged calls, or why the record holds none.
     calls: Result<Vec<Judgement>, String>,
     /// The results a worker wrote already (`--jobs`), end to end.
@@ -125,8 +127,10 @@ impl Filter<'_> {
         // A message cut off: its text, to tell which calls read from it may
         // have had more to come.
         let mut cut_text = None;
+        let mut origin = provider::Origin::default();
         let calls = parsed.and_then(|value| {
             session = Conversation::session(&value, options);
+            origin = provider::origin(&value);
             if !whole {
                 cut_text = provider::assistant_raw_text(&value);
             }
@@ -177,6 +181,7 @@ impl Filter<'_> {
             spellings,
             session,
             text,
+            origin,
             calls,
             written: Vec::new(),
         }
@@ -252,9 +257,11 @@ impl Filter<'_> {
             spellings,
             session,
             text,
+            origin,
             calls,
             written,
         } = judged;
+        printer.origin(&origin);
         let calls = match calls {
             Ok(calls) => calls,
             Err(text) => {

@@ -28,7 +28,14 @@ pub(super) const MAX_ERROR_CHARS: usize = 1000;
 
 /// Every schema error of `args`, converted, deduplicated and ordered; at most
 /// [`MAX_ERRORS`] of them.
+#[cfg(test)]
 pub(crate) fn validation_errors(tool: &Tool, args: &Value) -> Vec<ArgError> {
+    ranked_errors(tool, args).0
+}
+
+/// Every schema error of `args` (as `validation_errors` gives them), with the rank of the first (0 missing required, 1
+/// wrong type, 2 anything else; 2 when there is none).
+pub(crate) fn ranked_errors(tool: &Tool, args: &Value) -> (Vec<ArgError>, u8) {
     let mut items = Vec::new();
     let doc = Doc::new(args);
     // The validator collects every error before handing out the first, so for
@@ -37,11 +44,12 @@ pub(crate) fn validation_errors(tool: &Tool, args: &Value) -> Vec<ArgError> {
         if let Err(err) = tool.validator.validate(args) {
             convert(&err, &tool.schema, &doc, &mut items);
         }
+        let rank = items.first().map_or(2, |i| i.rank);
         let mut out: Vec<ArgError> = items.into_iter().map(|i| i.error).take(1).collect();
         out.push(ArgError::root(format!(
             "(further errors not listed: the arguments hold more than {ALL_ERRORS_UP_TO} values)"
         )));
-        return out;
+        return (out, rank);
     }
     // A call with very many errors is described by the first ones the validator
     // reports (in schema and document order), so time and memory stay bounded.
@@ -62,6 +70,7 @@ pub(crate) fn validation_errors(tool: &Tool, args: &Value) -> Vec<ArgError> {
     let mut seen = std::collections::HashSet::with_capacity(items.len());
     let mut out: Vec<ArgError> = Vec::with_capacity(items.len().min(MAX_ERRORS + 1));
     let mut more = unread;
+    let rank = items.first().map_or(2, |i| i.rank);
     for mut item in items {
         if seen.contains(&item.error) {
             continue;
@@ -77,7 +86,7 @@ pub(crate) fn validation_errors(tool: &Tool, args: &Value) -> Vec<ArgError> {
     if more > 0 {
         out.push(ArgError::more(more));
     }
-    out
+    (out, rank)
 }
 
 pub(super) struct Item {

@@ -21,6 +21,8 @@ pub(crate) mod provider;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use self::diagnosis::ranked_errors;
+#[cfg(test)]
 pub(crate) use self::diagnosis::validation_errors;
 
 /// One problem with a call's arguments, as the model reads it.

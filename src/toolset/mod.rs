@@ -38,6 +38,8 @@ use crate::repair::{Policy, Repair};
 use crate::spelling::Spellings;
 use crate::verdict::{Fault, Status, Verdict};
 
+mod report;
+
 /// Tools by name, with how calls to them are checked ([`Options`]).
 #[derive(Debug)]
 pub struct Toolset {

@@ -36,6 +36,8 @@ mod render;
 mod repair_findings;
 mod repair_meaning;
 mod repairs;
+mod report;
+mod report_library;
 mod robustness;
 mod schemas;
 mod scripts_fail;

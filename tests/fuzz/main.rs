@@ -34,6 +34,8 @@ mod cut;
 mod grammar;
 mod heal;
 mod mcp;
+mod report;
+mod report_library;
 mod sse;
 
 use std::path::PathBuf;
@@ -263,6 +265,21 @@ proptest! {
     #[test]
     fn grammar_everything_mixed(parts in grammar::parts(Surface::All), human: bool) {
         check_filter(&parts, human)?;
+    }
+
+    #[test]
+    fn grammar_everything_reported(parts in grammar::parts(Surface::All)) {
+        report::check(&parts)?;
+    }
+
+    /// `Toolset::report` on the same: read whole, read in pieces cut
+    /// anywhere, and `callfix report --format json`, one object.
+    #[test]
+    fn grammar_everything_reported_by_the_library(
+        parts in grammar::parts(Surface::All),
+        cuts in proptest::collection::vec(any::<usize>(), 0..6),
+    ) {
+        report_library::check(&parts, cuts)?;
     }
 
     /// A stream cut short (`cut.rs`) ending the input, after other parts:

@@ -352,3 +352,39 @@ pub(crate) struct HealArgs {
     #[command(flatten)]
     pub judge: JudgeArgs,
 }
+
+/// `callfix report [FILE]… [--schemas PATH] [--label NAME]… [--format json]`
+#[derive(Debug, Args)]
+pub(crate) struct ReportArgs {
+    /// Recorded traffic in any form the filter reads ('-' = stdin) [default: stdin]
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub schemas: SchemaArgs,
+
+    /// The model of each FILE's calls whose record names none, in the order
+    /// of the files (repeatable) [default: the file's name]
+    #[arg(long, value_name = "NAME")]
+    pub label: Vec<String>,
+
+    /// How to write the report
+    #[arg(long, value_enum, default_value_t = ReportFormat::Human, value_name = "FORMAT")]
+    pub format: ReportFormat,
+
+    /// When to colour the table
+    #[arg(long, value_enum, default_value_t = ColorArg::Auto, value_name = "WHEN")]
+    pub color: ColorArg,
+
+    #[command(flatten)]
+    pub judge: JudgeArgs,
+}
+
+/// `report --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ReportFormat {
+    /// A table for a person
+    Human,
+    /// One JSON object, `"version": 1` (docs/report.md)
+    Json,
+}

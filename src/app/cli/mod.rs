@@ -19,7 +19,7 @@ mod commands;
 
 pub(crate) use commands::{
     CheckArgs, CheckFormat, HealArgs, HookAgent, HookArgs, McpArgs, McpSchemasArgs, RenderArgs,
-    RenderFormat, RepairedDecision, ToolsArgs,
+    RenderFormat, RepairedDecision, ReportArgs, ReportFormat, ToolsArgs,
 };
 
 /// The version `--version` prints: with the git commit where `build.rs` found
@@ -100,6 +100,15 @@ pub(crate) enum Command {
     /// Exit 0: every call valid or repaired; 1: a call neutralised; 2: a record
     /// not healed (written as it came), or an error.
     Heal(HealArgs),
+    /// Summarise recorded traffic: how well each model called its tools
+    ///
+    /// Judges every call as the filter would and counts, per model (the
+    /// record's `model`, else --label, else the file name), per tool and
+    /// overall: valid, repaired (by kind), rejected (by class), leaked calls,
+    /// the schema accuracy (valid as sent ÷ calls) and the accuracy after
+    /// callfix ((valid + repaired) ÷ calls), with the most frequent error
+    /// paths. Exit 0 unless an input cannot be read or a schema is broken (2).
+    Report(ReportArgs),
     /// Print a shell completion script: bash, zsh, fish, powershell or elvish
     Completions {
         /// The shell

@@ -1,0 +1,242 @@
+//! `callfix report`: recorded traffic in, a summary of how well each model
+//! called its tools out (a table, or `--format json`). The counting is the
+//! library's ([`crate::report::Report`]), fed by the filter as its sink.
+
+use std::fmt::Write as _;
+use std::fs::File;
+use std::io::{self, Write};
+
+use owo_colors::OwoColorize;
+
+use crate::error::{Chain, Error};
+use crate::filter::{Counts, Filter, Input, Summary};
+use crate::message;
+use crate::report::Report;
+
+use super::cli::{ReportArgs, ReportFormat};
+use super::colour::{Colours, Stream};
+use super::{Ctx, Ended, judge_options, load_registry};
+
+/// How many error paths the table lists.
+const EXAMPLES_SHOWN: usize = 10;
+
+pub(crate) fn command(args: &ReportArgs, ctx: &Ctx) -> anyhow::Result<Ended> {
+    let registry = load_registry(&args.schemas)?;
+    for w in &registry.warnings {
+        ctx.report("warning:", w);
+    }
+    let options = judge_options(&args.judge);
+    let filter = Filter {
+        registry: &registry,
+        options: &options,
+    };
+    let inputs: Vec<String> = if args.files.is_empty() {
+        vec!["-".to_owned()]
+    } else {
+        args.files.iter().map(|p| p.display().to_string()).collect()
+    };
+    if args.label.len() > inputs.len() {
+        anyhow::bail!(
+            "--label: {} labels for {} inputs (one per FILE, in order)",
+            args.label.len(),
+            inputs.len()
+        );
+    }
+    let mut report = Report::default();
+    // The filter's own counts: its loop memory and broken schemas.
+    let mut summary = Summary::default().without_per_tool();
+    let mut input_failed = false;
+    let mut next_index = 0;
+    for (i, input) in inputs.iter().enumerate() {
+        let name = if input == "-" {
+            "stdin"
+        } else {
+            input.as_str()
+        };
+        report.set_label(args.label.get(i).map_or(name, String::as_str));
+        let reader: Box<dyn io::Read> = if input == "-" {
+            Box::new(io::stdin().lock())
+        } else {
+            match File::open(input) {
+                Ok(f) => Box::new(f),
+                Err(error) => {
+                    input_failed = true;
+                    let e = Error::read(name.to_owned(), error);
+                    ctx.report("error:", &Chain(&e).to_string());
+                    continue;
+                }
+            }
+        };
+        let input = Input {
+            first_index: next_index,
+            ..Input::new(reader, name)
+        };
+        match filter.stream(input, &mut report, &mut summary) {
+            Ok(next) => next_index = next,
+            Err(e) => {
+                input_failed = true;
+                ctx.report("error:", &format!("{name}: {}", Chain(&e)));
+            }
+        }
+    }
+    let text = match args.format {
+        ReportFormat::Json => format!("{}\n", report.to_json()),
+        ReportFormat::Human => table(&report, ctx.colours),
+    };
+    let mut out = io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(Error::write)?;
+    Ok(if input_failed || summary.schema_faults() > 0 {
+        Ended::Trouble
+    } else {
+        Ended::Clean
+    })
+}
+
+fn percent(n: u64, of: u64) -> String {
+    if of == 0 {
+        "-".to_owned()
+    } else {
+        format!("{:.1}%", 100.0 * n as f64 / of as f64)
+    }
+}
+
+/// One table of counts, a row per name, worst accuracy after callfix first.
+fn rows(
+    out: &mut String,
+    colours: Colours,
+    head: &str,
+    map: &std::collections::BTreeMap<String, Counts>,
+) {
+    let mut rows: Vec<(std::borrow::Cow<'_, str>, &Counts)> =
+        map.iter().map(|(k, c)| (message::one_line(k), c)).collect();
+    rows.sort_by(|(a, x), (b, y)| {
+        let after = |c: &Counts| (c.valid + c.repaired) as f64 / c.calls.max(1) as f64;
+        after(x).total_cmp(&after(y)).then_with(|| a.cmp(b))
+    });
+    let width = rows
+        .iter()
+        .map(|(k, _)| k.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(head.len());
+    let title = format!(
+        "{head:<width$}  {:>7}  {:>7}  {:>8}  {:>8}  {:>8}  {:>8}",
+        "calls", "valid", "repaired", "rejected", "schema", "after"
+    );
+    let _ = writeln!(
+        out,
+        "{}",
+        colours.paint(Stream::Stdout, &title, |s| s.bold().to_string())
+    );
+    for (name, c) in rows {
+        let after = percent(c.valid + c.repaired, c.calls);
+        let after = if c.rejected > 0 {
+            colours.paint(Stream::Stdout, &after, |s| s.red().to_string())
+        } else {
+            colours.paint(Stream::Stdout, &after, |s| s.green().to_string())
+        };
+        let _ = writeln!(
+            out,
+            "{name:<width$}  {:>7}  {:>7}  {:>8}  {:>8}  {:>8}  {:>8}",
+            c.calls,
+            c.valid,
+            c.repaired,
+            c.rejected,
+            percent(c.valid, c.calls),
+            // Padded before painting: escape codes have no width.
+            format!(
+                "{}{after}",
+                " ".repeat(8usize.saturating_sub(percent(c.valid + c.repaired, c.calls).len()))
+            )
+        );
+    }
+}
+
+/// The terminal table.
+fn table(report: &Report, colours: Colours) -> String {
+    let mut out = String::new();
+    let t = report.total();
+    let _ = writeln!(
+        out,
+        "{} calls: {} valid, {} repaired, {} rejected; schema accuracy {}, after callfix {}",
+        t.calls,
+        t.valid,
+        t.repaired,
+        t.rejected,
+        percent(t.valid, t.calls),
+        percent(t.valid + t.repaired, t.calls)
+    );
+    if report.broken_records() > 0 {
+        let _ = writeln!(
+            out,
+            "{} broken records (no call read)",
+            report.broken_records()
+        );
+    }
+    if t.calls == 0 {
+        return out;
+    }
+    out.push('\n');
+    rows(&mut out, colours, "model", report.by_model());
+    out.push('\n');
+    rows(&mut out, colours, "tool", report.by_tool());
+    let list = |items: Vec<(String, u64)>| -> String {
+        items
+            .into_iter()
+            .map(|(k, n)| format!("{} {n}", message::one_line(&k)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut say = |label: &str, items: Vec<(String, u64)>| {
+        if !items.is_empty() {
+            let _ = write!(out, "\n{label}: {}", list(items));
+        }
+    };
+    let named = |m: &std::collections::BTreeMap<&'static str, u64>| {
+        m.iter()
+            .map(|(k, n)| ((*k).to_owned(), *n))
+            .collect::<Vec<_>>()
+    };
+    say(
+        "rejected",
+        report
+            .rejections()
+            .iter()
+            .map(|(c, n)| (c.name().to_owned(), *n))
+            .collect(),
+    );
+    say(
+        "cut off, by stop reason",
+        report
+            .cut_off_stops()
+            .iter()
+            .map(|(k, n)| (k.clone(), *n))
+            .collect(),
+    );
+    say("repairs", named(report.repairs()));
+    say("calls written in text", named(report.leaks()));
+    let examples = report.examples(EXAMPLES_SHOWN);
+    if !examples.is_empty() {
+        let _ = write!(out, "\n\nmost frequent errors:");
+        for e in examples {
+            let path = if e.path.is_empty() {
+                "(root)"
+            } else {
+                e.path.as_str()
+            };
+            let _ = write!(
+                out,
+                "\n  {:>5}  {} {} {}: {}",
+                e.count,
+                e.tool,
+                path,
+                colours.paint(Stream::Stdout, e.class.name(), |s| s.yellow().to_string()),
+                e.call
+            );
+        }
+    }
+    out.push('\n');
+    out
+}
