@@ -18,6 +18,7 @@ use crate::provider::{Args, Call, Origin};
 use crate::verdict::{Class, Status, Verdict};
 
 mod example;
+pub(crate) mod own;
 
 pub use example::{EXAMPLE_CHARS, Example};
 
@@ -38,6 +39,10 @@ pub struct Report {
     cut_off_stops: BTreeMap<String, u64>,
     examples: example::Examples,
     broken_records: u64,
+    /// Calls of records that carried no tools to judge them against.
+    unjudged: u64,
+    /// What the operator must fix (a broken schema), each said once.
+    diagnostics: Vec<String>,
 }
 
 /// Counts `status` in `counts`.
@@ -70,6 +75,8 @@ impl Report {
     pub const MAX_NAME_BYTES: usize = 256;
     /// Distinct error paths (tool, class, path) kept, each with one example.
     pub const MAX_EXAMPLES: usize = 200;
+    /// Diagnostics kept ([`Report::diagnostics`]).
+    pub const MAX_DIAGNOSTICS: usize = 100;
     /// The row of every name past the caps.
     pub const OTHER: &'static str = "(other)";
 
@@ -154,6 +161,19 @@ impl Report {
         self.broken_records
     }
 
+    /// Calls not judged, not counted as calls: their record carried no
+    /// `tools` and no schemas were given (`callfix report` without
+    /// `--schemas`).
+    pub fn unjudged(&self) -> u64 {
+        self.unjudged
+    }
+
+    /// What the operator must fix, as the filter said it (a tool's schema is
+    /// broken), at most [`Report::MAX_DIAGNOSTICS`].
+    pub fn diagnostics(&self) -> &[String] {
+        &self.diagnostics
+    }
+
     /// The most frequent error paths, most frequent first, at most `n`.
     pub fn examples(&self, n: usize) -> Vec<&Example> {
         self.examples.top(n)
@@ -207,6 +227,7 @@ impl Report {
             ),
         );
         out.insert("broken_records".into(), json!(self.broken_records));
+        out.insert("unjudged".into(), json!(self.unjudged));
         let examples = self
             .examples(Self::MAX_EXAMPLES)
             .into_iter()
@@ -261,6 +282,12 @@ impl Sink for Report {
         self.add(&origin, &call, &verdict);
         self.origin = origin;
         Ok(())
+    }
+
+    fn diagnostic(&mut self, message: &str) {
+        if self.diagnostics.len() < Self::MAX_DIAGNOSTICS {
+            self.diagnostics.push(message.to_owned());
+        }
     }
 
     fn record(&mut self, _at: Position, _verdict: Verdict) -> io::Result<()> {

@@ -346,6 +346,11 @@ proptest! {
     }
 
     #[test]
+    fn grammar_report_own_tools(records in report::own_tools(), garbage in grammar::plain_garbage()) {
+        report::check_own_tools(&records, &garbage).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
     fn grammar_heal_conversations(turns in heal::turns()) {
         heal::check(&turns).map_err(TestCaseError::fail)?;
     }

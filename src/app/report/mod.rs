@@ -1,0 +1,122 @@
+//! `callfix report`: recorded traffic in, a summary of how well each model
+//! called its tools out (a table, or `--format json`; `--html FILE` a page
+//! besides). The counting is the library's ([`crate::report::Report`]), fed
+//! by the filter as its sink; this module reads the inputs and presents it.
+
+use std::fs::File;
+use std::io::{self, Write};
+
+use crate::error::{Chain, Error};
+use crate::filter::{Filter, Input, Options, StreamError, Summary};
+use crate::registry::Registry;
+use crate::report::Report;
+use crate::report::own::OwnTools;
+
+use super::cli::{ReportArgs, ReportFormat, SchemaArgs};
+use super::{Ctx, Ended, judge_options, load_registry};
+
+mod table;
+
+/// What every call is judged against.
+enum Tools {
+    /// `--schemas`: the same tools for every record.
+    Given(Box<Registry>),
+    /// Each record's own `tools`.
+    Own(OwnTools),
+}
+
+impl Tools {
+    fn stream<R: io::Read>(
+        &mut self,
+        options: &Options,
+        input: Input<'_, R>,
+        report: &mut Report,
+        summary: &mut Summary,
+    ) -> Result<u64, StreamError> {
+        match self {
+            Tools::Given(registry) => Filter { registry, options }.stream(input, report, summary),
+            Tools::Own(own) => own.stream(options, input, report, summary),
+        }
+    }
+}
+
+pub(crate) fn command(args: &ReportArgs, ctx: &Ctx) -> anyhow::Result<Ended> {
+    let mut tools = if args.schemas.is_empty() {
+        Tools::Own(OwnTools::default())
+    } else {
+        let registry = load_registry(&SchemaArgs {
+            schemas: args.schemas.clone(),
+            ref_map: args.ref_map.clone(),
+        })?;
+        for w in &registry.warnings {
+            ctx.report("warning:", w);
+        }
+        Tools::Given(Box::new(registry))
+    };
+    let options = judge_options(&args.judge);
+    let inputs: Vec<String> = if args.files.is_empty() {
+        vec!["-".to_owned()]
+    } else {
+        args.files.iter().map(|p| p.display().to_string()).collect()
+    };
+    if args.label.len() > inputs.len() {
+        anyhow::bail!(
+            "--label: {} labels for {} inputs (one per FILE, in order)",
+            args.label.len(),
+            inputs.len()
+        );
+    }
+    let mut report = Report::default();
+    // The filter's own counts: its loop memory and broken schemas.
+    let mut summary = Summary::default().without_per_tool();
+    let mut input_failed = false;
+    let mut next_index = 0;
+    for (i, input) in inputs.iter().enumerate() {
+        let name = if input == "-" {
+            "stdin"
+        } else {
+            input.as_str()
+        };
+        report.set_label(args.label.get(i).map_or(name, String::as_str));
+        let reader: Box<dyn io::Read> = if input == "-" {
+            Box::new(io::stdin().lock())
+        } else {
+            match File::open(input) {
+                Ok(f) => Box::new(f),
+                Err(error) => {
+                    input_failed = true;
+                    let e = Error::read(name.to_owned(), error);
+                    ctx.report("error:", &Chain(&e).to_string());
+                    continue;
+                }
+            }
+        };
+        let input = Input {
+            first_index: next_index,
+            ..Input::new(reader, name)
+        };
+        match tools.stream(&options, input, &mut report, &mut summary) {
+            Ok(next) => next_index = next,
+            Err(e) => {
+                input_failed = true;
+                ctx.report("error:", &format!("{name}: {}", Chain(&e)));
+            }
+        }
+    }
+    for said in report.diagnostics() {
+        ctx.report("error:", said);
+    }
+    let text = match args.format {
+        ReportFormat::Json => format!("{}\n", report.to_json()),
+        ReportFormat::Human => table::table(&report, ctx.colours),
+    };
+    let mut out = io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(Error::write)?;
+    Ok(if input_failed || summary.schema_faults() > 0 {
+        Ended::Trouble
+    } else {
+        Ended::Clean
+    })
+}
