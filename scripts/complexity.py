@@ -340,6 +340,13 @@ def report_distinct(n):
                     "name": f"tool_{i}", "arguments": '{"a": 1}'}}]}}]}) for i in range(n)))
 
 
+def report_html(n):
+    # The page of a report whose tables are full: n distinct models and tools.
+    args, data = report_distinct(n)
+    page = os.path.join(tempfile.mkdtemp(dir=WORK.name), "r.html")
+    return args + ["--html", page], data
+
+
 def report_own_tools(n):
     # Request bodies, each judged against its own tools: the same list n
     # times is compiled once; every call is counted.
@@ -391,6 +398,7 @@ SURFACES = [
     ("heal --to anthropic: one history of n turns", heal_history_to, 300, lambda n: 1),
     ("heal: n conversations", heal_records, 300, lambda n: n),
     ("report: n distinct models, tools, error paths", report_distinct, 1500, None),
+    ("report --html: n distinct models, tools, error paths", report_html, 1500, None),
     ("report: n request bodies with the same tools", report_own_tools, 300, None),
     ("report: n request bodies, each with tools of its own", report_new_tools, 1500, None),
 ]

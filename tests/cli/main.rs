@@ -37,6 +37,7 @@ mod repair_findings;
 mod repair_meaning;
 mod repairs;
 mod report;
+mod report_html;
 mod report_tools;
 mod robustness;
 mod schemas;

@@ -109,7 +109,8 @@ pub(crate) fn own_tools() -> impl Strategy<Value = Vec<(Vec<heal::Turn>, bool, T
 /// lines, reported without `--schemas`.
 ///
 /// Invariants: no panic, exit 0 or 2, one JSON object; valid + repaired +
-/// rejected = calls and the tables add up; a call made where no usable tool
+/// rejected = calls and the tables add up; the `--html` page has no script
+/// and no reference, and one chart group per model; a call made where no usable tool
 /// list is is never counted as a call; every call to `glob` with valid
 /// arguments in a readable record declaring it is counted valid.
 pub(crate) fn check_own_tools(
@@ -164,7 +165,20 @@ pub(crate) fn check_own_tools(
         input.extend_from_slice(garbage);
         input.push(b'\n');
     }
-    let ran = super::bin::run(&["--no-config", "report", "--format", "json"], &input);
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let page_at = dir.path().join("r.html");
+    let page_arg = page_at.display().to_string();
+    let ran = super::bin::run(
+        &[
+            "--no-config",
+            "report",
+            "--format",
+            "json",
+            "--html",
+            &page_arg,
+        ],
+        &input,
+    );
     let shown = || String::from_utf8_lossy(&input).into_owned();
     ran.ended_well(&[0, 2])
         .map_err(|e| format!("{e}: {}", shown()))?;
@@ -192,6 +206,18 @@ pub(crate) fn check_own_tools(
         if got != want {
             return Err(format!("{what}: {got} != {want}: {line}\n{}", shown()));
         }
+    }
+    // The page: no script, no reference, one chart group per model.
+    let page = std::fs::read_to_string(&page_at).map_err(|e| format!("the page: {e}"))?;
+    let lower = page.to_lowercase();
+    for bad in ["<script", "//", " src=", "href=", "url("] {
+        if lower.contains(bad) {
+            return Err(format!("{bad:?} in the page: {page}\n{}", shown()));
+        }
+    }
+    let models = v["by_model"].as_object().map_or(0, serde_json::Map::len);
+    if page.matches("<g class=\"model\"").count() != models {
+        return Err(format!("{models} models, the chart: {page}"));
     }
     if !judged_possible && n(&v, "calls") != 0 {
         return Err(format!(

@@ -389,6 +389,12 @@ pub(crate) struct ReportArgs {
     #[arg(long, value_enum, default_value_t = ReportFormat::Human, value_name = "FORMAT")]
     pub format: ReportFormat,
 
+    /// Also write the report as one self-contained HTML page to FILE (inline
+    /// CSS and SVG: no script, no external reference); the table or JSON
+    /// still goes to stdout
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+
     /// When to colour the table
     #[arg(long, value_enum, default_value_t = ColorArg::Auto, value_name = "WHEN")]
     pub color: ColorArg,

@@ -3,11 +3,12 @@
 //! besides). The counting is the library's ([`crate::report::Report`]), fed
 //! by the filter as its sink; this module reads the inputs and presents it.
 
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, Write};
 
 use crate::error::{Chain, Error};
-use crate::filter::{Filter, Input, Options, StreamError, Summary};
+use crate::filter::{Counts, Filter, Input, Options, StreamError, Summary};
 use crate::registry::Registry;
 use crate::report::Report;
 use crate::report::own::OwnTools;
@@ -15,7 +16,27 @@ use crate::report::own::OwnTools;
 use super::cli::{ReportArgs, ReportFormat, SchemaArgs};
 use super::{Ctx, Ended, judge_options, load_registry};
 
+mod html;
 mod table;
+
+/// `n ÷ of` as a percentage with one decimal, `-` for none.
+fn percent(n: u64, of: u64) -> String {
+    if of == 0 {
+        "-".to_owned()
+    } else {
+        format!("{:.1}%", 100.0 * n as f64 / of as f64)
+    }
+}
+
+/// The rows of `map`, lowest accuracy after callfix first (then by name).
+fn worst_first(map: &BTreeMap<String, Counts>) -> Vec<(&String, &Counts)> {
+    let mut rows: Vec<(&String, &Counts)> = map.iter().collect();
+    rows.sort_by(|(a, x), (b, y)| {
+        let after = |c: &Counts| (c.valid + c.repaired) as f64 / c.calls.max(1) as f64;
+        after(x).total_cmp(&after(y)).then_with(|| a.cmp(b))
+    });
+    rows
+}
 
 /// What every call is judged against.
 enum Tools {
@@ -114,6 +135,17 @@ pub(crate) fn command(args: &ReportArgs, ctx: &Ctx) -> anyhow::Result<Ended> {
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())
         .map_err(Error::write)?;
+    if let Some(path) = &args.html {
+        let page = html::page(&report, &inputs);
+        if let Err(error) = std::fs::write(path, page) {
+            let why = crate::error::io_reason(&error);
+            ctx.report(
+                "error:",
+                &format!("--html: cannot write {}: {why}", path.display()),
+            );
+            return Ok(Ended::Trouble);
+        }
+    }
     Ok(if input_failed || summary.schema_faults() > 0 {
         Ended::Trouble
     } else {

@@ -10,26 +10,17 @@ use crate::message;
 use crate::report::Report;
 
 use super::super::colour::{Colours, Stream};
+use super::{percent, worst_first};
 
 /// How many error paths the table lists.
 const EXAMPLES_SHOWN: usize = 10;
 
-pub(super) fn percent(n: u64, of: u64) -> String {
-    if of == 0 {
-        "-".to_owned()
-    } else {
-        format!("{:.1}%", 100.0 * n as f64 / of as f64)
-    }
-}
-
 /// One table of counts, a row per name, worst accuracy after callfix first.
 fn rows(out: &mut String, colours: Colours, head: &str, map: &BTreeMap<String, Counts>) {
-    let mut rows: Vec<(std::borrow::Cow<'_, str>, &Counts)> =
-        map.iter().map(|(k, c)| (message::one_line(k), c)).collect();
-    rows.sort_by(|(a, x), (b, y)| {
-        let after = |c: &Counts| (c.valid + c.repaired) as f64 / c.calls.max(1) as f64;
-        after(x).total_cmp(&after(y)).then_with(|| a.cmp(b))
-    });
+    let rows: Vec<(std::borrow::Cow<'_, str>, &Counts)> = worst_first(map)
+        .into_iter()
+        .map(|(k, c)| (message::one_line(k), c))
+        .collect();
     let width = rows
         .iter()
         .map(|(k, _)| k.chars().count())
