@@ -53,11 +53,11 @@ impl OwnTools {
     /// Every record of `input` into `report`, judged against the record's own
     /// `tools`; returns the number the next input's first record gets (as
     /// [`Filter::stream`]).
-    pub(crate) fn stream<R: Read>(
+    pub(crate) fn stream<R: Read, S: Tally>(
         &mut self,
         options: &Options,
         input: Input<'_, R>,
-        report: &mut Report,
+        report: &mut S,
         summary: &mut Summary,
     ) -> Result<u64, StreamError> {
         let none = Registry::default();
@@ -97,14 +97,32 @@ impl OwnTools {
     }
 }
 
-/// The sink of a record with no tools: its calls are counted, not judged.
-struct Unjudged<'r>(&'r mut Report);
+/// A sink that also counts the calls it is not given to judge: the
+/// [`Report`], or a sink that passes everything on to one (the command
+/// line's progress line).
+pub(crate) trait Tally: Sink {
+    /// One call of a record with no tools.
+    fn count_unjudged(&mut self);
+}
 
-impl Sink for Unjudged<'_> {
+impl Tally for Report {
+    fn count_unjudged(&mut self) {
+        self.unjudged += 1;
+    }
+}
+
+/// The sink of a record with no tools: its calls are counted, not judged.
+struct Unjudged<'r, S>(&'r mut S);
+
+impl<S: Tally> Sink for Unjudged<'_, S> {
     fn origin(&mut self, _origin: &Origin) {}
 
+    fn diagnostic(&mut self, message: &str) {
+        self.0.diagnostic(message);
+    }
+
     fn call(&mut self, _at: Position, _call: Call, _verdict: Verdict) -> io::Result<()> {
-        self.0.unjudged += 1;
+        self.0.count_unjudged();
         Ok(())
     }
 

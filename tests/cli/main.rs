@@ -38,6 +38,7 @@ mod repair_meaning;
 mod repairs;
 mod report;
 mod report_html;
+mod report_progress;
 mod report_tools;
 mod robustness;
 mod schemas;

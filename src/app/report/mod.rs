@@ -5,19 +5,36 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 
 use crate::error::{Chain, Error};
 use crate::filter::{Counts, Filter, Input, Options, StreamError, Summary};
 use crate::registry::Registry;
 use crate::report::Report;
-use crate::report::own::OwnTools;
+use crate::report::own::{OwnTools, Tally};
 
 use super::cli::{ReportArgs, ReportFormat, SchemaArgs};
 use super::{Ctx, Ended, judge_options, load_registry};
 
 mod html;
+mod progress;
 mod table;
+
+/// What the inputs are read into: the report, or the progress line passing
+/// everything on to it.
+trait Fed: Tally {
+    /// The input read next, and the model of its calls whose record names
+    /// none.
+    fn next_input(&mut self, name: &str, label: &str);
+    /// Something is about to be said on stderr.
+    fn interrupt(&mut self) {}
+}
+
+impl Fed for Report {
+    fn next_input(&mut self, _name: &str, label: &str) {
+        self.set_label(label);
+    }
+}
 
 /// `n ÷ of` as a percentage with one decimal, `-` for none.
 fn percent(n: u64, of: u64) -> String {
@@ -47,17 +64,68 @@ enum Tools {
 }
 
 impl Tools {
-    fn stream<R: io::Read>(
+    fn stream<R: io::Read, S: Tally>(
         &mut self,
         options: &Options,
         input: Input<'_, R>,
-        report: &mut Report,
+        report: &mut S,
         summary: &mut Summary,
     ) -> Result<u64, StreamError> {
         match self {
             Tools::Given(registry) => Filter { registry, options }.stream(input, report, summary),
             Tools::Own(own) => own.stream(options, input, report, summary),
         }
+    }
+}
+
+/// One run over the inputs.
+struct Run<'a> {
+    tools: &'a mut Tools,
+    options: &'a Options,
+    summary: &'a mut Summary,
+    ctx: &'a Ctx,
+}
+
+impl Run<'_> {
+    /// Reads every input into `sink`; true when one could not be read.
+    fn read<S: Fed>(&mut self, inputs: &[String], labels: &[String], sink: &mut S) -> bool {
+        let mut failed = false;
+        let mut next_index = 0;
+        for (i, input) in inputs.iter().enumerate() {
+            let name = if input == "-" {
+                "stdin"
+            } else {
+                input.as_str()
+            };
+            sink.next_input(name, labels.get(i).map_or(name, String::as_str));
+            let reader: Box<dyn io::Read> = if input == "-" {
+                Box::new(io::stdin().lock())
+            } else {
+                match File::open(input) {
+                    Ok(f) => Box::new(f),
+                    Err(error) => {
+                        failed = true;
+                        let e = Error::read(name.to_owned(), error);
+                        sink.interrupt();
+                        self.ctx.report("error:", &Chain(&e).to_string());
+                        continue;
+                    }
+                }
+            };
+            let input = Input {
+                first_index: next_index,
+                ..Input::new(reader, name)
+            };
+            match self.tools.stream(self.options, input, sink, self.summary) {
+                Ok(next) => next_index = next,
+                Err(e) => {
+                    failed = true;
+                    sink.interrupt();
+                    self.ctx.report("error:", &format!("{name}: {}", Chain(&e)));
+                }
+            }
+        }
+        failed
     }
 }
 
@@ -90,40 +158,20 @@ pub(crate) fn command(args: &ReportArgs, ctx: &Ctx) -> anyhow::Result<Ended> {
     let mut report = Report::default();
     // The filter's own counts: its loop memory and broken schemas.
     let mut summary = Summary::default().without_per_tool();
-    let mut input_failed = false;
-    let mut next_index = 0;
-    for (i, input) in inputs.iter().enumerate() {
-        let name = if input == "-" {
-            "stdin"
-        } else {
-            input.as_str()
-        };
-        report.set_label(args.label.get(i).map_or(name, String::as_str));
-        let reader: Box<dyn io::Read> = if input == "-" {
-            Box::new(io::stdin().lock())
-        } else {
-            match File::open(input) {
-                Ok(f) => Box::new(f),
-                Err(error) => {
-                    input_failed = true;
-                    let e = Error::read(name.to_owned(), error);
-                    ctx.report("error:", &Chain(&e).to_string());
-                    continue;
-                }
-            }
-        };
-        let input = Input {
-            first_index: next_index,
-            ..Input::new(reader, name)
-        };
-        match tools.stream(&options, input, &mut report, &mut summary) {
-            Ok(next) => next_index = next,
-            Err(e) => {
-                input_failed = true;
-                ctx.report("error:", &format!("{name}: {}", Chain(&e)));
-            }
-        }
-    }
+    let mut run = Run {
+        tools: &mut tools,
+        options: &options,
+        summary: &mut summary,
+        ctx,
+    };
+    let input_failed = if io::stderr().is_terminal() {
+        let mut progress = progress::Progress::new(&mut report, io::stderr(), progress::EVERY);
+        let failed = run.read(&inputs, &args.label, &mut progress);
+        progress.finish();
+        failed
+    } else {
+        run.read(&inputs, &args.label, &mut report)
+    };
     for said in report.diagnostics() {
         ctx.report("error:", said);
     }
