@@ -56,8 +56,9 @@ fn add(counts: &mut Counts, status: Status) {
 }
 
 /// The entry for `key` in `map`, or [`Report::OTHER`]'s once the map is full
-/// or the key too long.
-fn bounded<'m, T: Default>(map: &'m mut BTreeMap<String, T>, key: &str) -> &'m mut T {
+/// or the key too long (always `Some`). A key seen before (nearly every call)
+/// is found without allocating.
+fn bounded<'m, T: Default>(map: &'m mut BTreeMap<String, T>, key: &str) -> Option<&'m mut T> {
     let key = if map.contains_key(key)
         || (map.len() < Report::MAX_KEYS && key.len() <= Report::MAX_NAME_BYTES)
     {
@@ -65,7 +66,10 @@ fn bounded<'m, T: Default>(map: &'m mut BTreeMap<String, T>, key: &str) -> &'m m
     } else {
         Report::OTHER
     };
-    map.entry(key.to_owned()).or_default()
+    if !map.contains_key(key) {
+        map.insert(key.to_owned(), T::default());
+    }
+    map.get_mut(key)
 }
 
 impl Report {
@@ -100,8 +104,12 @@ impl Report {
         let status = verdict.status();
         let model = origin.model.as_deref().unwrap_or(&self.label);
         add(&mut self.total, status);
-        add(bounded(&mut self.by_model, model), status);
-        add(bounded(&mut self.by_tool, call.name()), status);
+        if let Some(c) = bounded(&mut self.by_model, model) {
+            add(c, status);
+        }
+        if let Some(c) = bounded(&mut self.by_tool, call.name()) {
+            add(c, status);
+        }
         for repair in verdict.repairs() {
             *self.repairs.entry(repair.kind.name()).or_default() += 1;
         }
@@ -114,7 +122,9 @@ impl Report {
         *self.rejections.entry(class).or_default() += 1;
         if class == Class::CutOff {
             let stop = origin.stop.as_deref().unwrap_or("(none)");
-            *bounded(&mut self.cut_off_stops, stop) += 1;
+            if let Some(n) = bounded(&mut self.cut_off_stops, stop) {
+                *n += 1;
+            }
         }
         let path = verdict.errors().first().map_or("", |e| e.path.as_str());
         self.examples
