@@ -21,11 +21,16 @@ use crate::verdict::Verdict;
 /// The tool lists seen so far, compiled, by their text. Bounded: past
 /// [`OwnTools::MAX_LISTS`] lists or [`OwnTools::MAX_BYTES`] bytes of their
 /// text, the cache starts again empty (a log whose every record has other
-/// tools compiles each, and keeps few).
+/// tools compiles each, and keeps few); the last list's value is kept beside
+/// (once more its size).
 #[derive(Debug, Default)]
 pub(crate) struct OwnTools {
     lists: HashMap<String, Option<Registry>>,
     bytes: usize,
+    /// The list used last and its key: a log's records mostly repeat the
+    /// same tools, found again by comparing values, without writing the
+    /// list's text.
+    last: Option<(Value, String)>,
 }
 
 impl OwnTools {
@@ -37,7 +42,13 @@ impl OwnTools {
     /// The tools of `list` (a record's `tools`), compiled once; `None` when
     /// it is no tool list.
     fn registry(&mut self, list: &Value) -> Option<&Registry> {
-        let key = list.to_string();
+        let key = match self.last.take() {
+            Some((value, key)) if value == *list && self.lists.contains_key(&key) => {
+                self.last = Some((value, key));
+                return self.last_registry();
+            }
+            _ => list.to_string(),
+        };
         if !self.lists.contains_key(&key) {
             if self.lists.len() >= Self::MAX_LISTS || self.bytes + key.len() > Self::MAX_BYTES {
                 self.lists.clear();
@@ -45,9 +56,16 @@ impl OwnTools {
             }
             self.bytes += key.len();
             let registry = Registry::from_tool_list(list.clone());
-            return self.lists.entry(key).or_insert(registry).as_ref();
+            self.lists.insert(key.clone(), registry);
         }
-        self.lists.get(&key).and_then(Option::as_ref)
+        self.last = Some((list.clone(), key));
+        self.last_registry()
+    }
+
+    /// The registry of the list used last.
+    fn last_registry(&self) -> Option<&Registry> {
+        let (_, key) = self.last.as_ref()?;
+        self.lists.get(key).and_then(Option::as_ref)
     }
 
     /// Every record of `input` into `report`, judged against the record's own
