@@ -349,6 +349,36 @@ def report_distinct(n):
                     "name": f"tool_{i}", "arguments": '{"a": 1}'}}]}}]}) for i in range(n)))
 
 
+def report_html(n):
+    # The page of a report whose tables are full: n distinct models and tools.
+    args, data = report_distinct(n)
+    page = os.path.join(tempfile.mkdtemp(dir=WORK.name), "r.html")
+    return args + ["--html", page], data
+
+
+def report_own_tools(n):
+    # Request bodies, each judged against its own tools: the same list n
+    # times is compiled once; every call is counted.
+    tools = [{"type": "function", "function": {"name": f"t{k}", "parameters": {
+        "type": "object", "required": ["a"], "properties": {"a": {"type": "integer"}}}}}
+        for k in range(20)]
+    body = line({"model": "m", "tools": tools, "messages": [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "c", "type": "function",
+            "function": {"name": "t3", "arguments": '{"a": "1"}'}}]}]})
+    return ["--no-config", "report", "--format", "json"], body * n
+
+
+def report_new_tools(n):
+    # Every record a tool list of its own: the cache fills, starts again, and
+    # stays bounded.
+    return (["--no-config", "report", "--format", "json"],
+            "".join(line({"model": "m", "tools": [{"name": f"t{i}", "input_schema": {
+                "type": "object"}}], "messages": [{"role": "assistant", "content": [
+                    {"type": "tool_use", "id": "u", "name": f"t{i}", "input": {}}]}]})
+                for i in range(n)))
+
+
 # (name, function, small n): the big run is 10 n.
 # The last item is the number of result lines an input of size n must give
 # (None: not counted), so a surface that loses calls fails too.
@@ -378,6 +408,9 @@ SURFACES = [
     ("heal: n conversations", heal_records, 300, lambda n: n),
     ("render: n placeholders on one line", render_placeholders, 20000, lambda n: 1),
     ("report: n distinct models, tools, error paths", report_distinct, 1500, None),
+    ("report --html: n distinct models, tools, error paths", report_html, 1500, None),
+    ("report: n request bodies with the same tools", report_own_tools, 300, None),
+    ("report: n request bodies, each with tools of its own", report_new_tools, 1500, None),
 ]
 
 # No run may map more than this (a quadratic copy would take the machine).

@@ -16,6 +16,7 @@ use crate::spelling::Spellings;
 use crate::surrogates;
 use crate::verdict::{Fault, Verdict};
 
+pub(crate) use record::parse as parse_record;
 pub(crate) use settle::{Conversation, Judge, Loops, Tally};
 /// The hook's own loop memory, and a call as its repeats are recognised.
 #[cfg(feature = "cli")]
@@ -145,7 +146,7 @@ impl<'a, R: Read> Input<'a, R> {
 impl<'a, R: Read> Input<'a, R> {
     /// A framer over the input's bytes (records past `limit` bytes are not
     /// kept), its name, and its `ready` probe.
-    fn framer(self, limit: usize) -> (Framer<R>, &'a str, Option<Ready>) {
+    pub(crate) fn framer(self, limit: usize) -> (Framer<R>, &'a str, Option<Ready>) {
         let framer = Framer::with_capacity(self.reader, limit, self.first_index, self.buffer)
             .first_line(self.first_line);
         (framer, self.source, self.ready)

@@ -21,7 +21,7 @@ use crate::verdict::{Fault, Status, Verdict};
 
 /// A record after the pure stages.
 #[derive(Debug)]
-pub(super) enum Prepared {
+pub(crate) enum Prepared {
     /// An event of a streamed response: only the sequential stage can tell what
     /// it completes.
     Event(Value, (u64, u64, u64)),
@@ -31,7 +31,7 @@ pub(super) enum Prepared {
 
 /// The calls of one record, judged; nothing counted, worded or written yet.
 #[derive(Debug)]
-pub(super) struct Judged {
+pub(crate) struct Judged {
     /// Where the record is (its first call's position).
     at: Position,
     /// Its number spellings, for the sink.
@@ -79,8 +79,21 @@ impl Filter<'_> {
         source: &str,
         fork: Option<&mut Printer<Vec<u8>>>,
     ) -> Prepared {
-        let first = (meta.index, meta.line, meta.offset);
         let (parsed, masked) = parse(meta, bytes, source, self.options);
+        self.prepare_parsed(meta, (parsed, masked), bytes, source, fork)
+    }
+
+    /// [`Filter::prepare`] of a record already parsed by [`parse`] (`callfix
+    /// report` parses first to choose the tools by the record's own `tools`).
+    pub(crate) fn prepare_parsed(
+        &self,
+        meta: &RecordMeta,
+        (parsed, masked): (Result<Value, String>, bool),
+        bytes: &[u8],
+        source: &str,
+        fork: Option<&mut Printer<Vec<u8>>>,
+    ) -> Prepared {
+        let first = (meta.index, meta.line, meta.offset);
         match parsed {
             Ok(value) if stream::is_event(&value) => Prepared::Event(value, first),
             parsed => {
@@ -189,7 +202,7 @@ impl Filter<'_> {
 
     /// Takes prepared records in input order: feeds stream events to `streams`
     /// and writes each record's results.
-    pub(super) fn deliver<S: Sink>(
+    pub(crate) fn deliver<S: Sink>(
         &self,
         prepared: Prepared,
         streams: &mut Streams,
@@ -219,7 +232,7 @@ impl Filter<'_> {
 
     /// Judges and writes a response a stream reassembled, numbered by its first
     /// record.
-    pub(super) fn assembled<S: Sink>(
+    pub(crate) fn assembled<S: Sink>(
         &self,
         done: Assembled,
         source: &str,
@@ -369,7 +382,7 @@ impl Judged {
 /// Parses a framed record; true when its lone surrogate escapes were masked to
 /// parse it. A record the framer flagged (too large, too many values, cut off)
 /// or that is not JSON comes out as the message that says so.
-fn parse(
+pub(crate) fn parse(
     meta: &RecordMeta,
     bytes: &[u8],
     source: &str,

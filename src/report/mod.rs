@@ -18,6 +18,7 @@ use crate::provider::{Args, Call, Origin};
 use crate::verdict::{Class, Status, Verdict};
 
 mod example;
+pub(crate) mod own;
 
 pub use example::{EXAMPLE_CHARS, Example};
 
@@ -38,6 +39,10 @@ pub struct Report {
     cut_off_stops: BTreeMap<String, u64>,
     examples: example::Examples,
     broken_records: u64,
+    /// Calls of records that carried no tools to judge them against.
+    unjudged: u64,
+    /// What the operator must fix (a broken schema), each said once.
+    diagnostics: Vec<String>,
 }
 
 /// Counts `status` in `counts`.
@@ -51,8 +56,9 @@ fn add(counts: &mut Counts, status: Status) {
 }
 
 /// The entry for `key` in `map`, or [`Report::OTHER`]'s once the map is full
-/// or the key too long.
-fn bounded<'m, T: Default>(map: &'m mut BTreeMap<String, T>, key: &str) -> &'m mut T {
+/// or the key too long (always `Some`). A key seen before (nearly every call)
+/// is found without allocating.
+fn bounded<'m, T: Default>(map: &'m mut BTreeMap<String, T>, key: &str) -> Option<&'m mut T> {
     let key = if map.contains_key(key)
         || (map.len() < Report::MAX_KEYS && key.len() <= Report::MAX_NAME_BYTES)
     {
@@ -60,7 +66,10 @@ fn bounded<'m, T: Default>(map: &'m mut BTreeMap<String, T>, key: &str) -> &'m m
     } else {
         Report::OTHER
     };
-    map.entry(key.to_owned()).or_default()
+    if !map.contains_key(key) {
+        map.insert(key.to_owned(), T::default());
+    }
+    map.get_mut(key)
 }
 
 impl Report {
@@ -70,6 +79,8 @@ impl Report {
     pub const MAX_NAME_BYTES: usize = 256;
     /// Distinct error paths (tool, class, path) kept, each with one example.
     pub const MAX_EXAMPLES: usize = 200;
+    /// Diagnostics kept ([`Report::diagnostics`]).
+    pub const MAX_DIAGNOSTICS: usize = 100;
     /// The row of every name past the caps.
     pub const OTHER: &'static str = "(other)";
 
@@ -93,8 +104,12 @@ impl Report {
         let status = verdict.status();
         let model = origin.model.as_deref().unwrap_or(&self.label);
         add(&mut self.total, status);
-        add(bounded(&mut self.by_model, model), status);
-        add(bounded(&mut self.by_tool, call.name()), status);
+        if let Some(c) = bounded(&mut self.by_model, model) {
+            add(c, status);
+        }
+        if let Some(c) = bounded(&mut self.by_tool, call.name()) {
+            add(c, status);
+        }
         for repair in verdict.repairs() {
             *self.repairs.entry(repair.kind.name()).or_default() += 1;
         }
@@ -107,7 +122,9 @@ impl Report {
         *self.rejections.entry(class).or_default() += 1;
         if class == Class::CutOff {
             let stop = origin.stop.as_deref().unwrap_or("(none)");
-            *bounded(&mut self.cut_off_stops, stop) += 1;
+            if let Some(n) = bounded(&mut self.cut_off_stops, stop) {
+                *n += 1;
+            }
         }
         let path = verdict.errors().first().map_or("", |e| e.path.as_str());
         self.examples
@@ -152,6 +169,19 @@ impl Report {
     /// Records that were broken (no call read), not counted as calls.
     pub fn broken_records(&self) -> u64 {
         self.broken_records
+    }
+
+    /// Calls not judged, not counted as calls: their record carried no
+    /// `tools` and no schemas were given (`callfix report` without
+    /// `--schemas`).
+    pub fn unjudged(&self) -> u64 {
+        self.unjudged
+    }
+
+    /// What the operator must fix, as the filter said it (a tool's schema is
+    /// broken), at most [`Report::MAX_DIAGNOSTICS`].
+    pub fn diagnostics(&self) -> &[String] {
+        &self.diagnostics
     }
 
     /// The most frequent error paths, most frequent first, at most `n`.
@@ -207,6 +237,7 @@ impl Report {
             ),
         );
         out.insert("broken_records".into(), json!(self.broken_records));
+        out.insert("unjudged".into(), json!(self.unjudged));
         let examples = self
             .examples(Self::MAX_EXAMPLES)
             .into_iter()
@@ -261,6 +292,12 @@ impl Sink for Report {
         self.add(&origin, &call, &verdict);
         self.origin = origin;
         Ok(())
+    }
+
+    fn diagnostic(&mut self, message: &str) {
+        if self.diagnostics.len() < Self::MAX_DIAGNOSTICS {
+            self.diagnostics.push(message.to_owned());
+        }
     }
 
     fn record(&mut self, _at: Position, _verdict: Verdict) -> io::Result<()> {

@@ -189,7 +189,7 @@ fn report_json_counts_equal_the_generators_tally() {
     let out = callfix()
         .current_dir(dir.path())
         .args([
-            "report", "a.jsonl", "b.jsonl", "--label", "a", "--label", "vendor-x",
+            "report", "-s", "schemas", "a.jsonl", "b.jsonl", "--label", "a", "--label", "vendor-x",
         ])
         .args(["--format", "json"])
         .output()
@@ -243,7 +243,9 @@ fn report_table_is_worst_first_and_coloured_only_when_asked() {
             cmd.env(k, v);
         }
         let out = cmd
-            .args(["report", "a.jsonl", "b.jsonl", "--color", color])
+            .args([
+                "report", "-s", "schemas", "a.jsonl", "b.jsonl", "--color", color,
+            ])
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(0));
@@ -284,7 +286,15 @@ fn report_unreadable_input_is_trouble_and_the_rest_still_counted() {
     let (dir, _) = setup();
     let out = callfix()
         .current_dir(dir.path())
-        .args(["report", "missing.jsonl", "b.jsonl", "--format", "json"])
+        .args([
+            "report",
+            "-s",
+            "schemas",
+            "missing.jsonl",
+            "b.jsonl",
+            "--format",
+            "json",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));

@@ -86,7 +86,7 @@ pub(crate) fn turns() -> impl Strategy<Value = Vec<Turn>> {
     )
 }
 
-fn openai(turns: &[Turn]) -> Value {
+pub(crate) fn openai(turns: &[Turn]) -> Value {
     let mut messages = vec![];
     for t in turns {
         messages.push(match t {
@@ -103,7 +103,7 @@ fn openai(turns: &[Turn]) -> Value {
     json!({"model": "m", "messages": messages})
 }
 
-fn anthropic(turns: &[Turn]) -> Value {
+pub(crate) fn anthropic(turns: &[Turn]) -> Value {
     let mut messages = vec![];
     for t in turns {
         messages.push(match t {

@@ -11,6 +11,10 @@
 //! payloads, and streams cut short (`fuzz/cut.rs`: a call never closed is
 //! never passed). `fuzz/heal.rs`: conversations for `heal`, with its own
 //! invariants (every call paired, none lost, healing twice changes nothing).
+//! `fuzz/report.rs`: the mixed grammar counted by `Report`, and those
+//! conversations as request bodies with their own tools (or none, or
+//! garbage) through `report --html` (tables add up, a valid call to a
+//! declared tool counted valid, the page has no script or reference).
 //! Each runs
 //! through the binary (`-f args`, `-f json`, `--jobs 2`), `check --calls`, the
 //! hook, and the MCP decision core in process. The event streams `mcp --url`
@@ -354,6 +358,11 @@ proptest! {
     #[test]
     fn grammar_mcp_schema_pulls(lines in mcp::pull_session()) {
         mcp::check_pull(&lines).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn grammar_report_own_tools(records in report::own_tools(), garbage in grammar::plain_garbage()) {
+        report::check_own_tools(&records, &garbage).map_err(TestCaseError::fail)?;
     }
 
     #[test]

@@ -360,8 +360,25 @@ pub(crate) struct ReportArgs {
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
 
-    #[command(flatten)]
-    pub schemas: SchemaArgs,
+    /// Check every call against these schemas (a directory of <tool>.json,
+    /// or a tool-list file; repeatable) instead of each record's own `tools`
+    /// [default: each record's own `tools`; a record with none has its calls
+    /// counted as not judged]
+    // No default (not ./schemas): without it, a request body's own tools.
+    // The id is the filter's, so callfix.toml's `schemas` is taken here too.
+    #[arg(
+        id = "schemas",
+        short = 's',
+        long = "schemas",
+        value_name = "PATH",
+        env = "CALLFIX_SCHEMAS"
+    )]
+    pub schemas: Vec<PathBuf>,
+
+    /// Serve `$ref` and `$schema` documents under URI_PREFIX from the local
+    /// directory DIR (with --schemas). Repeatable. Nothing is ever fetched
+    #[arg(long = "ref-map", value_name = "URI_PREFIX=DIR", value_parser = crate::resolve::RefMap::parse_pair)]
+    pub ref_map: Vec<(String, PathBuf)>,
 
     /// The model of each FILE's calls whose record names none, in the order
     /// of the files (repeatable) [default: the file's name]
@@ -371,6 +388,12 @@ pub(crate) struct ReportArgs {
     /// How to write the report
     #[arg(long, value_enum, default_value_t = ReportFormat::Human, value_name = "FORMAT")]
     pub format: ReportFormat,
+
+    /// Also write the report as one self-contained HTML page to FILE (inline
+    /// CSS and SVG: no script, no external reference); the table or JSON
+    /// still goes to stdout
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 
     /// When to colour the table
     #[arg(long, value_enum, default_value_t = ColorArg::Auto, value_name = "WHEN")]

@@ -1,120 +1,26 @@
-//! `callfix report`: recorded traffic in, a summary of how well each model
-//! called its tools out (a table, or `--format json`). The counting is the
-//! library's ([`crate::report::Report`]), fed by the filter as its sink.
+//! The terminal table of `callfix report`.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::fs::File;
-use std::io::{self, Write};
 
 use owo_colors::OwoColorize;
 
-use crate::error::{Chain, Error};
-use crate::filter::{Counts, Filter, Input, Summary};
+use crate::filter::Counts;
 use crate::message;
 use crate::report::Report;
 
-use super::cli::{ReportArgs, ReportFormat};
-use super::colour::{Colours, Stream};
-use super::{Ctx, Ended, judge_options, load_registry};
+use super::super::colour::{Colours, Stream};
+use super::{percent, worst_first};
 
 /// How many error paths the table lists.
 const EXAMPLES_SHOWN: usize = 10;
 
-pub(crate) fn command(args: &ReportArgs, ctx: &Ctx) -> anyhow::Result<Ended> {
-    let registry = load_registry(&args.schemas)?;
-    for w in &registry.warnings {
-        ctx.report("warning:", w);
-    }
-    let options = judge_options(&args.judge);
-    let filter = Filter {
-        registry: &registry,
-        options: &options,
-    };
-    let inputs: Vec<String> = if args.files.is_empty() {
-        vec!["-".to_owned()]
-    } else {
-        args.files.iter().map(|p| p.display().to_string()).collect()
-    };
-    if args.label.len() > inputs.len() {
-        anyhow::bail!(
-            "--label: {} labels for {} inputs (one per FILE, in order)",
-            args.label.len(),
-            inputs.len()
-        );
-    }
-    let mut report = Report::default();
-    // The filter's own counts: its loop memory and broken schemas.
-    let mut summary = Summary::default().without_per_tool();
-    let mut input_failed = false;
-    let mut next_index = 0;
-    for (i, input) in inputs.iter().enumerate() {
-        let name = if input == "-" {
-            "stdin"
-        } else {
-            input.as_str()
-        };
-        report.set_label(args.label.get(i).map_or(name, String::as_str));
-        let reader: Box<dyn io::Read> = if input == "-" {
-            Box::new(io::stdin().lock())
-        } else {
-            match File::open(input) {
-                Ok(f) => Box::new(f),
-                Err(error) => {
-                    input_failed = true;
-                    let e = Error::read(name.to_owned(), error);
-                    ctx.report("error:", &Chain(&e).to_string());
-                    continue;
-                }
-            }
-        };
-        let input = Input {
-            first_index: next_index,
-            ..Input::new(reader, name)
-        };
-        match filter.stream(input, &mut report, &mut summary) {
-            Ok(next) => next_index = next,
-            Err(e) => {
-                input_failed = true;
-                ctx.report("error:", &format!("{name}: {}", Chain(&e)));
-            }
-        }
-    }
-    let text = match args.format {
-        ReportFormat::Json => format!("{}\n", report.to_json()),
-        ReportFormat::Human => table(&report, ctx.colours),
-    };
-    let mut out = io::stdout().lock();
-    out.write_all(text.as_bytes())
-        .and_then(|()| out.flush())
-        .map_err(Error::write)?;
-    Ok(if input_failed || summary.schema_faults() > 0 {
-        Ended::Trouble
-    } else {
-        Ended::Clean
-    })
-}
-
-fn percent(n: u64, of: u64) -> String {
-    if of == 0 {
-        "-".to_owned()
-    } else {
-        format!("{:.1}%", 100.0 * n as f64 / of as f64)
-    }
-}
-
 /// One table of counts, a row per name, worst accuracy after callfix first.
-fn rows(
-    out: &mut String,
-    colours: Colours,
-    head: &str,
-    map: &std::collections::BTreeMap<String, Counts>,
-) {
-    let mut rows: Vec<(std::borrow::Cow<'_, str>, &Counts)> =
-        map.iter().map(|(k, c)| (message::one_line(k), c)).collect();
-    rows.sort_by(|(a, x), (b, y)| {
-        let after = |c: &Counts| (c.valid + c.repaired) as f64 / c.calls.max(1) as f64;
-        after(x).total_cmp(&after(y)).then_with(|| a.cmp(b))
-    });
+fn rows(out: &mut String, colours: Colours, head: &str, map: &BTreeMap<String, Counts>) {
+    let rows: Vec<(std::borrow::Cow<'_, str>, &Counts)> = worst_first(map)
+        .into_iter()
+        .map(|(k, c)| (message::one_line(k), c))
+        .collect();
     let width = rows
         .iter()
         .map(|(k, _)| k.chars().count())
@@ -155,7 +61,7 @@ fn rows(
 }
 
 /// The terminal table.
-fn table(report: &Report, colours: Colours) -> String {
+pub(super) fn table(report: &Report, colours: Colours) -> String {
     let mut out = String::new();
     let t = report.total();
     let _ = writeln!(
@@ -173,6 +79,13 @@ fn table(report: &Report, colours: Colours) -> String {
             out,
             "{} broken records (no call read)",
             report.broken_records()
+        );
+    }
+    if report.unjudged() > 0 {
+        let _ = writeln!(
+            out,
+            "{} calls not judged: their record has no tools (pass --schemas)",
+            report.unjudged()
         );
     }
     if t.calls == 0 {
@@ -194,7 +107,7 @@ fn table(report: &Report, colours: Colours) -> String {
             let _ = write!(out, "\n{label}: {}", list(items));
         }
     };
-    let named = |m: &std::collections::BTreeMap<&'static str, u64>| {
+    let named = |m: &BTreeMap<&'static str, u64>| {
         m.iter()
             .map(|(k, n)| ((*k).to_owned(), *n))
             .collect::<Vec<_>>()
