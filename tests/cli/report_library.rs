@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::{callfix, root};
 
-/// `callfix report --format json --label LABEL FILE`, parsed.
+/// `callfix report --format json --label LABEL --schemas schemas FILE`, parsed.
 fn command(file: &Path, label: &str) -> Value {
     let out = callfix()
         .args([
@@ -19,7 +19,9 @@ fn command(file: &Path, label: &str) -> Value {
             "json",
             "--label",
             label,
+            "--schemas",
         ])
+        .arg(root().join("schemas"))
         .arg(file)
         .output()
         .unwrap();
