@@ -126,7 +126,7 @@ fn report_table_says_how_many_calls_were_not_judged() {
     let out = callfix().arg("report").write_stdin(log()).output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
-        text.contains("7 calls not judged: their record has no tools (pass --schemas)"),
+        text.contains("7 calls not judged (no tools in the record: pass --schemas)"),
         "{text}"
     );
     // Only responses: nothing judged, nothing divided by zero.

@@ -95,14 +95,14 @@ pub(super) fn page(report: &Report, inputs: &[String]) -> String {
     let mut notes = Vec::new();
     if report.broken_records() > 0 {
         notes.push(format!(
-            "{} broken records (no call read)",
-            report.broken_records()
+            "{} (no call read)",
+            super::count(report.broken_records(), "broken record")
         ));
     }
     if report.unjudged() > 0 {
         notes.push(format!(
-            "{} calls not judged: their record has no tools (pass --schemas)",
-            report.unjudged()
+            "{} not judged (no tools in the record: pass --schemas)",
+            super::count(report.unjudged(), "call")
         ));
     }
     for note in notes {

@@ -37,6 +37,11 @@ impl Fed for Report {
 }
 
 /// `n ÷ of` as a percentage with one decimal, `-` for none.
+/// `n` of `what`, plural but for one (`1 broken record`, `2 calls`).
+fn count(n: u64, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
 fn percent(n: u64, of: u64) -> String {
     if of == 0 {
         "-".to_owned()

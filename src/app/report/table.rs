@@ -77,15 +77,15 @@ pub(super) fn table(report: &Report, colours: Colours) -> String {
     if report.broken_records() > 0 {
         let _ = writeln!(
             out,
-            "{} broken records (no call read)",
-            report.broken_records()
+            "{} (no call read)",
+            super::count(report.broken_records(), "broken record")
         );
     }
     if report.unjudged() > 0 {
         let _ = writeln!(
             out,
-            "{} calls not judged: their record has no tools (pass --schemas)",
-            report.unjudged()
+            "{} not judged (no tools in the record: pass --schemas)",
+            super::count(report.unjudged(), "call")
         );
     }
     if t.calls == 0 {
