@@ -18,6 +18,8 @@ use crate::provider::{Args, Call, Origin};
 use crate::verdict::{Class, Status, Verdict};
 
 mod example;
+// Each record judged against its own `tools`: the command line's for now.
+#[cfg(feature = "cli")]
 pub(crate) mod own;
 
 pub use example::{EXAMPLE_CHARS, Example};
