@@ -20,7 +20,9 @@ test('there are shipped examples to compare', () => {
 for (const name of files) {
   test(`checkRecord equals callfix -f json on examples/${name}`, () => {
     const rel = path.join('examples', name);
-    const run = spawnSync(CALLFIX, ['--format', 'json', '--schemas', SCHEMAS, rel], {
+    // No loop memory: checkRecord judges each record on its own, while the
+    // CLI counts repeats across a file (request bodies repeat their history).
+    const run = spawnSync(CALLFIX, ['--format', 'json', '--loop-limit', '0', '--schemas', SCHEMAS, rel], {
       cwd: ROOT,
       encoding: 'utf8',
     });
