@@ -402,7 +402,13 @@ impl Http {
         }
         let want = id.to_string();
         let answered = match content_type(&response).as_str() {
-            "application/json" => self.read_json(response, &want, initialize),
+            "application/json" => match self.read_json(response, &want, initialize) {
+                Ok(answered) => answered,
+                Err(why) => {
+                    self.fail(id, why);
+                    return;
+                }
+            },
             "text/event-stream" => self.read_answer(response, &want, initialize),
             other => {
                 let shown = if other.is_empty() { "none" } else { other };

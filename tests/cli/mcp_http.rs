@@ -522,3 +522,77 @@ fn a_cancelled_request_whose_stream_then_ends_gets_no_answer() {
         br#"{"jsonrpc":"2.0","id":"after","result":{}}"#
     );
 }
+
+#[test]
+fn a_body_that_is_not_json_is_an_error_and_a_batch_answers_its_request_once() {
+    let up = serve(|request, stream| {
+        let id = id_of(request);
+        let name = request.json().pointer("/params/name").cloned();
+        match name.as_ref().and_then(Value::as_str) {
+            Some("cut") => {
+                // A body cut short: not forwarded, never completed.
+                let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"#);
+                let json = [("Content-Type", "application/json")];
+                respond(stream, "200 OK", &json, body.as_bytes());
+                true
+            }
+            Some("cut_event") => {
+                sse_head(stream);
+                let _ = write!(
+                    stream,
+                    "data: {{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\n\n"
+                );
+                true
+            }
+            Some("batch") => {
+                let body = format!(r#"[{{"jsonrpc":"2.0","id":{id},"result":{{}}}}]"#);
+                let json = [("Content-Type", "application/json")];
+                respond(stream, "200 OK", &json, body.as_bytes());
+                true
+            }
+            _ => false,
+        }
+    });
+    let (code, lines, stderr) = session(
+        &up.url,
+        &[
+            &call("cut", "cut"),
+            &call("cut_event", "cut_event"),
+            &call("batch", "batch"),
+            &call("after", "read"),
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        error_of(&lines, &"cut".into()),
+        "the MCP server answered with a body that is not JSON"
+    );
+    assert_eq!(
+        error_of(&lines, &"cut_event".into()),
+        "the MCP server's response ended before it answered"
+    );
+    assert!(
+        stderr.contains("a message from the MCP server is not JSON: not forwarded"),
+        "{stderr}"
+    );
+    // Nothing cut short reaches the client; the batch comes through as it
+    // is, and its request gets no second answer.
+    let text: Vec<_> = lines.iter().map(|l| String::from_utf8_lossy(l)).collect();
+    assert!(
+        !text
+            .iter()
+            .any(|l| l.contains("\"result\":{\n") || l.ends_with("\"result\":{")),
+        "{text:?}"
+    );
+    let batch: Vec<_> = text.iter().filter(|l| l.contains("\"batch\"")).collect();
+    assert_eq!(
+        batch,
+        [r#"[{"jsonrpc":"2.0","id":"batch","result":{}}]"#],
+        "{text:?}"
+    );
+    assert_eq!(
+        answer(&lines, &"after".into()),
+        br#"{"jsonrpc":"2.0","id":"after","result":{}}"#
+    );
+}

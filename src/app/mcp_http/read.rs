@@ -33,13 +33,14 @@ impl Http {
             || (stream.last_id.is_some() && self.follow(stream.last_id, stream.retry, Some(want)))
     }
 
-    /// A JSON body: one message.
+    /// A JSON body: one message (or a batch). Whether it answered `want`; an
+    /// error when the body is not JSON (nothing is forwarded then).
     pub(super) fn read_json(
         &self,
         response: Response<ureq::Body>,
         want: &str,
         initialize: bool,
-    ) -> bool {
+    ) -> Result<bool, &'static str> {
         let mut body = response.into_body().into_reader();
         let mut text = Vec::new();
         let mut chunk = vec![0u8; 64 * 1024];
@@ -53,14 +54,17 @@ impl Http {
                         // Read no further: a body without end is not waited for.
                         let len = text.len();
                         text.truncate(OVERSIZED_PREFIX_BYTES);
-                        return self.deliver_oversized(&text, len, Some(want));
+                        return Ok(self.deliver_oversized(&text, len, Some(want)));
                     }
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) => return false, // cut short: nothing is completed
+                Err(_) => return Ok(false), // cut short: nothing is completed
             }
         }
-        self.deliver(&text, Some(want), initialize)
+        if serde_json::from_slice::<IgnoredAny>(&text).is_err() {
+            return Err("the MCP server answered with a body that is not JSON");
+        }
+        Ok(self.deliver(&text, Some(want), initialize))
     }
 
     /// An event stream: each event's data is a message. Read until it ends, or
@@ -212,14 +216,15 @@ impl Http {
         if text.is_empty() || self.gone().is_some() {
             return false;
         }
+        // A body or event that is not JSON is no message: forwarded, it would
+        // leave its request unanswered (or answered with junk the client cannot
+        // read); held back, the request gets callfix's error instead.
+        if serde_json::from_slice::<IgnoredAny>(text).is_err() {
+            self.warn("a message from the MCP server is not JSON: not forwarded");
+            return false;
+        }
         let spaced;
         let text = if text.contains(&b'\n') || text.contains(&b'\r') {
-            if serde_json::from_slice::<IgnoredAny>(text).is_err() {
-                self.warn(
-                    "a message from the MCP server spans lines and is not JSON: not forwarded",
-                );
-                return false;
-            }
             spaced = text
                 .iter()
                 .map(|&b| if b == b'\n' || b == b'\r' { b' ' } else { b })
@@ -229,7 +234,14 @@ impl Http {
             text
         };
         let head = head(text);
-        let answers = !head.has_method && head.id.as_ref().map(Value::to_string).as_deref() == want;
+        let answers = if text.first() == Some(&b'[') {
+            // A batch (MCP before 2025-06-18): passed on as it is (the proxy
+            // judges single messages only); it answers `want` if one of its
+            // messages does, so the request gets no second answer.
+            want.is_some_and(|want| answered_in_batch(text, want))
+        } else {
+            !head.has_method && head.id.as_ref().map(Value::to_string).as_deref() == want
+        };
         if answers && initialize {
             let agreed = serde_json::from_slice::<Value>(text).ok().and_then(|m| {
                 m.pointer("/result/protocolVersion")
@@ -257,6 +269,15 @@ impl Http {
         }
         !head.has_method && head.id.as_ref().map(Value::to_string).as_deref() == want
     }
+}
+
+/// Whether a JSON-RPC batch (an array's text) holds the answer to `want`.
+fn answered_in_batch(text: &[u8], want: &str) -> bool {
+    serde_json::from_slice::<Vec<Value>>(text).is_ok_and(|messages| {
+        messages.iter().any(|m| {
+            m.get("method").is_none() && m.get("id").map(Value::to_string).as_deref() == Some(want)
+        })
+    })
 }
 
 /// What an event stream gave.
