@@ -421,8 +421,16 @@ pub(crate) fn breaks_lines(c: char) -> bool {
     c.is_control() || matches!(c, '\u{2028}' | '\u{2029}')
 }
 
-/// The one visible escape: `s` with every character [`breaks_lines`] names
-/// written as a JSON-style escape (`\n`, `\r`, `\t`, else `\u` and four hex
+/// Unicode's bidirectional embeddings, overrides and isolates (U+202A–U+202E,
+/// U+2066–U+2069): shown raw, they reorder the rest of the line on screen, so
+/// a value could make a line read as something it does not say ("Trojan
+/// Source").
+pub(crate) fn reorders_text(c: char) -> bool {
+    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// The one visible escape: `s` with every character [`breaks_lines`] or
+/// [`reorders_text`] names written as a JSON-style escape (`\n`, `\r`, `\t`, else `\u` and four hex
 /// digits: `\u001b`, `\u0085`, `\u2028`), so that what it is stays visible and
 /// a terminal or a line reader acts on none of it. Every writer whose output is
 /// read as lines goes through it: messages, `-f human` and `-f args`, `--stats`,
@@ -430,7 +438,8 @@ pub(crate) fn breaks_lines(c: char) -> bool {
 /// human-readable result are always exactly one line, whatever the model put in
 /// its call.
 pub(crate) fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
-    if !s.chars().any(breaks_lines) {
+    let escaped = |c: char| breaks_lines(c) || reorders_text(c);
+    if !s.chars().any(escaped) {
         return s.into();
     }
     let mut out = String::with_capacity(s.len() + 8);
@@ -439,7 +448,7 @@ pub(crate) fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            c if breaks_lines(c) => {
+            c if escaped(c) => {
                 let _ = write!(out, "\\u{:04x}", u32::from(c));
             }
             c => out.push(c),

@@ -2,7 +2,8 @@ mod unit {
     use super::super::diagnosis::{MAX_ERROR_CHARS, MAX_ERRORS};
     use super::super::{
         ArgError, DEFAULT_PREFIX, Style, breaks_lines, cut, instruction, invalid_json, join,
-        loop_instruction, one_line, quote, repaired, short_json, unknown_tool, validation_errors,
+        loop_instruction, one_line, quote, reorders_text, repaired, short_json, unknown_tool,
+        validation_errors,
     };
     use crate::registry::Tool;
     use serde_json::Value;
@@ -257,11 +258,17 @@ mod unit {
         for c in (0..=0x10FFFFu32).filter_map(char::from_u32) {
             let said = one_line(c.encode_utf8(&mut [0; 4])).into_owned();
             assert!(
-                !said.chars().any(breaks_lines),
+                !said.chars().any(|c| breaks_lines(c) || reorders_text(c)),
                 "U+{:04X} -> {said:?}",
                 u32::from(c)
             );
         }
+        // A right-to-left override would show `evil` reversed, and the rest of
+        // the line after it.
+        assert_eq!(
+            one_line("a\u{202e}live\u{2066}b\u{2069}\u{200f}"),
+            "a\\u202elive\\u2066b\\u2069\u{200f}"
+        );
     }
 
     #[test]

@@ -22,7 +22,7 @@ const LABEL_CHARS: usize = 32;
 
 /// `text` escaped for HTML text and attribute values (double-quoted):
 /// `& < > " '` and also `/ : =` as character references, C0 controls (but tab
-/// and line feed) as U+FFFD.
+/// and line feed) as U+FFFD, bidirectional controls as their `\u202e` escape.
 pub(super) fn esc(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
@@ -37,6 +37,11 @@ pub(super) fn esc(text: &str) -> String {
             '=' => out.push_str("&#61;"),
             '\t' | '\n' => out.push(c),
             c if c.is_control() => out.push('\u{FFFD}'),
+            // Shown as its escape: raw (or as a reference) it would reorder
+            // the text around it.
+            c if crate::message::reorders_text(c) => {
+                let _ = write!(out, "\\u{:04x}", u32::from(c));
+            }
             c => out.push(c),
         }
     }
@@ -319,12 +324,12 @@ mod tests {
 
     #[test]
     fn escaping_leaves_no_markup_and_no_url() {
-        let hostile = "<script>alert('x')</script> \"a\" & b http://e.com/x.png \u{7} é";
+        let hostile = "<script>alert('x')</script> \"a\" & b http://e.com/x.png \u{7} \u{202e}é";
         let e = esc(hostile);
-        for bad in ["<", ">", "\"", "'", "//", "http:", "=", "\u{7}"] {
+        for bad in ["<", ">", "\"", "'", "//", "http:", "=", "\u{7}", "\u{202e}"] {
             assert!(!e.contains(bad), "{bad} in {e}");
         }
-        assert!(e.contains("&lt;script&gt;") && e.contains("&amp; b") && e.ends_with('é'));
+        assert!(e.contains("&lt;script&gt;") && e.contains("&amp; b") && e.ends_with("\\u202eé"));
         assert_eq!(short("ééé", 2), "éé…");
     }
 }
