@@ -176,6 +176,8 @@ impl Filter<'_> {
                             Some((_, Unfinished::TooLarge)) => {
                                 message::stream_call_too_large(options.max_record_bytes)
                             }
+                            Some((_, Unfinished::Lost)) => message::stream_event_lost(),
+                            Some((_, Unfinished::Contradicted)) => message::stream_contradicted(),
                             _ => message::stream_cut_off(),
                         });
                     } else if let (Some(text), Some(leak)) = (&cut_text, &call.leaked)
@@ -211,7 +213,14 @@ impl Filter<'_> {
         printer: &mut S,
     ) -> Result<(), StreamError> {
         match prepared {
-            Prepared::Judged(judged) => self.write(*judged, source, summary, printer),
+            Prepared::Judged(judged) => {
+                // A record among a stream's events that cannot be read, or
+                // read as anything: it may have been one of them.
+                if judged.calls.is_err() {
+                    streams.unreadable();
+                }
+                self.write(*judged, source, summary, printer)
+            }
             Prepared::Event(value, at) => {
                 let (ended, fed) = streams.feed(value, at, self.options.max_record_bytes);
                 if let Some(ended) = ended {
