@@ -393,4 +393,6 @@ fn chunk_id(map: &Map<String, Value>) -> Value {
 }
 
 #[cfg(test)]
+mod gaps;
+#[cfg(test)]
 mod tests;
