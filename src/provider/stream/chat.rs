@@ -20,6 +20,8 @@ pub(super) struct Chat {
     choices: Vec<Choice>,
     /// Each choice's place in `choices`, by its `index`.
     at: HashMap<Key, usize>,
+    /// How many choices have no `finish_reason` yet.
+    open: usize,
     /// Events taken or refused so far; a call's `serial` is this when it began.
     serial: u64,
     /// The `serial` of the last unusable event that named no call: every call
@@ -78,6 +80,7 @@ impl Chat {
             model: Value::Null,
             choices: Vec::new(),
             at: HashMap::new(),
+            open: 0,
             serial: 0,
             lost: 0,
             size: 0,
@@ -117,6 +120,7 @@ impl Chat {
             let i = choice.field("index").and_then(Value::as_u64).unwrap_or(0);
             let at = *self.at.entry(Key(i)).or_insert_with(|| {
                 self.choices.push(Choice::new(i));
+                self.open = self.open.saturating_add(1);
                 self.size = self.size.saturating_add(SLOT);
                 self.choices.len() - 1
             });
@@ -131,9 +135,10 @@ impl Chat {
             {
                 slot.finish = finish.clone();
                 slot.lost = slot.lost.max(self.lost);
+                self.open = self.open.saturating_sub(1);
             }
         }
-        Some(!self.choices.is_empty() && self.choices.iter().all(Choice::finished))
+        Some(!self.choices.is_empty() && self.open == 0)
     }
 
     fn delta(choice: &mut Choice, delta: &Value, serial: u64, limit: usize, size: &mut usize) {
