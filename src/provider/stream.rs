@@ -96,6 +96,9 @@ pub(crate) struct Assembled {
     /// `stop_reason: "max_tokens"`, an `incomplete` response). A call read
     /// from the text of a message that did not may have had more to come.
     pub whole: bool,
+    /// An event that could not be used may have held a part of the message's
+    /// text: a call read from that text may miss a part.
+    pub text_lost: bool,
 }
 
 /// Why a streamed call is not whole.
@@ -240,6 +243,7 @@ impl Streams {
                     incomplete: Vec::new(),
                     spelled: String::new(),
                     whole: false,
+                    text_lost: false,
                 })
             }
         }
@@ -306,11 +310,12 @@ impl Open {
     }
 
     fn end(self) -> Option<Assembled> {
-        let whole = match &self.kind {
-            Kind::Chat(c) => c.whole(),
-            Kind::Responses(r) => r.whole(),
-            Kind::Anthropic(a) => a.whole(),
-            Kind::Dropped => false,
+        let (whole, text_lost) = match &self.kind {
+            Kind::Chat(c) => (c.whole(), c.text_lost),
+            // Its text comes in whole items only.
+            Kind::Responses(r) => (r.whole(), false),
+            Kind::Anthropic(a) => (a.whole(), a.text_lost),
+            Kind::Dropped => (false, false),
         };
         let (record, incomplete, spelled) = match self.kind {
             Kind::Chat(c) => c.end(),
@@ -324,6 +329,7 @@ impl Open {
             incomplete,
             spelled,
             whole,
+            text_lost,
         })
     }
 }

@@ -33,11 +33,14 @@ const LOST: &str = "an event of this call's stream could not be read, so a part 
 fn a_stream_with_an_unusable_event_never_passes_the_call_it_was_in() {
     // gap_chat: OpenAI chunks, the middle fragment of `rm -rf /tmp/build` on a
     // line that is no JSON; gap_anthropic: the same as Anthropic events;
-    // gap_anthropic_index: a well-formed event whose index is "0".
+    // gap_anthropic_index: a well-formed event whose index is "0"; gap_text
+    // and gap_text_anthropic: the call written in the message's text.
     for file in [
         "gap_chat.sse",
         "gap_anthropic.sse",
         "gap_anthropic_index.sse",
+        "gap_text.sse",
+        "gap_text_anthropic.sse",
     ] {
         for jobs in ["1", "2"] {
             let (code, out) = results(file, jobs);

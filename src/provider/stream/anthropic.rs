@@ -25,6 +25,8 @@ pub(super) struct Anthropic {
     /// The `serial` of the last unusable event that named no block: every
     /// block started before it and not stopped then may miss a part.
     lost: u64,
+    /// An unusable event may have held a part of a text block.
+    pub(super) text_lost: bool,
     /// Bytes kept.
     pub(super) size: usize,
 }
@@ -139,13 +141,21 @@ impl Anthropic {
         match named {
             Some(i) => {
                 let at = self.at.get(&Key(i)).copied();
-                if let Some(block) = at.and_then(|at| self.blocks.get_mut(at))
-                    && !block.stopped
-                {
-                    block.lost = true;
+                match at.and_then(|at| self.blocks.get_mut(at)) {
+                    Some(block) if !block.stopped => {
+                        block.lost = true;
+                        self.text_lost |=
+                            block.block.field("type").and_then(Value::as_str) != Some("tool_use");
+                    }
+                    Some(_) => {}
+                    // A block whose start never came: text or not.
+                    None => self.text_lost = true,
                 }
             }
-            None => self.lost = self.serial,
+            None => {
+                self.lost = self.serial;
+                self.text_lost = true;
+            }
         }
     }
 

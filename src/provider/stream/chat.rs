@@ -27,6 +27,8 @@ pub(super) struct Chat {
     /// The `serial` of the last unusable event that named no call: every call
     /// begun before it, in a choice not finished then, may miss a part.
     lost: u64,
+    /// An unusable event may have held a part of a message's text.
+    pub(super) text_lost: bool,
     /// Bytes kept.
     pub(super) size: usize,
 }
@@ -83,6 +85,7 @@ impl Chat {
             open: 0,
             serial: 0,
             lost: 0,
+            text_lost: false,
             size: 0,
         }
     }
@@ -198,8 +201,17 @@ impl Chat {
         self.serial = self.serial.saturating_add(1);
         let Some(named) = chunk.and_then(named) else {
             self.lost = self.serial;
+            self.text_lost = true;
             return;
         };
+        // Text of its own, or a choice it cannot tell the calls of.
+        let content = chunk
+            .and_then(|c| c.field("choices"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .any(|c| c.field("delta").and_then(|d| d.field("content")).is_some());
+        self.text_lost |= content || named.iter().any(|(_, call)| call.is_none());
         for (choice, call) in named {
             let Some(choice) = self
                 .at

@@ -311,6 +311,57 @@ fn a_completed_output_that_disagrees_with_the_stream_loses_no_call() {
 }
 
 #[test]
+fn a_gap_that_may_have_held_text_is_told() {
+    // A text delta whose text is no string.
+    let text = |i: Value| {
+        Some(
+            json!({"type": "content_block_delta", "index": i, "delta": {"type": "text_delta", "text": 5}}),
+        )
+    };
+    let text_block = Some(
+        json!({"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}}),
+    );
+    let stream = |gap: Option<Value>| {
+        vec![
+            a_start(),
+            a_block(0),
+            text_block.clone(),
+            gap,
+            a_stop(0),
+            a_stop(1),
+        ]
+    };
+    // Naming the text block, naming nothing, unreadable: told.
+    for gap in [text(json!(1)), text(json!("1")), None] {
+        assert!(run(stream(gap.clone())).text_lost, "{gap:?}");
+    }
+    // Naming the tool_use block: only its call is lost.
+    let done = run(stream(a_json(json!(0), "x").map(|mut e| {
+        e["delta"]["partial_json"] = json!(5);
+        e
+    })));
+    assert!(!done.text_lost);
+    assert_eq!(done.incomplete, [(0, Unfinished::Lost)]);
+    // A chat chunk naming its call and holding no text: not told.
+    let done = run(vec![
+        chunk(0, call(0, Some("glob"), "{"), None),
+        chunk(
+            0,
+            json!({"tool_calls": [{"index": 0, "function": {"arguments": 5}}]}),
+            None,
+        ),
+        chunk(0, json!({}), Some("tool_calls")),
+    ]);
+    assert!(!done.text_lost);
+    let done = run(vec![
+        chunk(0, json!({"content": "a"}), None),
+        chunk(0, json!({"content": "b", "tool_calls": 5}), None),
+        chunk(0, json!({}), Some("stop")),
+    ]);
+    assert!(done.text_lost);
+}
+
+#[test]
 fn a_gap_of_another_stream_kind_or_chat_id_loses_nothing() {
     let mut s = Streams::default();
     let first = chunk(0, call(0, Some("glob"), "{}"), None).unwrap();
