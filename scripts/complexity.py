@@ -97,6 +97,67 @@ def anthropic_stream(n):
     return FILTER, "".join(out)
 
 
+def chunk(choices):
+    return line({"id": "s", "object": "chat.completion.chunk", "choices": choices})
+
+
+def openai_stream_gaps(n):
+    # Each call's arguments cut by a line that is no JSON: n broken records
+    # and n calls rejected, each gap marking the open calls in constant time.
+    out = []
+    for i in range(n):
+        call = {"index": i, "function": {"name": "glob", "arguments": '{"pattern":'}}
+        out.append(chunk([{"index": 0, "delta": {"tool_calls": [call]}}]))
+        out.append('{"id":"s","object":"chat.comp\n')
+        out.append(chunk([{"index": 0, "delta": {"tool_calls": [
+            {"index": i, "function": {"arguments": '"*"}'}}]}}]))
+    out.append(chunk([{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]))
+    return FILTER, "".join(out)
+
+
+def openai_choices(n):
+    # n choices of one stream, each its call 0, finished one by one.
+    out = []
+    for i in range(n):
+        call = {"index": 0, "function": {"name": "glob", "arguments": '{"pattern":"*"}'}}
+        out.append(chunk([{"index": i, "delta": {"tool_calls": [call]}}]))
+    for i in range(n):
+        out.append(chunk([{"index": i, "delta": {}, "finish_reason": "tool_calls"}]))
+    return FILTER, "".join(out)
+
+
+def anthropic_stream_gaps(n):
+    # Each block followed by a delta whose index is a string.
+    out = [line({"type": "message_start", "message": {"id": "m", "role": "assistant", "content": []}})]
+    for i in range(n):
+        out.append(line({"type": "content_block_start", "index": i,
+                         "content_block": {"type": "tool_use", "name": "glob", "input": {}}}))
+        out.append(line({"type": "content_block_delta", "index": i,
+                         "delta": {"type": "input_json_delta", "partial_json": '{"pattern":"*"}'}}))
+        out.append(line({"type": "content_block_delta", "index": str(i),
+                         "delta": {"type": "input_json_delta", "partial_json": "x"}}))
+    out.append(line({"type": "message_stop"}))
+    return FILTER, "".join(out)
+
+
+def responses_empty_output(n):
+    # n items streamed, the completed output empty: every call from the items.
+    out = [line({"type": "response.created", "response": {"id": "r", "output": []}})]
+    for i in range(n):
+        item = {"type": "function_call", "id": f"fc{i}", "call_id": f"c{i}", "name": "glob"}
+        out.append(line({"type": "response.output_item.added", "output_index": i,
+                         "item": dict(item, arguments="")}))
+        out.append(line({"type": "response.function_call_arguments.delta", "output_index": i,
+                         "delta": '{"pattern":"*"}'}))
+        out.append(line({"type": "response.output_item.done", "output_index": i,
+                         "item": dict(item, arguments='{"pattern":"*"}')}))
+    out.append(line({"type": "response.completed",
+                     "response": {"id": "r", "status": "completed", "output": [
+                         {"type": "function_call", "id": f"fc{i}", "call_id": f"c{i}", "name": "glob",
+                          "arguments": '{"pattern":"*"}'} for i in range(0, n, 2)]}}))
+    return FILTER, "".join(out)
+
+
 # Every file this script writes is under one temporary directory, removed when
 # it exits.
 WORK = tempfile.TemporaryDirectory(prefix="callfix-complexity-")
@@ -391,6 +452,10 @@ SURFACES = [
     ("n parameters, CDATA never closed", unclosed_cdata_params, 2000, None),
     ("OpenAI chunk stream, n calls", openai_stream, 6000, lambda n: n),
     ("Anthropic stream, n calls", anthropic_stream, 6000, lambda n: n),
+    ("OpenAI chunk stream, n calls each cut by a broken line", openai_stream_gaps, 3000, lambda n: 2 * n),
+    ("OpenAI chunk stream, n choices", openai_choices, 3000, lambda n: n),
+    ("Anthropic stream, n calls each after an event of the wrong shape", anthropic_stream_gaps, 3000, lambda n: 2 * n),
+    ("Responses stream, n calls, half of them in the completed output", responses_empty_output, 3000, lambda n: n),
     ("n misspelt keys, n-property schema", near_miss_keys, 40, lambda n: 1),
     ("pythonic nesting, n deep", deep_pythonic, 1000, lambda n: 1),
     ("SSE after a broken line, n calls", sse_broken_line, 2000, lambda n: n + 1),

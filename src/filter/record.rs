@@ -100,7 +100,8 @@ impl Filter<'_> {
                 // Only a number with an exponent can be spelled two ways; the
                 // framer says whether the record has one.
                 let spelled = if meta.exponent { bytes } else { b"" };
-                let mut judged = self.judge(parsed, first, masked, spelled, (&[], true), source);
+                let mut judged =
+                    self.judge(parsed, first, masked, spelled, (&[], true, false), source);
                 if let Some(fork) = fork {
                     judged.write_ahead(fork);
                 }
@@ -117,7 +118,7 @@ impl Filter<'_> {
         first: (u64, u64, u64),
         masked: bool,
         bytes: &[u8],
-        (incomplete, whole): (&[(usize, Unfinished)], bool),
+        (incomplete, whole, text_lost): (&[(usize, Unfinished)], bool, bool),
         source: &str,
     ) -> Judged {
         let (registry, options) = (self.registry, self.options);
@@ -176,8 +177,12 @@ impl Filter<'_> {
                             Some((_, Unfinished::TooLarge)) => {
                                 message::stream_call_too_large(options.max_record_bytes)
                             }
+                            Some((_, Unfinished::Lost)) => message::stream_event_lost(),
+                            Some((_, Unfinished::Contradicted)) => message::stream_contradicted(),
                             _ => message::stream_cut_off(),
                         });
+                    } else if text_lost && call.leaked.is_some() {
+                        call.args = provider::Args::Malformed(message::stream_event_lost());
                     } else if let (Some(text), Some(leak)) = (&cut_text, &call.leaked)
                         && !matches!(call.args, provider::Args::Malformed(_))
                         && provider::read_by_its_end(leak, text)
@@ -211,7 +216,14 @@ impl Filter<'_> {
         printer: &mut S,
     ) -> Result<(), StreamError> {
         match prepared {
-            Prepared::Judged(judged) => self.write(*judged, source, summary, printer),
+            Prepared::Judged(judged) => {
+                // A record among a stream's events that cannot be read, or
+                // read as anything: it may have been one of them.
+                if judged.calls.is_err() {
+                    streams.unreadable();
+                }
+                self.write(*judged, source, summary, printer)
+            }
             Prepared::Event(value, at) => {
                 let (ended, fed) = streams.feed(value, at, self.options.max_record_bytes);
                 if let Some(ended) = ended {
@@ -221,7 +233,8 @@ impl Filter<'_> {
                     Fed::Kept => Ok(()),
                     // `is_event` and `feed` agree; judged as a record all the same.
                     Fed::Record(value) => {
-                        let judged = self.judge(Ok(value), at, false, b"", (&[], true), source);
+                        let judged =
+                            self.judge(Ok(value), at, false, b"", (&[], true, false), source);
                         self.write(judged, source, summary, printer)
                     }
                     Fed::Done(done) => self.assembled(done, source, summary, printer),
@@ -248,7 +261,7 @@ impl Filter<'_> {
             done.first,
             false,
             done.spelled.as_bytes(),
-            (&done.incomplete, done.whole),
+            (&done.incomplete, done.whole, done.text_lost),
             source,
         );
         self.write(judged, source, summary, printer)

@@ -303,6 +303,22 @@ pub(crate) fn stream_cut_off() -> String {
     "the stream ended before this call was complete; send the complete call".to_owned()
 }
 
+/// A streamed call an event of whose stream could not be used: a part of its
+/// arguments may be missing.
+pub(crate) fn stream_event_lost() -> String {
+    "an event of this call's stream could not be read, so a part of its arguments \
+     may be missing; send the complete call"
+        .to_owned()
+}
+
+/// A Responses call that `response.completed` gives with other arguments than
+/// its streamed events did.
+pub(crate) fn stream_contradicted() -> String {
+    "the stream's response.completed gives this call other arguments than its \
+     events did; send the call again"
+        .to_owned()
+}
+
 /// A streamed call whose argument text took its stream past
 /// `--max-record-bytes`.
 pub(crate) fn stream_call_too_large(limit: usize) -> String {

@@ -25,8 +25,19 @@
 //! Untrusted all through:
 //!
 //! - An event of the wrong shape (a field that is not the object, array, string
-//!   or index it must be; a fragment for a call never started) changes nothing
-//!   and is handed back as a record, to be judged (and rejected) on its own.
+//!   or index it must be; a fragment for a call never started or already
+//!   finished; a second start of one index) changes nothing and is handed back
+//!   as a record, to be judged (and rejected) on its own. But it may have held a
+//!   part of a call: the call it names, or every call open in its stream when
+//!   it names none, is then listed as [`Unfinished::Lost`], rejected, never
+//!   judged on what is left. So is every open call when a record that cannot
+//!   be read at all comes ([`Streams::unreadable`]). Calls finished before
+//!   are whole; a Responses item whose whole arguments come later is whole
+//!   again.
+//! - Chat chunks are keyed by choice and, within it, by call `index`: `n`
+//!   choices give one choice each, as unstreamed.
+//! - A `response.completed` output is held against the streamed items: each
+//!   streamed call gives one result (see `responses::reconcile`).
 //! - Fragments are appended in place and calls are found by index in a hash
 //!   map: time and memory are linear in the stream's size.
 //! - Every feed takes a byte limit (`--max-record-bytes`) on the bytes a stream
@@ -85,6 +96,9 @@ pub(crate) struct Assembled {
     /// `stop_reason: "max_tokens"`, an `incomplete` response). A call read
     /// from the text of a message that did not may have had more to come.
     pub whole: bool,
+    /// An event that could not be used may have held a part of the message's
+    /// text: a call read from that text may miss a part.
+    pub text_lost: bool,
 }
 
 /// Why a streamed call is not whole.
@@ -94,6 +108,10 @@ pub(crate) enum Unfinished {
     CutOff,
     /// Its argument text grew past the limit, and was dropped.
     TooLarge,
+    /// An event that may have held a part of it could not be used.
+    Lost,
+    /// `response.completed` gives it with other arguments than its events.
+    Contradicted,
 }
 
 /// A stream whose kept text grew past the limit: dropped, not judged.
@@ -164,10 +182,35 @@ impl Streams {
             }
         };
         let fed = match step {
-            None => Fed::Record(Value::Object(map)),
+            None => {
+                self.lose(of, &map);
+                Fed::Record(Value::Object(map))
+            }
             Some(step) => self.settle(step),
         };
         (ended, fed)
+    }
+
+    /// A record that could not be read at all (not JSON, cut, past the
+    /// limit) came: it may have been an event of the open stream, so every call
+    /// of it not finished may miss a part.
+    pub(crate) fn unreadable(&mut self) {
+        if let Some(open) = self.open.as_mut() {
+            open.lose(None);
+        }
+    }
+
+    /// An event `map` of kind `of` could not be used: if it is of the open
+    /// stream's kind (and, for chat chunks, its `id`), the calls it may have
+    /// held a part of are lost. A start of another stream of that kind is
+    /// counted too: its events would have been taken as the open one's.
+    fn lose(&mut self, of: EventKind, map: &Map<String, Value>) {
+        if let Some(open) = self.open.as_mut()
+            && open.of == of
+            && (of != EventKind::Chat || open.id == chunk_id(map))
+        {
+            open.lose(Some(map));
+        }
     }
 
     /// The input ended: a stream still open comes out as far as it got.
@@ -200,6 +243,7 @@ impl Streams {
                     incomplete: Vec::new(),
                     spelled: String::new(),
                     whole: false,
+                    text_lost: false,
                 })
             }
         }
@@ -254,12 +298,24 @@ impl Open {
         })
     }
 
+    /// An event that may be this stream's could not be used (see
+    /// [`Streams::lose`]).
+    fn lose(&mut self, map: Option<&Map<String, Value>>) {
+        match &mut self.kind {
+            Kind::Chat(c) => c.lose(map),
+            Kind::Responses(r) => r.lose(map),
+            Kind::Anthropic(a) => a.lose(map),
+            Kind::Dropped => {}
+        }
+    }
+
     fn end(self) -> Option<Assembled> {
-        let whole = match &self.kind {
-            Kind::Chat(c) => c.whole(),
-            Kind::Responses(r) => r.whole(),
-            Kind::Anthropic(a) => a.whole(),
-            Kind::Dropped => false,
+        let (whole, text_lost) = match &self.kind {
+            Kind::Chat(c) => (c.whole(), c.text_lost),
+            // Its text comes in whole items only.
+            Kind::Responses(r) => (r.whole(), false),
+            Kind::Anthropic(a) => (a.whole(), a.text_lost),
+            Kind::Dropped => (false, false),
         };
         let (record, incomplete, spelled) = match self.kind {
             Kind::Chat(c) => c.end(),
@@ -273,6 +329,7 @@ impl Open {
             incomplete,
             spelled,
             whole,
+            text_lost,
         })
     }
 }
@@ -341,5 +398,7 @@ fn chunk_id(map: &Map<String, Value>) -> Value {
     map.field("id").cloned().unwrap_or(Value::Null)
 }
 
+#[cfg(test)]
+mod gaps;
 #[cfg(test)]
 mod tests;

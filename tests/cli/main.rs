@@ -45,6 +45,7 @@ mod robustness;
 mod schemas;
 mod scripts_fail;
 mod stream_attacks;
+mod stream_gaps;
 mod streams;
 mod terminal;
 mod terminal_attacks;

@@ -48,7 +48,8 @@ pub(crate) enum Cut {
 
 pub(crate) fn cut() -> impl Strategy<Value = Cut> {
     let stream = prop_oneof![
-        (any::<bool>(), any::<u8>()).prop_map(|(s, f)| Shape::ChatStream(s, f)),
+        // An odd fraction: one choice (`grammar::stream_events`).
+        (any::<bool>(), any::<u8>()).prop_map(|(s, f)| Shape::ChatStream(s, f | 1)),
         (any::<bool>(), any::<u8>()).prop_map(|(s, f)| Shape::AnthropicStream(s, f)),
         (any::<bool>(), any::<u8>()).prop_map(|(s, f)| Shape::ResponsesStream(s, f)),
     ];

@@ -19,6 +19,14 @@ pub(super) struct Anthropic {
     /// Each block's place in `blocks`, by its `index` (the first of that index).
     at: HashMap<Key, usize>,
     stopped: bool,
+    /// Events taken or refused so far; a block's `serial` is this when it
+    /// started.
+    serial: u64,
+    /// The `serial` of the last unusable event that named no block: every
+    /// block started before it and not stopped then may miss a part.
+    lost: u64,
+    /// An unusable event may have held a part of a text block.
+    pub(super) text_lost: bool,
     /// Bytes kept.
     pub(super) size: usize,
 }
@@ -30,6 +38,9 @@ struct Block {
     /// Its `partial_json`, joined.
     json: Fragments,
     stopped: bool,
+    serial: u64,
+    /// An unusable event may have held a part of it.
+    lost: bool,
 }
 
 impl Anthropic {
@@ -42,6 +53,7 @@ impl Anthropic {
     /// Takes one event; true once the message stopped. `None` (and nothing
     /// taken) when it has the wrong shape.
     pub(super) fn feed(&mut self, event: &Map<String, Value>, limit: usize) -> Option<bool> {
+        self.serial = self.serial.saturating_add(1);
         match type_of(event) {
             "message_start" => {
                 let message = event.field("message").and_then(Value::as_object)?;
@@ -50,19 +62,30 @@ impl Anthropic {
             "content_block_start" => {
                 let i = index(event.field("index")).flatten()?;
                 let block = event.field("content_block").and_then(Value::as_object)?;
+                // A second start of one index: its deltas could not be told
+                // from the first one's.
+                if self.at.contains_key(&Key(i)) {
+                    return None;
+                }
                 let size = SLOT.saturating_add(text_len(block));
                 self.size = self.size.saturating_add(size);
-                self.at.entry(Key(i)).or_insert(self.blocks.len());
+                self.at.insert(Key(i), self.blocks.len());
                 self.blocks.push(Block {
                     block: block.clone(),
                     json: Fragments::default(),
                     stopped: false,
+                    serial: self.serial,
+                    lost: false,
                 });
             }
             "content_block_delta" => {
                 let at = self.slot(event)?;
                 let delta = event.field("delta").and_then(Value::as_object)?;
                 let slot = self.blocks.get_mut(at)?;
+                // Nothing comes after a block's stop.
+                if slot.stopped {
+                    return None;
+                }
                 match delta.field("type").and_then(Value::as_str) {
                     Some("input_json_delta") => {
                         let json = delta.field("partial_json").and_then(Value::as_str)?;
@@ -83,7 +106,11 @@ impl Anthropic {
             }
             "content_block_stop" => {
                 let at = self.slot(event)?;
-                self.blocks.get_mut(at)?.stopped = true;
+                let block = self.blocks.get_mut(at)?;
+                if !block.stopped {
+                    block.stopped = true;
+                    block.lost |= self.lost > block.serial;
+                }
             }
             "message_delta" => {
                 let delta = object(event.field("delta"))?;
@@ -103,6 +130,35 @@ impl Anthropic {
         Some(self.stopped)
     }
 
+    /// An event of this stream could not be used (`event`, if it could be
+    /// read at all): the block it names, if not stopped, may miss a part; when
+    /// it names none, every block not stopped. Constant time.
+    pub(super) fn lose(&mut self, event: Option<&Map<String, Value>>) {
+        self.serial = self.serial.saturating_add(1);
+        let named = event
+            .filter(|e| type_of(e) != "message_start")
+            .and_then(|e| index(e.field("index")).flatten());
+        match named {
+            Some(i) => {
+                let at = self.at.get(&Key(i)).copied();
+                match at.and_then(|at| self.blocks.get_mut(at)) {
+                    Some(block) if !block.stopped => {
+                        block.lost = true;
+                        self.text_lost |=
+                            block.block.field("type").and_then(Value::as_str) != Some("tool_use");
+                    }
+                    Some(_) => {}
+                    // A block whose start never came: text or not.
+                    None => self.text_lost = true,
+                }
+            }
+            None => {
+                self.lost = self.serial;
+                self.text_lost = true;
+            }
+        }
+    }
+
     /// Whether the message came to its end (`message_stop`, and not for
     /// `max_tokens`).
     pub(super) fn whole(&self) -> bool {
@@ -119,11 +175,15 @@ impl Anthropic {
             mut block,
             json,
             stopped,
+            serial,
+            lost,
         } in self.blocks
         {
             if block.field("type").and_then(Value::as_str) == Some("tool_use") {
                 if json.too_large {
                     incomplete.push((calls, Unfinished::TooLarge));
+                } else if lost || (!stopped && self.lost > serial) {
+                    incomplete.push((calls, Unfinished::Lost));
                 } else if !stopped {
                     incomplete.push((calls, Unfinished::CutOff));
                 }

@@ -223,6 +223,32 @@ pub(crate) fn stream_events(shape: &Shape, want: &str, tool: &str, nonce: &str) 
             let (a, b) = split(want, *f);
             let id = format!("chatcmpl-{nonce}");
             let chunk = |choice: Value| json!({"id": id, "object": "chat.completion.chunk", "model": "m", "choices": [choice]});
+            if f % 4 == 0 {
+                // n = 2: a second choice's call 0, interleaved (a merge of the
+                // two would spoil the nonce call; `cut.rs` never asks for it).
+                let other = |delta: Value, finish: Value| {
+                    chunk(json!({"index": 1, "delta": delta, "finish_reason": finish}))
+                };
+                let own = |delta: Value, finish: Value| {
+                    chunk(json!({"index": 0, "delta": delta, "finish_reason": finish}))
+                };
+                let args = |text: &str| json!({"tool_calls": [{"index": 0, "function": {"arguments": text}}]});
+                return vec![
+                    own(
+                        json!({"tool_calls": [{"index": 0, "id": format!("call_{nonce}"), "type": "function", "function": {"name": tool, "arguments": ""}}]}),
+                        Value::Null,
+                    ),
+                    other(
+                        json!({"tool_calls": [{"index": 0, "id": "call_other", "type": "function", "function": {"name": "glob", "arguments": ""}}]}),
+                        Value::Null,
+                    ),
+                    own(args(a), Value::Null),
+                    other(args("{\"pattern\": "), Value::Null),
+                    own(args(b), Value::Null),
+                    other(args("\"*.md\"}"), json!("tool_calls")),
+                    own(json!({}), json!("tool_calls")),
+                ];
+            }
             vec![
                 chunk(
                     json!({"index": 0, "delta": {"role": "assistant", "content": null}, "finish_reason": null}),
@@ -263,7 +289,21 @@ pub(crate) fn stream_events(shape: &Shape, want: &str, tool: &str, nonce: &str) 
                 json!({"type": "response.function_call_arguments.delta", "output_index": 0, "delta": b}),
                 json!({"type": "response.function_call_arguments.done", "output_index": 0, "arguments": want}),
                 json!({"type": "response.output_item.done", "output_index": 0, "item": item(want, "completed")}),
-                json!({"type": "response.completed", "response": response("completed", json!([item(want, "completed")]))}),
+                // Servers that give the output only in the item events: the
+                // completed output empty, or absent.
+                match f % 3 {
+                    0 => {
+                        json!({"type": "response.completed", "response": response("completed", json!([]))})
+                    }
+                    1 => {
+                        let mut r = response("completed", Value::Null);
+                        r.as_object_mut().map(|r| r.remove("output"));
+                        json!({"type": "response.completed", "response": r})
+                    }
+                    _ => {
+                        json!({"type": "response.completed", "response": response("completed", json!([item(want, "completed")]))})
+                    }
+                },
             ]
         }
         _ => Vec::new(),

@@ -139,6 +139,8 @@ fn chat_chunk() -> impl Strategy<Value = Value> {
         3 => prop::collection::vec(call, 0..3).prop_map(Value::Array),
         1 => prop::sample::select(vec![json!("x"), json!({}), json!(null), json!([1])]),
     ];
+    // Choices of one `n > 1` stream (their calls share call indexes), or an
+    // index of the wrong shape.
     let choice = (
         calls,
         prop::sample::select(vec![
@@ -147,10 +149,11 @@ fn chat_chunk() -> impl Strategy<Value = Value> {
             json!("stop"),
             json!(1),
         ]),
+        prop_oneof![3 => Just(json!(0)), 2 => Just(json!(1)), 1 => index()],
     )
-        .prop_flat_map(|(calls, finish)| {
+        .prop_flat_map(|(calls, finish, i)| {
             maybe_object(
-                json!({"index": 0, "delta": {"tool_calls": calls}, "finish_reason": finish}),
+                json!({"index": i, "delta": {"tool_calls": calls}, "finish_reason": finish}),
             )
         });
     (
@@ -177,10 +180,24 @@ fn responses_event() -> impl Strategy<Value = Value> {
         "response.completed",
         "response.output_text.delta",
     ]);
-    let item = maybe_object(
-        json!({"type": "function_call", "name": "glob", "call_id": "call_g", "arguments": ""}),
-    );
-    let response = maybe_object(json!({"id": "resp_g", "object": "response", "output": []}));
+    let item = prop_oneof![
+        maybe_object(
+            json!({"type": "function_call", "name": "glob", "call_id": "call_g", "arguments": ""}),
+        ),
+        Just(
+            json!({"type": "function_call", "id": "fc_g", "name": "glob", "call_id": "call_g", "arguments": "{}"}),
+        ),
+    ];
+    // A completed output that is empty, absent, or disagrees with the items.
+    let response = prop_oneof![
+        maybe_object(json!({"id": "resp_g", "object": "response", "output": []})),
+        Just(json!({"id": "resp_g", "object": "response", "status": "completed"})),
+        Just(json!({"id": "resp_g", "object": "response", "output": [
+            {"type": "function_call", "id": "fc_g", "name": "glob", "call_id": "call_g", "arguments": "{\"pattern\": \"x\"}"},
+            {"type": "function_call", "name": "read", "arguments": "{}"},
+            "s",
+        ]})),
+    ];
     (
         kind,
         prop::option::of(index()),
@@ -206,17 +223,27 @@ fn responses_event() -> impl Strategy<Value = Value> {
         })
 }
 
-/// One stream event of any provider, as a JSON line or an SSE `data:` line.
+/// One stream event of any provider, as a JSON line or an SSE `data:` line;
+/// sometimes cut (bytes a proxy dropped: a line that is no JSON).
 pub(crate) fn stream_event() -> impl Strategy<Value = Vec<u8>> {
     (
         prop_oneof![anthropic_event(), chat_chunk(), responses_event()],
         any::<bool>(),
+        prop_oneof![4 => Just(None), 1 => any::<prop::sample::Index>().prop_map(Some)],
     )
-        .prop_map(|(e, sse)| {
+        .prop_map(|(e, sse, cut)| {
+            let mut e = e.to_string();
+            if let Some(cut) = cut {
+                let mut at = cut.index(e.len());
+                while !e.is_char_boundary(at) {
+                    at -= 1;
+                }
+                e.truncate(at);
+            }
             if sse {
                 format!("data: {e}").into_bytes()
             } else {
-                e.to_string().into_bytes()
+                e.into_bytes()
             }
         })
 }
