@@ -73,6 +73,20 @@ def code_spans(n):
     return FILTER, assistant("`<tool_call>` " * n)
 
 
+def quoted_containers(n):
+    # src/provider/leak/quoted.rs: every kind of quoted text, closed.
+    unit = ("~~~\n<tool_call>\n~~~\n<!-- <tool_call> -->\n<pre><tool_call></pre> "
+            "<code><tool_call></code>\n\n    <tool_call>\n\n")
+    return FILTER, assistant(unit * n)
+
+
+def unclosed_containers(n):
+    # Openings whose closing never comes are literal: the closing is searched
+    # for once, not once per opening, and the call after them is read.
+    call = '<tool_call>{"name": "read", "arguments": {"file_path": "/a"}}</tool_call>'
+    return FILTER, assistant("<!-- <pre <code> ~~~\n" * n + call)
+
+
 def openai_stream(n):
     # Chunks as small as they come, so that the reassembly, not the judging,
     # shows in the time.
@@ -448,6 +462,8 @@ SURFACES = [
     ("bare JSON list, n calls", json_list, 1200, lambda n: n),
     ("[TOOL_CALLS] list, n calls", tool_calls_list, 1200, lambda n: n),
     ("code spans of <tool_call>, n", code_spans, 20000, lambda n: 0),
+    ("quoted containers of <tool_call>, n", quoted_containers, 5000, lambda n: 0),
+    ("n container openings never closed, then a call", unclosed_containers, 5000, lambda n: 1),
     ("broken calls in <tools> wrappers, n", broken_wrapped_calls, 2000, None),
     ("n parameters, CDATA never closed", unclosed_cdata_params, 2000, None),
     ("OpenAI chunk stream, n calls", openai_stream, 6000, lambda n: n),

@@ -94,6 +94,15 @@ pub(crate) fn find(v: &Value) -> Option<String> {
     }
 }
 
+/// Where JSON text `text` holds a lone surrogate escape in a string, when
+/// the text is valid JSON once they are masked (`None`: it holds none, or is
+/// no JSON for another reason).
+pub(crate) fn in_text(text: &str) -> Option<String> {
+    let masked = mask(text.as_bytes())?;
+    let value: Value = serde_json::from_slice(&masked).ok()?;
+    find(&value)
+}
+
 fn join(head: &str, rest: &str) -> String {
     if rest.is_empty() {
         head.to_owned()
@@ -112,6 +121,24 @@ pub(crate) fn unmask(fragment: &str, out: &mut impl std::io::Write) -> std::io::
         rest = tail;
     }
     out.write_all(rest.as_bytes())
+}
+
+/// `text` with each mask shown as the escape it stood for, as the six
+/// characters `\ud83d`: how a masked string leaves callfix as plain text (a
+/// message line, a report's names), where no JSON escape can stand.
+pub(crate) fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains(MARK) {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut rest = text;
+    while let Some((before, after)) = rest.split_once(MARK) {
+        out.push_str(before);
+        out.push_str("\\u");
+        rest = after;
+    }
+    out.push_str(rest);
+    out.into()
 }
 
 #[cfg(test)]
@@ -133,5 +160,19 @@ mod tests {
         unmask(v["t"].as_str().unwrap(), &mut out).unwrap();
         assert_eq!(out, br"Done \ud83d");
         assert_eq!(mask(br#"{"a":"\ud83d\ude00 fine"}"#), None);
+        assert_eq!(shown(v["t"].as_str().unwrap()), r"Done \ud83d");
+        assert_eq!(shown("plain"), "plain");
+    }
+
+    #[test]
+    fn a_lone_escape_in_arguments_text_is_found_where_it_is() {
+        assert_eq!(
+            in_text(r#"{"a":{"b":["\ud800"]}}"#).as_deref(),
+            Some("a.b.0")
+        );
+        assert_eq!(in_text(r#"{"\udc00k":1}"#).as_deref(), Some(r"\udc00k"));
+        // None held, or no JSON for another reason: the usual reading.
+        assert_eq!(in_text(r#"{"a":"\ud83d\ude00"}"#), None);
+        assert_eq!(in_text(r#"{"a":"\ud800",}"#), None);
     }
 }

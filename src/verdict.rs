@@ -292,6 +292,13 @@ pub(crate) fn judge(registry: &Registry, call: &mut Call, policy: Policy) -> Ver
         Ok(tool) => tool,
         Err(verdict) => return *verdict,
     };
+    // Arguments text holding a lone surrogate escape (`{"x": "\ud800"}`) is
+    // valid JSON serde_json refuses: said where it is, as in an object.
+    if let Args::Text(text) = &sent
+        && let Some(path) = crate::surrogates::in_text(text)
+    {
+        return Verdict::invalid(None, vec![message::lone_surrogate(&path)]);
+    }
     if let Args::Text(text) = &sent
         && !call.text_args_allowed()
     {

@@ -452,8 +452,13 @@ pub(crate) fn reorders_text(c: char) -> bool {
 /// read as lines goes through it: messages, `-f human` and `-f args`, `--stats`,
 /// `check`'s human and GitHub formats, diagnostics on stderr. A message and a
 /// human-readable result are always exactly one line, whatever the model put in
-/// its call.
+/// its call. A lone surrogate escape the record was read with (masked,
+/// `surrogates.rs`) is shown as the escape sent (`\ud83d`), never as the mask.
 pub(crate) fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.contains(crate::surrogates::MARK) {
+        let shown = crate::surrogates::shown(s);
+        return one_line(&shown).into_owned().into();
+    }
     let escaped = |c: char| breaks_lines(c) || reorders_text(c);
     if !s.chars().any(escaped) {
         return s.into();

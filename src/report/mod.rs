@@ -15,6 +15,7 @@ use serde_json::{Map, Value, json};
 use crate::filter::Counts;
 use crate::output::{Position, Sink};
 use crate::provider::{Args, Call, Origin};
+use crate::surrogates;
 use crate::verdict::{Class, Status, Verdict};
 
 mod example;
@@ -104,12 +105,15 @@ impl Report {
     /// Counts one judged call, whose record said `origin`.
     pub fn add(&mut self, origin: &Origin, call: &Call, verdict: &Verdict) {
         let status = verdict.status();
-        let model = origin.model.as_deref().unwrap_or(&self.label);
+        // A name read with a lone surrogate escape masked is counted as the
+        // escape sent (`gpt-\ud83d`), never as the mask.
+        let model = surrogates::shown(origin.model.as_deref().unwrap_or(&self.label));
+        let tool = surrogates::shown(call.name());
         add(&mut self.total, status);
-        if let Some(c) = bounded(&mut self.by_model, model) {
+        if let Some(c) = bounded(&mut self.by_model, &model) {
             add(c, status);
         }
-        if let Some(c) = bounded(&mut self.by_tool, call.name()) {
+        if let Some(c) = bounded(&mut self.by_tool, &tool) {
             add(c, status);
         }
         for repair in verdict.repairs() {
@@ -123,14 +127,14 @@ impl Report {
         };
         *self.rejections.entry(class).or_default() += 1;
         if class == Class::CutOff {
-            let stop = origin.stop.as_deref().unwrap_or("(none)");
-            if let Some(n) = bounded(&mut self.cut_off_stops, stop) {
+            let stop = surrogates::shown(origin.stop.as_deref().unwrap_or("(none)"));
+            if let Some(n) = bounded(&mut self.cut_off_stops, &stop) {
                 *n += 1;
             }
         }
-        let path = verdict.errors().first().map_or("", |e| e.path.as_str());
+        let path = surrogates::shown(verdict.errors().first().map_or("", |e| e.path.as_str()));
         self.examples
-            .add(call.name(), class, path, || sent(call, verdict));
+            .add(&tool, class, &path, || sent(call, verdict));
     }
 
     /// All calls.

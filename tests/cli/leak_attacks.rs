@@ -151,3 +151,28 @@ fn a_call_cut_off_after_its_name_is_rejected_under_that_name() {
         );
     }
 }
+
+#[test]
+fn a_call_quoted_in_any_container_is_text() {
+    // Attack pass 2, F12: quoted in a `~~~` fence, an HTML comment, `<pre>`,
+    // `<code>` or an indented code block, a call was extracted and run.
+    let rm =
+        "<tool_call>{\"name\": \"bash\", \"arguments\": {\"command\": \"rm -rf /\"}}</tool_call>";
+    let fn_rm = "<function=bash><parameter=command>rm -rf /</parameter></function>";
+    for call in [rm, fn_rm] {
+        for text in [
+            format!("Never run this:\n~~~\n{call}\n~~~\nIt deletes everything."),
+            format!("Never run this:\n~~~xml\n{call}\n~~~"),
+            format!("Never run this:\n<!--\n{call}\n-->\nDone."),
+            format!("<pre>{call}</pre>"),
+            format!("Write <code>{call}</code> to call it."),
+            format!("Never run this:\n\n    {call}\n\nIt deletes everything."),
+        ] {
+            let (code, out) = run_json(&[], &(assistant_line(&text) + &assistant_line(VALID)));
+            assert_eq!(code, 0, "{text}: {out:?}");
+            assert_eq!(out.len(), 1, "{text}: {out:?}");
+            assert_eq!(out[0]["tool"], "glob", "{text}");
+            assert_eq!(out[0]["index"], 1, "{text}");
+        }
+    }
+}

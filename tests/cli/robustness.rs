@@ -343,3 +343,84 @@ fn to_json_results_of_broken_records_have_the_same_fields() {
     }
     assert!(results[0]["provider_id"].is_null());
 }
+
+#[test]
+fn a_lone_surrogate_in_a_name_leaves_as_the_escape_sent_never_as_the_mask() {
+    // Attack pass 2, F4: the internal mask (U+F0000 and four hex digits) came
+    // out in the model's message and in every form of `report`.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("read.json"),
+        r#"{"type":"object","properties":{"limit":{"type":"integer"}}}"#,
+    )
+    .unwrap();
+    let s = dir.path().to_str().unwrap();
+    let log = dir.path().join("log.jsonl");
+    std::fs::write(
+        &log,
+        concat!(
+            r#"{"model":"gpt-\ud83d","choices":[{"message":{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"re\ud83dad","arguments":"{\"limit\":1}"}}]}}]}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let mask = '\u{F0000}';
+    // The message to the model shows the escape it wrote.
+    let record = std::fs::read_to_string(&log).unwrap();
+    let (code, lines) = run_args(&["-s", s], record.as_str());
+    assert_eq!(code, 1);
+    assert_eq!(
+        lines,
+        [r#"Unknown tool "re\ud83dad". Available tools: read"#]
+    );
+    // `-f json`: the tool as sent (the escape), the message as text.
+    let out = callfix()
+        .args(["-s", s, "-f", "json"])
+        .write_stdin(record.as_str())
+        .output()
+        .unwrap();
+    let json = String::from_utf8(out.stdout).unwrap();
+    assert!(json.contains(r#""tool":"re\ud83dad""#), "{json}");
+    assert!(!json.contains(mask), "{json}");
+    // `report`: table, JSON and page name the model and tool as sent.
+    let html = dir.path().join("r.html");
+    let out = callfix()
+        .args(["report", "-s", s, "--html", html.to_str().unwrap()])
+        .arg(&log)
+        .output()
+        .unwrap();
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        table.contains(r"gpt-\ud83d") && table.contains(r"re\ud83dad"),
+        "{table}"
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains(r"gpt-\ud83d") && page.contains(r"re\ud83dad"));
+    let out = callfix()
+        .args(["report", "-s", s, "--format", "json"])
+        .arg(&log)
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(report["by_model"].get(r"gpt-\ud83d").is_some(), "{report}");
+    assert!(report["by_tool"].get(r"re\ud83dad").is_some(), "{report}");
+    assert_eq!(report["examples"][0]["tool"], r"re\ud83dad");
+    for text in [&table, &page, &report.to_string()] {
+        assert!(!text.contains(mask), "{text}");
+    }
+}
+
+#[test]
+fn a_lone_surrogate_in_arguments_text_is_said_where_it_is() {
+    // Attack pass 2, F6: arguments sent as JSON text holding `\ud800` were
+    // "not valid JSON: unexpected end of hex escape", with no path.
+    let text = r#"{"name":"read","arguments":"{\"file_path\":\"/a\",\"x\":\"\\ud800\"}"}"#;
+    let (code, lines) = run_args(&[], text);
+    assert_eq!(code, 1);
+    assert_eq!(
+        lines,
+        [
+            "Please rewrite the input with valid arguments. Errors: x: holds a lone surrogate escape, which is no character"
+        ]
+    );
+}

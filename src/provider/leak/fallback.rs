@@ -22,9 +22,10 @@
 //!   ends the message (the object is the arguments, or the call itself);
 //! - an Anthropic `tool_use` block on lines of its own that end the message.
 //!
-//! A line in a blockquote (`> `) is quoted prose, never a line start, and a
-//! CommonMark indented code block (four spaces or a tab, after a blank line)
-//! is code: nothing in either is a call.
+//! A line in a blockquote (`> `) is quoted prose, never a line start, and
+//! nothing in quoted text (`quoted.rs`: code spans, fences in backticks or
+//! tildes, HTML comments, `<pre>`, `<code>`, indented code blocks) is a call,
+//! but the body of a backtick fence ending the message.
 //!
 //! Several values one after another (on lines of their own, or joined by
 //! commas) are calls when every one of them is, in one of those places: the
@@ -57,7 +58,7 @@
 use memchr::memchr2;
 use serde_json::Value;
 
-use super::{Declared, LeakProblem, Leaked, code_ranges};
+use super::{Declared, LeakProblem, Leaked, quoted};
 use crate::tolerant::{self, Failure};
 
 mod marks;
@@ -65,9 +66,7 @@ mod shape;
 #[cfg(test)]
 mod tests;
 
-use marks::{
-    Closer, Open, Opener, closer, closing_after, head, indented_code, opener, paragraph_ends,
-};
+use marks::{Closer, Open, Opener, closer, closing_after, head, opener, paragraph_ends};
 use shape::{ARGS, Rule, TAIL, WHOLE, WRAPPED, call, call_of, calls_in, fence_rule};
 
 /// Calls in `text`, and the text with their markup removed; `None` when there
@@ -123,10 +122,10 @@ struct Scan {
 
 fn scan(text: &str, declared: Declared) -> Scan {
     let mut steps = 0;
-    let code = code_ranges(text, &mut steps);
-    let indented = indented_code(text, &mut steps);
+    // Quoted text (`quoted.rs`): nothing in it is a call but the body of a
+    // backtick fence that is the whole range.
+    let code = quoted::ranges(text, &mut steps);
     let ends = paragraph_ends(text, &mut steps);
-    let mut indented_k = 0;
     let bytes = text.as_bytes();
     let first = text.len() - text.trim_start().len();
     let mut found: Vec<Found> = Vec::new();
@@ -150,13 +149,6 @@ fn scan(text: &str, declared: Declared) -> Scan {
             steps += 1;
         }
         let in_code = code.get(code_k).copied().filter(|&(a, _)| a <= s);
-        while indented.get(indented_k).is_some_and(|&(_, end)| end <= s) {
-            indented_k += 1;
-            steps += 1;
-        }
-        if indented.get(indented_k).is_some_and(|&(a, _)| a <= s) {
-            continue;
-        }
         let (open, line_start) = opener(text, s, &mut steps);
         // Inside code, only the body of a fence that opens right there.
         if let Some((a, _)) = in_code
@@ -488,7 +480,9 @@ fn keep_final_fences(
         while calls.next_if(|&c| c < a).is_some() {
             *steps += 1;
         }
-        text.get(a..).is_some_and(|t| t.starts_with("```")) && calls.peek() != Some(&a)
+        text.get(a..)
+            .is_some_and(|t| t.starts_with("```") || t.starts_with("~~~"))
+            && calls.peek() != Some(&a)
     });
     let mut next = text.len();
     let mut tail = true;

@@ -38,8 +38,10 @@
 //! | `json` | the fallback (`fallback.rs`): a `{"name", "arguments"\|"parameters"}` object or list of them naming declared tools, as the whole message (xLAM, Llama 3 JSON), after a wrapper tag of any name, before a closing tag, in a fence ending the message, after `[Tool Use: x]` |
 //! | `tool_use` | the fallback: an Anthropic `tool_use` block (JSON or Python dict repr) as the message or on lines ending it |
 //!
-//! A family is recognised only by its sentinels, and not inside a code span or
-//! a fenced code block (prose quoting the syntax is no call); a sentinel that
+//! A family is recognised only by its sentinels, and not inside quoted text
+//! (`quoted.rs`: a code span, a fenced block in backticks or tildes, an HTML
+//! comment, `<pre>`, `<code>`, an indented code block: prose quoting the
+//! syntax is no call); a sentinel that
 //! starts with a letter (`function=`) only where a word starts. The
 //! sentinel-free syntaxes (a bare pythonic or JSON call list) are recognised
 //! only when they are the whole message and every name in them is a declared
@@ -74,12 +76,11 @@ mod harmony;
 mod json;
 mod problem;
 mod pythonic;
+mod quoted;
 mod scan;
 mod table;
 mod tags;
 mod tool_call;
-
-use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
@@ -198,7 +199,7 @@ struct Openings {
     /// Per opening: the first code range that does not end before its last
     /// occurrence (occurrences only move forward, so this does too).
     code_at: Vec<usize>,
-    /// Code spans and fenced blocks, in order: byte ranges where nothing is a
+    /// Quoted text (`quoted.rs`), in order: byte ranges where nothing is a
     /// call.
     code: Vec<(usize, usize)>,
     /// Work done on code ranges (building them, and checking occurrences
@@ -215,7 +216,7 @@ impl Openings {
             }
         }
         let mut steps = 0;
-        let code = code_ranges(text, &mut steps);
+        let code = quoted::ranges(text, &mut steps);
         Openings {
             next: vec![None; all.len()],
             code_at: vec![0; all.len()],
@@ -258,47 +259,6 @@ impl Openings {
         self.steps += steps;
         best
     }
-}
-
-/// The byte ranges of code spans and fenced code blocks: a run of backticks
-/// up to the next run of the same length. A run with no match is literal.
-/// One pass: every run is found once, and each run's next run of the same
-/// length is known before matching starts (looking for it from each opener
-/// was quadratic).
-fn code_ranges(text: &str, steps: &mut usize) -> Vec<(usize, usize)> {
-    let bytes = text.as_bytes();
-    let mut runs = Vec::new();
-    let mut i = 0;
-    while let Some(j) = bytes.get(i..).and_then(|b| memchr::memchr(b'`', b)) {
-        let start = i + j;
-        let len = bytes
-            .get(start..)
-            .map_or(0, |b| b.iter().take_while(|&&b| b == b'`').count());
-        runs.push((start, len));
-        i = start + len.max(1);
-        *steps += 1;
-    }
-    let mut next_same = vec![None; runs.len()];
-    let mut last: HashMap<usize, usize> = HashMap::new();
-    for (k, (slot, &(_, len))) in next_same.iter_mut().zip(&runs).enumerate().rev() {
-        *slot = last.insert(len, k);
-        *steps += 1;
-    }
-    let mut out = Vec::new();
-    let mut k = 0;
-    while let Some(&(start, _)) = runs.get(k) {
-        *steps += 1;
-        match next_same.get(k).copied().flatten() {
-            Some(close) => {
-                if let Some(&(at, len)) = runs.get(close) {
-                    out.push((start, at + len));
-                }
-                k = close + 1;
-            }
-            None => k += 1,
-        }
-    }
-    out
 }
 
 /// A message that is nothing but a call list with no sentinel: a pythonic

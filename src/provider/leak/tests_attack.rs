@@ -214,3 +214,68 @@ fn call_notation_numbers_keep_their_text() {
     let args = Value::Object(call.args.unwrap());
     assert_eq!(args.to_string(), r#"{"a":1e2,"b":1E400,"c":-2E-3,"d":120}"#);
 }
+
+#[test]
+fn calls_in_quoted_text_are_text_in_every_family() {
+    // Attack pass 2, F12: a call quoted in a `~~~` fence, an HTML comment,
+    // `<pre>`, `<code>` or an indented code block was extracted and run.
+    let calls = [
+        r#"<tool_call>{"name": "read", "arguments": {"file_path": "/a"}}</tool_call>"#,
+        "<function=read><parameter=file_path>/a</parameter></function>",
+        r#"[TOOL_CALLS][{"name": "read", "arguments": {"file_path": "/a"}}]"#,
+        r#"<|python_tag|>{"name": "read", "parameters": {"file_path": "/a"}}"#,
+        "<tool_call>read<arg_key>file_path</arg_key><arg_value>/a</arg_value></tool_call>",
+        r#"<|tool_call_begin|>functions.read:0<|tool_call_argument_begin|>{"file_path": "/a"}<|tool_call_end|>"#,
+        r#"<|python_start|>[read(file_path="/a")]<|python_end|>"#,
+    ];
+    for call in calls {
+        // Outside quoted text each is one call.
+        assert_eq!(one(&format!("Reading.\n{call}")).name, "read", "{call}");
+        for text in [
+            format!("Never run this:\n~~~\n{call}\n~~~\nIt deletes everything."),
+            format!("~~~~xml\n{call}\n~~~~"),
+            format!("> ~~~\n> {call}\n> ~~~"),
+            format!("- ~~~\n  {call}\n  ~~~"),
+            format!("Never run this:\n<!--\n{call}\n-->\nDone."),
+            format!("<!-- {call} -->"),
+            format!("<pre>{call}</pre>"),
+            format!("Like this:\n<PRE class=\"x\">\n{call}\n</PRE>"),
+            format!("Use <code>{call}</code> to call it."),
+            format!("Never run this:\n\n    {call}\n\nIt deletes everything."),
+            format!("Never run this:\n\n\t{call}"),
+        ] {
+            none(&text);
+        }
+    }
+    // A container not closed is literal, as a backtick run with no match:
+    // the call after it is read.
+    for text in [
+        format!("Fences start with ~~~ in Markdown.\n{}", calls[0]),
+        format!("Comments open with <!-- in HTML.\n{}", calls[0]),
+        format!("Use <pre> for that.\n{}", calls[1]),
+        // Indented, but no blank line before: a paragraph's continuation.
+        format!("Reading.\n    {}", calls[0]),
+    ] {
+        assert_eq!(one(&text).name, "read", "{text}");
+    }
+    // A call after a closed container is read.
+    let text = format!("~~~\nx\n~~~\n<!-- y -->\n{}", calls[0]);
+    assert_eq!(one(&text).name, "read");
+}
+
+#[test]
+fn json_calls_in_quoted_text_are_text() {
+    // The sentinel-free reader takes the same quoted text: only the body of a
+    // backtick fence that ends the message is read.
+    let call = r#"{"name": "read", "arguments": {"file_path": "/a"}}"#;
+    for text in [
+        format!("For example:\n~~~json\n{call}\n~~~"),
+        format!("For example:\n<!--\n{call}\n-->"),
+        format!("For example:\n<pre>\n{call}\n</pre>"),
+    ] {
+        none(&text);
+    }
+    assert_eq!(one(&format!("Reading.\n```json\n{call}\n```")).name, "read");
+    // Another fenced block, in tildes, makes it an example.
+    none(&format!("~~~\nx\n~~~\nReading.\n```json\n{call}\n```"));
+}

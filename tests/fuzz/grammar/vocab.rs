@@ -119,6 +119,17 @@ pub(crate) const LEAK_TOKENS: &[&str] = &[
     "{\"type\": \"function\", \"function\": ",
     "{\"type\": \"function\", \"name\": \"glob\", \"parameters\": ",
     "{\"name\": \"glob\", \"pattern\": ",
+    // quoted text (quoted.rs): nothing in it is a call
+    "\n~~~\n",
+    "\n~~~~xml\n",
+    "<!--",
+    "-->",
+    "<pre>",
+    "</pre>",
+    "<code>",
+    "</code>",
+    "\n\n    ",
+    "\n\n\t",
 ];
 
 /// Text around and inside markup: names, punctuation, JSON and Python bits.

@@ -393,33 +393,3 @@ fn string_at(text: &str, i: usize, q: u8) -> Option<(&str, usize)> {
     }
     None
 }
-
-/// CommonMark indented code blocks: runs of lines indented by four spaces or
-/// a tab, the first after a blank line (blank lines inside a run belong to
-/// it). What they hold is code, never a call. One pass over the lines.
-pub(super) fn indented_code(text: &str, steps: &mut usize) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    let mut block: Option<(usize, usize)> = None;
-    let mut prev_blank = false;
-    let mut at = 0;
-    for line in text.split_inclusive('\n') {
-        *steps += 1;
-        let start = at;
-        at += line.len();
-        let blank = line.trim().is_empty();
-        let body = line.trim_start_matches(' ');
-        let indented = !blank && (line.len() - body.len() >= 4 || body.starts_with('\t'));
-        match block.as_mut() {
-            Some((_, end)) if indented => *end = at,
-            Some(_) if blank => {}
-            Some(_) => {
-                out.extend(block.take());
-            }
-            None if indented && prev_blank => block = Some((start, at)),
-            None => {}
-        }
-        prev_blank = blank;
-    }
-    out.extend(block);
-    out
-}
