@@ -38,6 +38,7 @@ use crate::message::heal as words;
 use crate::provider::conversation::{self, Decided, Fix};
 use crate::provider::{self, Args, Call, Extracted, Provider};
 use crate::spelling::Spellings;
+use crate::surrogates;
 use crate::toolset::Toolset;
 use crate::verdict::{Fault, Status, Verdict};
 
@@ -266,13 +267,29 @@ impl<'t> Healer<'t> {
 
     /// Heals one request body given as JSON text.
     pub fn heal(&self, text: &[u8]) -> Result<Healed, HealError> {
-        let value: Value = serde_json::from_slice(text).map_err(HealError::NotJson)?;
-        self.heal_value(value, Spellings::scan(text))
+        // A lone surrogate escape is valid JSON that serde_json refuses: the
+        // record is read with it masked, as the filter reads it, and every
+        // string comes out as sent (a call whose arguments hold one is
+        // rejected, naming the path).
+        let (value, masked) = match serde_json::from_slice::<Value>(text) {
+            Ok(v) => (v, false),
+            Err(e) => match surrogates::mask(text).and_then(|m| serde_json::from_slice(&m).ok()) {
+                Some(v) => (v, true),
+                None => return Err(HealError::NotJson(e)),
+            },
+        };
+        let mut spellings = Spellings::scan(text);
+        spellings.masked = masked;
+        self.heal_value(value, spellings)
     }
 
     /// Heals one request body already parsed (`spellings`: its numbers'
     /// spellings, or the default).
-    pub fn heal_value(&self, request: Value, spellings: Spellings) -> Result<Healed, HealError> {
+    pub fn heal_value(
+        &self,
+        request: Value,
+        mut spellings: Spellings,
+    ) -> Result<Healed, HealError> {
         let Value::Object(body) = request else {
             return Err(HealError::NotAConversation);
         };
@@ -289,12 +306,12 @@ impl<'t> Healer<'t> {
             }
         };
         let original = body.clone();
-        let (body, calls) = heal_body(body, provider, tools, &spellings);
+        let (body, calls) = heal_body(body, provider, tools, &mut spellings);
         let body = match self.to {
             Some(to) if to != provider => {
                 let converted = conversation::convert(body, provider, to, &spellings);
                 // Written again in `to`'s shape: ids and pairing as it takes them.
-                heal_body(converted, to, tools, &spellings).0
+                heal_body(converted, to, tools, &mut spellings).0
             }
             _ => body,
         };
@@ -393,7 +410,7 @@ fn heal_body(
     mut body: Map<String, Value>,
     provider: Provider,
     tools: &Toolset,
-    spellings: &Spellings,
+    spellings: &mut Spellings,
 ) -> (Map<String, Value>, Vec<HealedCall>) {
     let messages = match body.get_mut("messages") {
         Some(Value::Array(m)) => std::mem::take(m),
@@ -417,7 +434,9 @@ fn heal_body(
 struct Judging<'a> {
     tools: &'a Toolset,
     provider: Provider,
-    spellings: &'a Spellings,
+    /// The record's number spellings, and those of the arguments sent as
+    /// text (added as each call is read, so a repaired call keeps `1e2`).
+    spellings: &'a mut Spellings,
     calls: Vec<HealedCall>,
 }
 
@@ -452,9 +471,14 @@ impl conversation::Healer for Judging<'_> {
         let Some(mut judged) = call.take() else {
             return self.unreadable(message, object, "not one tool call".to_owned());
         };
+        if let Args::Text(text) = &judged.args {
+            self.spellings.add(text.as_bytes());
+        }
         let sent = judged.clone();
         let options = self.tools.options();
-        let verdict = Judge::new(self.tools.registry(), options).check(&mut judged, Tally::Nothing);
+        let judge = Judge::new(self.tools.registry(), options);
+        let mut verdict = judge.judge(&mut judged, self.spellings.masked);
+        judge.settle(&judged.name, &mut verdict, Tally::Nothing);
         let api = self.provider.api();
         let (fix, note, action) = match (verdict.status(), verdict.args()) {
             (Status::Valid, Some(_))

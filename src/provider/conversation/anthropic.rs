@@ -98,7 +98,7 @@ fn results(mut message: Value, pending: &mut [Pending], healer: &dyn Healer) -> 
             others.push(block);
             continue;
         }
-        let sent = block.get("tool_use_id").and_then(Value::as_str);
+        let sent = block.get("tool_use_id");
         let Some(p) = Pending::find(pending, sent) else {
             orphans.extend(orphan(block, healer));
             continue;

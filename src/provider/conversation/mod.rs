@@ -118,8 +118,11 @@ pub(crate) fn role(m: &Value) -> Option<&str> {
 /// One call waiting for its result.
 #[derive(Debug)]
 struct Pending {
-    /// The id the call was sent with (what its result names).
+    /// The id the call was sent with, when it was a string.
     sent: Option<String>,
+    /// The id as sent, whatever its type (what its result names): see
+    /// [`id_key`].
+    key: Option<String>,
     /// The id it goes by now.
     id: String,
     /// For a neutralised call: the note its result starts with.
@@ -151,6 +154,7 @@ impl Pending {
             }
         };
         let sent = call.get("id").and_then(Value::as_str).map(str::to_owned);
+        let key = id_key(call.get("id"));
         let id = ids.assign(sent.as_deref(), i, k, clean);
         if sent.as_deref() != Some(id.as_str())
             && let Some(m) = call.as_object_mut()
@@ -159,6 +163,7 @@ impl Pending {
         }
         let pending = Pending {
             sent,
+            key,
             id,
             note: decided.note,
             matched: false,
@@ -166,12 +171,23 @@ impl Pending {
         Some((call, pending))
     }
 
-    /// The first call still waiting whose sent id is `id`.
-    fn find<'p>(pending: &'p mut [Pending], id: Option<&str>) -> Option<&'p mut Pending> {
-        let id = id?;
+    /// The first call still waiting whose id as sent is `id` (a result's
+    /// `tool_call_id` or `tool_use_id`, whatever its type).
+    fn find<'p>(pending: &'p mut [Pending], id: Option<&Value>) -> Option<&'p mut Pending> {
+        let key = id_key(id)?;
         pending
             .iter_mut()
-            .find(|p| !p.matched && p.sent.as_deref() == Some(id))
+            .find(|p| !p.matched && p.key.as_deref() == Some(key.as_str()))
+    }
+}
+
+/// A call id or a result's id as sent, to pair them: its JSON text, so that
+/// a number (`12345678901234567890123`) pairs with the same number and never
+/// with the string of its digits; `None` for no id or `null`.
+fn id_key(id: Option<&Value>) -> Option<String> {
+    match id? {
+        Value::Null => None,
+        v => Some(v.to_string()),
     }
 }
 

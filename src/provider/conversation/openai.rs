@@ -57,7 +57,7 @@ pub(super) fn heal(messages: Vec<Value>, healer: &mut dyn Healer) -> Vec<Value> 
         out.push(message);
         let mut orphans = Vec::new();
         while let Some((_, mut result)) = iter.next_if(|(_, m)| role(m) == Some("tool")) {
-            let sent = result.get("tool_call_id").and_then(Value::as_str);
+            let sent = result.get("tool_call_id");
             let Some(p) = Pending::find(&mut pending, sent) else {
                 orphans.push(result);
                 continue;
