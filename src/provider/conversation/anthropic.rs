@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Healer, Ids, Pending, anthropic_id, marked, role, text_part, with_note};
+use super::{Healer, Ids, Pending, Waiting, anthropic_id, marked, role, text_part, with_note};
 
 pub(super) fn heal(messages: Vec<Value>, healer: &mut dyn Healer) -> Vec<Value> {
     let mut out = Vec::with_capacity(messages.len());
@@ -12,7 +12,7 @@ pub(super) fn heal(messages: Vec<Value>, healer: &mut dyn Healer) -> Vec<Value> 
     let mut iter = messages.into_iter().enumerate().peekable();
     while let Some((i, mut message)) = iter.next() {
         if role(&message) == Some("user") {
-            out.push(results(message, &mut [], healer));
+            out.push(results(message, &mut Waiting::default(), healer));
             continue;
         }
         let Some(Value::Array(blocks)) = message
@@ -29,7 +29,7 @@ pub(super) fn heal(messages: Vec<Value>, healer: &mut dyn Healer) -> Vec<Value> 
         }
         let sent_blocks = std::mem::take(blocks);
         let mut kept = Vec::with_capacity(sent_blocks.len());
-        let mut pending = Vec::new();
+        let mut pending = Waiting::default();
         let mut removed = Vec::new();
         let mut k = 0;
         for block in sent_blocks {
@@ -76,7 +76,7 @@ fn is_result(block: &Value) -> bool {
 /// in the order sent, then one made for each call without, then the other
 /// blocks, then the results whose call is missing, as text. A message with
 /// nothing to change is left as it is.
-fn results(mut message: Value, pending: &mut [Pending], healer: &dyn Healer) -> Value {
+fn results(mut message: Value, pending: &mut Waiting, healer: &dyn Healer) -> Value {
     let Some(m) = message.as_object_mut() else {
         return message;
     };
@@ -99,11 +99,10 @@ fn results(mut message: Value, pending: &mut [Pending], healer: &dyn Healer) -> 
             continue;
         }
         let sent = block.get("tool_use_id");
-        let Some(p) = Pending::find(pending, sent) else {
+        let Some(p) = pending.answer(sent) else {
             orphans.extend(orphan(block, healer));
             continue;
         };
-        p.matched = true;
         if let Some(b) = block.as_object_mut() {
             if p.sent.as_deref() != Some(p.id.as_str()) {
                 b.insert("tool_use_id".into(), Value::String(p.id.clone()));
@@ -120,8 +119,7 @@ fn results(mut message: Value, pending: &mut [Pending], healer: &dyn Healer) -> 
         }
         answered.push(block);
     }
-    for p in pending.iter_mut().filter(|p| !p.matched) {
-        p.matched = true;
+    for p in pending.unanswered() {
         let mut b = Map::new();
         b.insert("type".into(), Value::String("tool_result".into()));
         b.insert("tool_use_id".into(), Value::String(p.id.clone()));

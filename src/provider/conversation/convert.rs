@@ -102,7 +102,7 @@ fn to_anthropic(mut body: Map<String, Value>) -> Map<String, Value> {
         _ => Vec::new(),
     };
     let mut system = Vec::new();
-    let mut turns: Vec<Value> = Vec::with_capacity(messages.len());
+    let mut turns = Turns::default();
     for m in messages {
         let content = m.get("content").cloned().unwrap_or(Value::Null);
         match role(&m) {
@@ -137,13 +137,12 @@ fn to_anthropic(mut body: Map<String, Value>) -> Map<String, Value> {
                         ]));
                     }
                 }
-                push(&mut turns, "assistant", blocks);
+                turns.push("assistant", blocks);
             }
             Some("tool") => {
                 let id = m.get("tool_call_id").cloned().unwrap_or(Value::Null);
                 let content = Value::String(text_of(&content));
-                push(
-                    &mut turns,
+                turns.push(
                     "user",
                     vec![obj(vec![
                         ("type", Value::String("tool_result".into())),
@@ -164,14 +163,14 @@ fn to_anthropic(mut body: Map<String, Value>) -> Map<String, Value> {
                         }
                     }
                 };
-                push(&mut turns, "user", blocks);
+                turns.push("user", blocks);
             }
         }
     }
     if !system.is_empty() {
         out.insert("system".into(), Value::String(system.join("\n\n")));
     }
-    out.insert("messages".into(), Value::Array(turns));
+    out.insert("messages".into(), Value::Array(turns.finish()));
     tools(&mut body, Provider::Anthropic, &mut out);
     out
 }
@@ -209,36 +208,53 @@ fn anthropic_part(p: &Value) -> Value {
     }
 }
 
-/// Adds `blocks` as a `role` turn, joined to the last turn when it has the
-/// same role (Anthropic turns alternate); tool results stay first.
-fn push(turns: &mut Vec<Value>, role_name: &str, blocks: Vec<Value>) {
-    if blocks.is_empty() {
-        return;
-    }
-    if let Some(last) = turns.last_mut()
-        && role(last) == Some(role_name)
-        && let Some(Value::Array(have)) = last.get_mut("content")
-    {
-        let results_first = blocks
-            .iter()
-            .all(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"));
-        if results_first {
-            let at = have
-                .iter()
-                .take_while(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
-                .count();
-            for (n, b) in blocks.into_iter().enumerate() {
-                have.insert(at + n, b);
-            }
-        } else {
-            have.extend(blocks);
+/// The Anthropic turns being written: the turns done, and the open one (the
+/// last), its tool results kept apart from its other blocks so that each
+/// block is added in constant time and the results still come first.
+#[derive(Default)]
+struct Turns {
+    done: Vec<Value>,
+    role: Option<&'static str>,
+    results: Vec<Value>,
+    others: Vec<Value>,
+}
+
+impl Turns {
+    /// Adds `blocks` as a `role` turn, joined to the open turn when it has
+    /// the same role (Anthropic turns alternate); tool results stay first.
+    fn push(&mut self, role_name: &'static str, blocks: Vec<Value>) {
+        if blocks.is_empty() {
+            return;
         }
-        return;
+        if self.role != Some(role_name) {
+            self.close();
+            self.role = Some(role_name);
+        }
+        for b in blocks {
+            if b.get("type").and_then(Value::as_str) == Some("tool_result") {
+                self.results.push(b);
+            } else {
+                self.others.push(b);
+            }
+        }
     }
-    turns.push(obj(vec![
-        ("role", Value::String(role_name.into())),
-        ("content", Value::Array(blocks)),
-    ]));
+
+    fn close(&mut self) {
+        let Some(role_name) = self.role.take() else {
+            return;
+        };
+        let mut content = std::mem::take(&mut self.results);
+        content.append(&mut self.others);
+        self.done.push(obj(vec![
+            ("role", Value::String(role_name.into())),
+            ("content", Value::Array(content)),
+        ]));
+    }
+
+    fn finish(mut self) -> Vec<Value> {
+        self.close();
+        self.done
+    }
 }
 
 fn to_openai(mut body: Map<String, Value>, spellings: &Spellings) -> Map<String, Value> {

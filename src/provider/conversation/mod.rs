@@ -12,7 +12,7 @@ mod openai;
 
 pub(crate) use convert::convert;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use serde_json::{Map, Value};
 
@@ -170,14 +170,51 @@ impl Pending {
         };
         Some((call, pending))
     }
+}
+
+/// The calls of one turn waiting for their results, found by the id as sent
+/// in constant time (a turn of many parallel calls stays linear).
+#[derive(Debug, Default)]
+struct Waiting {
+    calls: Vec<Pending>,
+    /// Id as sent → the calls sent with it not yet answered, in order.
+    by_key: HashMap<String, VecDeque<usize>>,
+}
+
+impl Waiting {
+    fn push(&mut self, p: Pending) {
+        if let Some(key) = &p.key {
+            let at = self.calls.len();
+            self.by_key.entry(key.clone()).or_default().push_back(at);
+        }
+        self.calls.push(p);
+    }
+
+    fn is_empty(&self) -> bool {
+        self.calls.is_empty()
+    }
 
     /// The first call still waiting whose id as sent is `id` (a result's
-    /// `tool_call_id` or `tool_use_id`, whatever its type).
-    fn find<'p>(pending: &'p mut [Pending], id: Option<&Value>) -> Option<&'p mut Pending> {
+    /// `tool_call_id` or `tool_use_id`, whatever its type), marked answered.
+    fn answer(&mut self, id: Option<&Value>) -> Option<&mut Pending> {
         let key = id_key(id)?;
-        pending
-            .iter_mut()
-            .find(|p| !p.matched && p.key.as_deref() == Some(key.as_str()))
+        let queue = self.by_key.get_mut(&key)?;
+        while let Some(at) = queue.pop_front() {
+            if self.calls.get(at).is_some_and(|p| !p.matched) {
+                let p = self.calls.get_mut(at)?;
+                p.matched = true;
+                return Some(p);
+            }
+        }
+        None
+    }
+
+    /// The calls no result answered, marked answered.
+    fn unanswered(&mut self) -> impl Iterator<Item = &mut Pending> {
+        self.calls.iter_mut().filter(|p| !p.matched).map(|p| {
+            p.matched = true;
+            p
+        })
     }
 }
 

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Healer, Ids, Pending, any_id, marked, role, with_note};
+use super::{Healer, Ids, Pending, Waiting, any_id, marked, role, with_note};
 
 pub(super) fn heal(messages: Vec<Value>, healer: &mut dyn Healer) -> Vec<Value> {
     let mut out = Vec::with_capacity(messages.len());
@@ -25,7 +25,7 @@ pub(super) fn heal(messages: Vec<Value>, healer: &mut dyn Healer) -> Vec<Value> 
         };
         let sent_calls = std::mem::take(calls);
         let mut kept = Vec::with_capacity(sent_calls.len());
-        let mut pending = Vec::with_capacity(sent_calls.len());
+        let mut pending = Waiting::default();
         let mut removed = Vec::new();
         for (k, call) in sent_calls.into_iter().enumerate() {
             let decided = Pending::decide(healer, &mut ids, (i, k), call, any_id, &mut removed);
@@ -58,11 +58,10 @@ pub(super) fn heal(messages: Vec<Value>, healer: &mut dyn Healer) -> Vec<Value> 
         let mut orphans = Vec::new();
         while let Some((_, mut result)) = iter.next_if(|(_, m)| role(m) == Some("tool")) {
             let sent = result.get("tool_call_id");
-            let Some(p) = Pending::find(&mut pending, sent) else {
+            let Some(p) = pending.answer(sent) else {
                 orphans.push(result);
                 continue;
             };
-            p.matched = true;
             if let Some(m) = result.as_object_mut() {
                 if p.sent.as_deref() != Some(p.id.as_str()) {
                     m.insert("tool_call_id".into(), Value::String(p.id.clone()));
@@ -76,13 +75,13 @@ pub(super) fn heal(messages: Vec<Value>, healer: &mut dyn Healer) -> Vec<Value> 
             }
             out.push(result);
         }
-        for p in pending.into_iter().filter(|p| !p.matched) {
+        for p in pending.unanswered() {
             let mut m = Map::new();
             m.insert("role".into(), Value::String("tool".into()));
-            m.insert("tool_call_id".into(), Value::String(p.id));
+            m.insert("tool_call_id".into(), Value::String(p.id.clone()));
             m.insert(
                 "content".into(),
-                Value::String(p.note.unwrap_or_else(|| healer.missing())),
+                Value::String(p.note.clone().unwrap_or_else(|| healer.missing())),
             );
             out.push(Value::Object(m));
         }
