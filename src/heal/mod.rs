@@ -441,15 +441,23 @@ struct Judging<'a> {
 }
 
 impl Judging<'_> {
-    fn unreadable(&mut self, message: usize, object: &Value, reason: String) -> Decided {
-        let sent = self.spellings.to_text(object);
-        let text = words::unreadable_call(&reason, &sent);
+    /// Counts an entry of message `message` that is no call (`reason`) as a
+    /// neutralised call, its verdict worded (what stderr says).
+    fn no_call(&mut self, message: usize, reason: String) {
+        let mut verdict = Verdict::rejected(reason, Fault::Call);
+        verdict.finish(&self.tools.options().style, "");
         self.calls.push(HealedCall {
             message,
             call: None,
-            verdict: Verdict::rejected(reason, Fault::Call),
+            verdict,
             action: Action::Neutralised,
         });
+    }
+
+    fn unreadable(&mut self, message: usize, object: &Value, reason: String) -> Decided {
+        let sent = self.spellings.to_text(object);
+        let text = words::unreadable_call(&reason, &sent);
+        self.no_call(message, reason);
         Decided {
             fix: Fix::Remove(text),
             note: None,
@@ -540,6 +548,13 @@ impl conversation::Healer for Judging<'_> {
             action,
         });
         Decided { fix, note }
+    }
+
+    fn misplaced(&mut self, message: usize, role: &str, object: &Value) -> String {
+        let sent = self.spellings.to_text(object);
+        let reason = words::misplaced_call_reason(role);
+        self.no_call(message, reason);
+        words::misplaced_call(role, &sent)
     }
 
     fn missing(&self) -> String {

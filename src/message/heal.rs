@@ -42,3 +42,16 @@ pub(crate) fn orphan_result(id: &str) -> String {
 pub(crate) fn unreadable_call(reason: &str, sent: &str) -> String {
     format!("{MARK}A tool call that could not be read was taken out ({reason}); as sent: {sent}")
 }
+
+/// A tool call in a message whose role cannot make one (`role`), taken out
+/// and kept as text in its message.
+pub(crate) fn misplaced_call(role: &str, sent: &str) -> String {
+    format!(
+        "{MARK}A tool call in a {role} message, where no call can be, was taken out; as sent: {sent}"
+    )
+}
+
+/// Why a call in a `role` message is no call (its verdict's reason).
+pub(crate) fn misplaced_call_reason(role: &str) -> String {
+    format!("a tool call in a {role} message, where no call can be")
+}

@@ -120,3 +120,68 @@ pub(crate) fn an_ids(body: &Value) -> (Vec<String>, Vec<String>) {
     }
     (calls, results)
 }
+
+#[test]
+fn heal_moves_an_anthropic_result_out_of_an_assistant_message() {
+    let record = an(
+        r#"[{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"read","input":{"path":"a"}},{"type":"tool_result","tool_use_id":"toolu_1","content":"x"}]}]"#,
+    );
+    let (code, out, stderr) = heal(&[], record.clone());
+    assert_eq!(code, 0, "{stderr}");
+    let body = one(&out);
+    assert_anthropic_paired(&body);
+    assert_eq!(
+        an_ids(&body),
+        (vec!["toolu_1".into()], vec!["toolu_1".into()])
+    );
+    assert_eq!(
+        body["messages"][1],
+        json!({"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"x"}]})
+    );
+    // --to keeps the result as the call's, nothing lost.
+    let (_, out, _) = heal(&["--to", "openai"], record);
+    let body = one(&out);
+    assert_openai_paired(&body);
+    assert_eq!(body["messages"][1]["content"], "x");
+}
+
+#[test]
+fn heal_keeps_calls_in_user_messages_as_text_and_says_so() {
+    let anthropic = an(
+        r#"[{"role":"user","content":[{"type":"tool_use","id":"toolu_1","name":"read","input":{"path":"a"}}]}]"#,
+    );
+    let openai = oa(
+        r#"[{"role":"user","content":"hi","tool_calls":[{"id":"c1","type":"function","function":{"name":"read","arguments":"{\"path\":\"a\"}"}}]}]"#,
+    );
+    for (record, to) in [
+        (&anthropic, "anthropic"),
+        (&anthropic, "openai"),
+        (&openai, "openai"),
+        (&openai, "anthropic"),
+    ] {
+        let (code, out, stderr) = heal(&["--to", to], record.clone());
+        assert_eq!(code, 1, "{stderr}");
+        assert!(
+            stderr
+                .contains("messages[0] \"\": a tool call in a user message, where no call can be"),
+            "{stderr}"
+        );
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains("[callfix] A tool call in a user message"),
+            "{text}"
+        );
+        assert!(
+            text.contains(r#"read"#) && text.contains(r#"path"#),
+            "quoted: {text}"
+        );
+        let body: Value = serde_json::from_str(&text).unwrap();
+        if to == "openai" {
+            assert_openai_paired(&body);
+            assert!(body["messages"][0].get("tool_calls").is_none());
+        } else {
+            assert_anthropic_paired(&body);
+            assert_eq!(an_ids(&body), (vec![], vec![]));
+        }
+    }
+}

@@ -46,6 +46,9 @@ pub(crate) trait Healer {
     /// Judges the call object `call` of message `message` (its index in the
     /// request's `messages`).
     fn call(&mut self, message: usize, call: &Value) -> Decided;
+    /// The text that stands for call object `call` found in a message of
+    /// message `message`, whose role (`role`) cannot make calls.
+    fn misplaced(&mut self, message: usize, role: &str, call: &Value) -> String;
     /// The content of a result made for a call that had none.
     fn missing(&self) -> String;
     /// The text that keeps a result whose call is missing (id `id`).
@@ -308,6 +311,21 @@ fn with_note(content: Value, note: &str) -> Value {
         Value::Null => Value::String(note.to_owned()),
         other => Value::String(format!("{note}\n{other}")),
     }
+}
+
+/// `text` added to a message's content: a string gets it on a line of its
+/// own, a list of parts a text part at the end.
+fn append_text(m: &mut Map<String, Value>, text: &str) {
+    let content = m.get("content").cloned().unwrap_or(Value::Null);
+    let joined = match content {
+        Value::String(s) if !s.is_empty() => Value::String(format!("{s}\n{text}")),
+        Value::Array(mut parts) => {
+            parts.push(text_part(text));
+            Value::Array(parts)
+        }
+        _ => Value::String(text.to_owned()),
+    };
+    m.insert("content".into(), joined);
 }
 
 /// A text part (OpenAI) or text block (Anthropic): the same object.

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Healer, Ids, Pending, Waiting, any_id, marked, role, with_note};
+use super::{Healer, Ids, Pending, Waiting, any_id, append_text, marked, role, with_note};
 
 pub(super) fn heal(messages: Vec<Value>, healer: &mut dyn Healer) -> Vec<Value> {
     let mut out = Vec::with_capacity(messages.len());
@@ -13,6 +13,22 @@ pub(super) fn heal(messages: Vec<Value>, healer: &mut dyn Healer) -> Vec<Value> 
     while let Some((i, mut message)) = iter.next() {
         if role(&message) == Some("tool") {
             out.push(orphan(message, healer));
+            continue;
+        }
+        if role(&message) != Some("assistant")
+            && let Some(m) = message.as_object_mut()
+            && let Some(Value::Array(calls)) = m.get("tool_calls")
+            && !calls.is_empty()
+            && let Some(Value::Array(calls)) = m.shift_remove("tool_calls")
+        {
+            // Only an assistant message makes calls: these are kept as text.
+            let name = m.get("role").and_then(Value::as_str).unwrap_or("role-less");
+            let name = name.to_owned();
+            let notes: Vec<String> = (calls.iter())
+                .map(|c| healer.misplaced(i, &name, c))
+                .collect();
+            append_text(m, &notes.join("\n"));
+            out.push(message);
             continue;
         }
         let Some(Value::Array(calls)) = message
@@ -41,17 +57,7 @@ pub(super) fn heal(messages: Vec<Value>, healer: &mut dyn Healer) -> Vec<Value> 
                 *slot = Value::Array(kept);
             }
             if !removed.is_empty() {
-                let content = m.get("content").cloned().unwrap_or(Value::Null);
-                let text = removed.join("\n");
-                let joined = match content {
-                    Value::String(s) if !s.is_empty() => Value::String(format!("{s}\n{text}")),
-                    Value::Array(mut parts) => {
-                        parts.push(super::text_part(&text));
-                        Value::Array(parts)
-                    }
-                    _ => Value::String(text),
-                };
-                m.insert("content".into(), joined);
+                append_text(m, &removed.join("\n"));
             }
         }
         out.push(message);
