@@ -125,9 +125,16 @@ pub struct Healed {
     provider: Provider,
     spellings: Spellings,
     changed: bool,
+    not_carried: Vec<String>,
 }
 
 impl Healed {
+    /// With `--to`: each piece of content the other provider has no place
+    /// for, and what became of it (`messages[3]: a "refusal" part, written
+    /// as text`); empty otherwise.
+    pub fn not_carried(&self) -> &[String] {
+        &self.not_carried
+    }
     /// The healed request body.
     pub fn request(&self) -> &Value {
         &self.request
@@ -228,6 +235,14 @@ pub enum Report<'a> {
         /// The call.
         call: &'a HealedCall,
     },
+    /// With `--to`: content of a record the other provider has no place for,
+    /// written as text or left out (one report per record).
+    NotCarried {
+        /// The 1-based line of the input on which the record starts.
+        line: u64,
+        /// What, and what became of it (the healed body's message indexes).
+        what: &'a [String],
+    },
     /// A record was written as it came, unhealed (or, too large, dropped).
     Passed {
         /// The 1-based line of the input on which the record starts.
@@ -307,9 +322,11 @@ impl<'t> Healer<'t> {
         };
         let original = body.clone();
         let (body, calls) = heal_body(body, provider, tools, &mut spellings);
+        let mut not_carried = Vec::new();
         let body = match self.to {
             Some(to) if to != provider => {
-                let converted = conversation::convert(body, provider, to, &spellings);
+                let converted =
+                    conversation::convert(body, provider, to, &spellings, &mut not_carried);
                 // Written again in `to`'s shape: ids and pairing as it takes them.
                 heal_body(converted, to, tools, &mut spellings).0
             }
@@ -322,6 +339,7 @@ impl<'t> Healer<'t> {
             provider,
             spellings,
             changed,
+            not_carried,
         })
     }
 
@@ -388,6 +406,10 @@ impl<'t> Healer<'t> {
                             counts.schema_faults += 1;
                         }
                         report(Report::Call { line, call });
+                    }
+                    if !healed.not_carried.is_empty() {
+                        let what = healed.not_carried.as_slice();
+                        report(Report::NotCarried { line, what });
                     }
                     if healed.changed {
                         let mut text = Vec::with_capacity(buf.len() + 64);

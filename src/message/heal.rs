@@ -55,3 +55,9 @@ pub(crate) fn misplaced_call(role: &str, sent: &str) -> String {
 pub(crate) fn misplaced_call_reason(role: &str) -> String {
     format!("a tool call in a {role} message, where no call can be")
 }
+
+/// The text before an image moved out of a tool result (`--to openai`: a
+/// tool message holds text only), `id` the call's id as JSON.
+pub(crate) fn moved_image(id: &str) -> String {
+    format!("{MARK}An image from the tool result of call {id}:")
+}

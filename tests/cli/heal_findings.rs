@@ -185,3 +185,60 @@ fn heal_keeps_calls_in_user_messages_as_text_and_says_so() {
         }
     }
 }
+
+fn fixture_text(name: &str) -> String {
+    std::fs::read_to_string(crate::fixture(&format!("heal/{name}"))).unwrap()
+}
+
+#[test]
+fn heal_to_anthropic_says_what_it_writes_as_text_and_loses_nothing() {
+    let (code, out, stderr) = heal(&["--to", "anthropic"], fixture_text("openai_content.json"));
+    assert_eq!(code, 0, "{stderr}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "one line per record: {stderr}");
+    for said in [
+        "callfix: converted: stdin:1: messages[0]: a part of type \"image_url\" in a system message, written as text",
+        "messages[1]: a part of type \"input_audio\", written as text",
+        "messages[2]: a part of type \"refusal\", written as text",
+    ] {
+        assert!(stderr.contains(said), "{said}\n{stderr}");
+    }
+    let body = one(&out);
+    assert_anthropic_paired(&body);
+    let text = body.to_string();
+    for kept in ["AAAA", "JVBER", "\\\"refusal\\\":\\\"no\\\"", "input_audio"] {
+        assert!(text.contains(kept), "{kept} lost: {text}");
+    }
+    // The tool result's image is carried as an image block of the result.
+    let result = &body["messages"][2]["content"][0];
+    assert_eq!(result["type"], "tool_result");
+    assert_eq!(result["content"][1]["source"]["data"], "BBBB");
+    // The string form of image_url is read; no empty text block is written.
+    assert!(text.contains(r#""url":"http://x/y.png""#), "{text}");
+    assert!(!text.contains(r#""text":"""#), "{text}");
+}
+
+#[test]
+fn heal_to_openai_says_what_it_leaves_out_and_moves() {
+    let (code, out, stderr) = heal(&["--to", "openai"], fixture_text("anthropic_content.json"));
+    assert_eq!(code, 1, "a call in a user message: {stderr}");
+    for said in [
+        "messages[1]: a part of type \"thinking\", left out (no counterpart)",
+        "messages[1]: a part of type \"server_tool_use\", written as text",
+        "messages[2]: an image in a tool result, moved to the user message after the results",
+        "tools[1]: the server tool \"web_search_20250305\", left out",
+    ] {
+        assert!(stderr.contains(said), "{said}\n{stderr}");
+    }
+    let body = one(&out);
+    assert_openai_paired(&body);
+    let tools = body["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 1, "no function stands for a server tool");
+    let text = body.to_string();
+    for kept in ["CCCC", "srvtoolu_1", "in the wrong turn", "toolu_3"] {
+        assert!(text.contains(kept), "{kept} lost: {text}");
+    }
+    // Without --to nothing is converted and nothing said of it.
+    let (_, _, stderr) = heal(&[], fixture_text("anthropic_content.json"));
+    assert!(!stderr.contains("converted:"), "{stderr}");
+}
