@@ -394,6 +394,10 @@ impl<'t> Healer<'t> {
                     counts.passed += 1;
                     report(Report::Passed { line, why });
                     out.write_all(&buf)?;
+                    if buf.ends_with(b"\n") {
+                        // Its own line end, as it came: no blank line added.
+                        continue;
+                    }
                 }
                 Ok(healed) => {
                     for call in &healed.calls {

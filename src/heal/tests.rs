@@ -110,6 +110,7 @@ fn stream_passes_what_it_cannot_heal_and_counts() {
         .stream(input.as_slice(), &mut out, &mut |r| {
             said.push(match r {
                 Report::Passed { line, .. } => format!("passed {line}"),
+                Report::NotCarried { line, .. } => format!("not carried {line}"),
                 Report::Call { line, call } => {
                     format!("{:?} {line} {}", call.action(), call.tool())
                 }
@@ -122,6 +123,22 @@ fn stream_passes_what_it_cannot_heal_and_counts() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], "not json");
     assert_eq!(lines[2], "{\"messages\": 3}");
+}
+
+#[test]
+fn a_record_passed_through_keeps_its_own_line_end_and_gets_no_second() {
+    let mut out = Vec::new();
+    let input = b"{\"model\":\"m\",\"messages\":[\n{\"a\":1}";
+    Healer::new(None)
+        .stream(input.as_slice(), &mut out, &mut |_| {})
+        .unwrap();
+    assert_eq!(out, b"{\"model\":\"m\",\"messages\":[\n{\"a\":1}\n");
+    let mut out = Vec::new();
+    let input = b"{\"model\":\"m\",\"messages\":[\n{\"a\":1}\n";
+    Healer::new(None)
+        .stream(input.as_slice(), &mut out, &mut |_| {})
+        .unwrap();
+    assert_eq!(out, input);
 }
 
 fn arb_args() -> impl Strategy<Value = String> {
