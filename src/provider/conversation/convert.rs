@@ -18,17 +18,18 @@ const SAME: [&str; 5] = ["model", "max_tokens", "temperature", "top_p", "stream"
 /// is `from`. Arguments written as text keep the record's number `spellings`.
 /// Content with no counterpart in `to` is written as text of its JSON, or
 /// (thinking, server tools) left out; `notes` gets one line for each, so that
-/// nothing is lost silently.
+/// nothing is lost silently. `moved_image` words the text put before an image
+/// moved out of the result of a call (its id as JSON).
 pub(crate) fn convert(
     body: Map<String, Value>,
-    from: Provider,
-    to: Provider,
+    (from, to): (Provider, Provider),
     spellings: &Spellings,
     notes: &mut Vec<String>,
+    moved_image: fn(&str) -> String,
 ) -> Map<String, Value> {
     match (from, to) {
         (Provider::OpenAi, Provider::Anthropic) => to_anthropic(body, spellings, notes),
-        (Provider::Anthropic, Provider::OpenAi) => to_openai(body, spellings, notes),
+        (Provider::Anthropic, Provider::OpenAi) => to_openai(body, spellings, notes, moved_image),
         _ => body,
     }
 }
@@ -364,6 +365,7 @@ fn to_openai(
     mut body: Map<String, Value>,
     spellings: &Spellings,
     notes: &mut Vec<String>,
+    moved_image: fn(&str) -> String,
 ) -> Map<String, Value> {
     let mut out = Map::new();
     carried(&body, &mut out);
@@ -481,7 +483,7 @@ fn to_openai(
                                         notes.push(format!(
                                             "{at}: an image in a tool result, moved to the user message after the results"
                                         ));
-                                        let said = moved_image(&id, spellings);
+                                        let said = moved_image(&spellings.to_text(&id));
                                         parts.push(text_part(&said));
                                         parts.push(openai_image(c));
                                     }
@@ -519,11 +521,6 @@ fn to_openai(
     out.insert("messages".into(), Value::Array(messages));
     tools(&mut body, Provider::OpenAi, &mut out, notes);
     out
-}
-
-/// The text before an image moved out of the result of call `id`.
-fn moved_image(id: &Value, spellings: &Spellings) -> String {
-    crate::message::heal::moved_image(&spellings.to_text(id))
 }
 
 /// An Anthropic image block as an OpenAI `image_url` part.
