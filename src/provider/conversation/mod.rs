@@ -212,12 +212,10 @@ impl Waiting {
         None
     }
 
-    /// The calls no result answered, marked answered.
-    fn unanswered(&mut self) -> impl Iterator<Item = &mut Pending> {
-        self.calls.iter_mut().filter(|p| !p.matched).map(|p| {
-            p.matched = true;
-            p
-        })
+    /// The calls no result answered (each turn's are answered once, after
+    /// its results were paired).
+    fn unanswered(&self) -> impl Iterator<Item = &Pending> {
+        self.calls.iter().filter(|p| !p.matched)
     }
 }
 
