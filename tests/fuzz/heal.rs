@@ -88,7 +88,23 @@ fn name() -> impl Strategy<Value = String> {
     .prop_map(str::to_owned)
 }
 
+/// The turns every reader takes as a conversation (the report fuzz reads
+/// them too).
 pub(crate) fn turns() -> impl Strategy<Value = Vec<Turn>> {
+    prop::collection::vec(
+        prop_oneof![
+            2 => "[a-z ]{0,8}".prop_map(Turn::User),
+            3 => prop::collection::vec((id(), name(), args()).prop_map(|(i, n, a)| (i, n, a)), 1..4).prop_map(Turn::Calls),
+            3 => (id(), "[a-z]{0,6}").prop_map(|(i, t)| Turn::Result(i, t)),
+            1 => prop::sample::select(vec![json!("x"), json!(1), json!({"type": "function"}), json!({"function": {"arguments": "{}"}})]).prop_map(Turn::NotACall),
+        ],
+        0..10,
+    )
+}
+
+/// [`turns`], and the ones only `heal` sorts out: calls and results where
+/// none can be, a lone surrogate escape, content with no counterpart.
+pub(crate) fn hostile_turns() -> impl Strategy<Value = Vec<Turn>> {
     prop::collection::vec(
         prop_oneof![
             2 => "[a-z ]{0,8}".prop_map(Turn::User),
