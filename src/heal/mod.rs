@@ -279,12 +279,20 @@ impl<'t> Healer<'t> {
         Ok(self)
     }
 
-    /// Heals one request body given as JSON text.
+    /// Heals one request body given as JSON text. A body holding a lone
+    /// surrogate escape is refused ([`HealError::NotJson`]): a
+    /// [`serde_json::Value`] cannot hold one (the command, [`Healer::stream`],
+    /// heals it and writes it back as sent).
     pub fn heal(&self, text: &[u8]) -> Result<Healed, HealError> {
-        // A lone surrogate escape is valid JSON that serde_json refuses: the
-        // record is read with it masked, as the filter reads it, and every
-        // string comes out as sent (a call whose arguments hold one is
-        // rejected, naming the path).
+        let value = serde_json::from_slice::<Value>(text).map_err(HealError::NotJson)?;
+        self.heal_value(value, Spellings::scan(text))
+    }
+
+    /// [`Healer::heal`], and a body with a lone surrogate escape read with it
+    /// masked, as the filter reads it: its strings come out as sent from
+    /// [`Healed::to_text`] (a call whose arguments hold one is neutralised,
+    /// naming the path), not from [`Healed::request`].
+    fn heal_masked(&self, text: &[u8]) -> Result<Healed, HealError> {
         let (value, masked) = match serde_json::from_slice::<Value>(text) {
             Ok(v) => (v, false),
             Err(e) => match surrogates::mask(text).and_then(|m| serde_json::from_slice(&m).ok()) {
@@ -391,7 +399,7 @@ impl<'t> Healer<'t> {
                     self.options.max_record_values
                 ))
             } else {
-                self.heal(&buf).map_err(|e| e.to_string())
+                self.heal_masked(&buf).map_err(|e| e.to_string())
             };
             match healed {
                 Err(why) => {

@@ -313,6 +313,14 @@ pub(crate) fn check(turns: &[Turn]) -> Result<(), String> {
                 .map_err(|e| e.to_string())?;
             let lone = turns.iter().any(|t| matches!(t, Turn::Lone));
             let text = body.to_string().replace(LONE, "\\ud83d");
+            if lone {
+                // No `Value` holds a lone surrogate: the library refuses it
+                // (the command heals it: tests/cli/heal_findings.rs).
+                if healer.heal(text.as_bytes()).is_ok() {
+                    return Err(format!("a lone surrogate read into a Value: {text}"));
+                }
+                continue;
+            }
             let healed = healer
                 .heal(text.as_bytes())
                 .map_err(|e| format!("{e}: {text}"))?;
@@ -329,9 +337,6 @@ pub(crate) fn check(turns: &[Turn]) -> Result<(), String> {
                 return Err(format!(
                     "{calls} calls + {unreadable} unreadable out of {sent}: {out}"
                 ));
-            }
-            if lone && !out.contains("cut \\ud83d") {
-                return Err(format!("the lone surrogate not written as sent: {out}"));
             }
             let said = out.matches("A tool call that could not be read").count()
                 + out.matches("A tool call in a user message").count();
