@@ -406,6 +406,26 @@ def heal_records(n):
     return ["--no-config", "heal"], record * n
 
 
+def heal_parallel_to(n):
+    # One turn of n parallel calls and n `role: tool` results, written as one
+    # Anthropic user turn of n tool_result blocks (each added in O(1)).
+    messages = [{"role": "assistant", "content": None, "tool_calls": [
+        {"id": f"c{i}", "type": "function", "function": {"name": "glob", "arguments": '{"pattern": "*"}'}}
+        for i in range(n)]}]
+    messages += [{"role": "tool", "tool_call_id": f"c{i}", "content": "r"} for i in range(n)]
+    return ["--no-config", "heal", "--to", "anthropic"], line({"model": "m", "tools": HEAL_TOOLS, "messages": messages})
+
+
+def heal_parallel_one_id(n):
+    # One turn of n parallel calls all sent with one id, and n results naming
+    # it: each result finds its call without scanning the answered ones.
+    messages = [{"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c", "type": "function", "function": {"name": "glob", "arguments": '{"pattern": "*"}'}}
+        for i in range(n)]}]
+    messages += [{"role": "tool", "tool_call_id": "c", "content": "r"} for i in range(n)]
+    return ["--no-config", "heal"], line({"model": "m", "tools": HEAL_TOOLS, "messages": messages})
+
+
 def render_placeholders(n):
     # One template of n placeholders on one line (each placed by line and
     # column for its error messages).
@@ -487,6 +507,8 @@ SURFACES = [
     ("heal: one history of n turns", heal_history, 300, lambda n: 1),
     ("heal --to anthropic: one history of n turns", heal_history_to, 300, lambda n: 1),
     ("heal: n conversations", heal_records, 300, lambda n: n),
+    ("heal --to anthropic: one turn of n parallel calls and results", heal_parallel_to, 2000, lambda n: 1),
+    ("heal: one turn of n parallel calls with one id", heal_parallel_one_id, 2000, lambda n: 1),
     ("render: n placeholders on one line", render_placeholders, 20000, lambda n: 1),
     ("report: n distinct models, tools, error paths", report_distinct, 1500, None),
     ("report --html: n distinct models, tools, error paths", report_html, 1500, None),

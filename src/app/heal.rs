@@ -92,6 +92,9 @@ fn say(ctx: &Ctx, name: &str, report: &Report<'_>) {
                 &format!("{name}:{line}: written as it came, not healed: {why}"),
             );
         }
+        Report::NotCarried { line, what } => {
+            ctx.report("converted:", &format!("{name}:{line}: {}", what.join("; ")));
+        }
         Report::Call { line, call } => {
             let at = format!(
                 "{name}:{line}: messages[{}] {:?}",

@@ -30,16 +30,16 @@
 
 use std::io::{self, Read, Write};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use crate::filter::{Judge, Options, Tally};
+use crate::filter::Options;
 use crate::input::{CHUNK, Framer};
-use crate::message::heal as words;
-use crate::provider::conversation::{self, Decided, Fix};
-use crate::provider::{self, Args, Call, Extracted, Provider};
+use crate::provider::conversation;
+use crate::provider::{Call, Provider};
 use crate::spelling::Spellings;
+use crate::surrogates;
 use crate::toolset::Toolset;
-use crate::verdict::{Fault, Status, Verdict};
+use crate::verdict::{Fault, Verdict};
 
 /// The providers whose request bodies `heal` reads and writes (`--to`).
 pub static SHAPES: &[Provider] = &[Provider::OpenAi, Provider::Anthropic];
@@ -124,9 +124,16 @@ pub struct Healed {
     provider: Provider,
     spellings: Spellings,
     changed: bool,
+    not_carried: Vec<String>,
 }
 
 impl Healed {
+    /// With `--to`: each piece of content the other provider has no place
+    /// for, and what became of it (`messages[3]: a "refusal" part, written
+    /// as text`); empty otherwise.
+    pub fn not_carried(&self) -> &[String] {
+        &self.not_carried
+    }
     /// The healed request body.
     pub fn request(&self) -> &Value {
         &self.request
@@ -227,6 +234,14 @@ pub enum Report<'a> {
         /// The call.
         call: &'a HealedCall,
     },
+    /// With `--to`: content of a record the other provider has no place for,
+    /// written as text or left out (one report per record).
+    NotCarried {
+        /// The 1-based line of the input on which the record starts.
+        line: u64,
+        /// What, and what became of it (the healed body's message indexes).
+        what: &'a [String],
+    },
     /// A record was written as it came, unhealed (or, too large, dropped).
     Passed {
         /// The 1-based line of the input on which the record starts.
@@ -264,15 +279,39 @@ impl<'t> Healer<'t> {
         Ok(self)
     }
 
-    /// Heals one request body given as JSON text.
+    /// Heals one request body given as JSON text. A body holding a lone
+    /// surrogate escape is refused ([`HealError::NotJson`]): a
+    /// [`serde_json::Value`] cannot hold one (the command, [`Healer::stream`],
+    /// heals it and writes it back as sent).
     pub fn heal(&self, text: &[u8]) -> Result<Healed, HealError> {
-        let value: Value = serde_json::from_slice(text).map_err(HealError::NotJson)?;
+        let value = serde_json::from_slice::<Value>(text).map_err(HealError::NotJson)?;
         self.heal_value(value, Spellings::scan(text))
+    }
+
+    /// [`Healer::heal`], and a body with a lone surrogate escape read with it
+    /// masked, as the filter reads it: its strings come out as sent from
+    /// [`Healed::to_text`] (a call whose arguments hold one is neutralised,
+    /// naming the path), not from [`Healed::request`].
+    fn heal_masked(&self, text: &[u8]) -> Result<Healed, HealError> {
+        let (value, masked) = match serde_json::from_slice::<Value>(text) {
+            Ok(v) => (v, false),
+            Err(e) => match surrogates::mask(text).and_then(|m| serde_json::from_slice(&m).ok()) {
+                Some(v) => (v, true),
+                None => return Err(HealError::NotJson(e)),
+            },
+        };
+        let mut spellings = Spellings::scan(text);
+        spellings.masked = masked;
+        self.heal_value(value, spellings)
     }
 
     /// Heals one request body already parsed (`spellings`: its numbers'
     /// spellings, or the default).
-    pub fn heal_value(&self, request: Value, spellings: Spellings) -> Result<Healed, HealError> {
+    pub fn heal_value(
+        &self,
+        request: Value,
+        mut spellings: Spellings,
+    ) -> Result<Healed, HealError> {
         let Value::Object(body) = request else {
             return Err(HealError::NotAConversation);
         };
@@ -289,12 +328,19 @@ impl<'t> Healer<'t> {
             }
         };
         let original = body.clone();
-        let (body, calls) = heal_body(body, provider, tools, &spellings);
+        let (body, calls) = heal_body(body, provider, tools, &mut spellings);
+        let mut not_carried = Vec::new();
         let body = match self.to {
             Some(to) if to != provider => {
-                let converted = conversation::convert(body, provider, to, &spellings);
+                let converted = conversation::convert(
+                    body,
+                    (provider, to),
+                    &spellings,
+                    &mut not_carried,
+                    crate::message::heal::moved_image,
+                );
                 // Written again in `to`'s shape: ids and pairing as it takes them.
-                heal_body(converted, to, tools, &spellings).0
+                heal_body(converted, to, tools, &mut spellings).0
             }
             _ => body,
         };
@@ -305,6 +351,7 @@ impl<'t> Healer<'t> {
             provider,
             spellings,
             changed,
+            not_carried,
         })
     }
 
@@ -352,13 +399,17 @@ impl<'t> Healer<'t> {
                     self.options.max_record_values
                 ))
             } else {
-                self.heal(&buf).map_err(|e| e.to_string())
+                self.heal_masked(&buf).map_err(|e| e.to_string())
             };
             match healed {
                 Err(why) => {
                     counts.passed += 1;
                     report(Report::Passed { line, why });
                     out.write_all(&buf)?;
+                    if buf.ends_with(b"\n") {
+                        // Its own line end, as it came: no blank line added.
+                        continue;
+                    }
                 }
                 Ok(healed) => {
                     for call in &healed.calls {
@@ -371,6 +422,10 @@ impl<'t> Healer<'t> {
                             counts.schema_faults += 1;
                         }
                         report(Report::Call { line, call });
+                    }
+                    if !healed.not_carried.is_empty() {
+                        let what = healed.not_carried.as_slice();
+                        report(Report::NotCarried { line, what });
                     }
                     if healed.changed {
                         let mut text = Vec::with_capacity(buf.len() + 64);
@@ -388,148 +443,9 @@ impl<'t> Healer<'t> {
     }
 }
 
-/// Heals the messages of one body of `provider`'s shape.
-fn heal_body(
-    mut body: Map<String, Value>,
-    provider: Provider,
-    tools: &Toolset,
-    spellings: &Spellings,
-) -> (Map<String, Value>, Vec<HealedCall>) {
-    let messages = match body.get_mut("messages") {
-        Some(Value::Array(m)) => std::mem::take(m),
-        _ => return (body, Vec::new()),
-    };
-    let mut judging = Judging {
-        tools,
-        provider,
-        spellings,
-        calls: Vec::new(),
-    };
-    let healed = conversation::heal(provider, messages, &mut judging);
-    if let Some(slot) = body.get_mut("messages") {
-        *slot = Value::Array(healed);
-    }
-    (body, judging.calls)
-}
+mod judging;
 
-/// The [`conversation::Healer`] of one body: judges each call with the
-/// toolset, as the filter does, and words the notes.
-struct Judging<'a> {
-    tools: &'a Toolset,
-    provider: Provider,
-    spellings: &'a Spellings,
-    calls: Vec<HealedCall>,
-}
-
-impl Judging<'_> {
-    fn unreadable(&mut self, message: usize, object: &Value, reason: String) -> Decided {
-        let sent = self.spellings.to_text(object);
-        let text = words::unreadable_call(&reason, &sent);
-        self.calls.push(HealedCall {
-            message,
-            call: None,
-            verdict: Verdict::rejected(reason, Fault::Call),
-            action: Action::Neutralised,
-        });
-        Decided {
-            fix: Fix::Remove(text),
-            note: None,
-        }
-    }
-}
-
-impl conversation::Healer for Judging<'_> {
-    fn call(&mut self, message: usize, object: &Value) -> Decided {
-        let mut call = match provider::extract(object.clone(), None) {
-            Extracted::Calls(mut calls)
-                if calls.len() == 1 && calls.first().is_some_and(|c| c.leaked.is_none()) =>
-            {
-                calls.pop()
-            }
-            Extracted::Calls(_) => None,
-            Extracted::Unrecognised(reason) => return self.unreadable(message, object, reason),
-        };
-        let Some(mut judged) = call.take() else {
-            return self.unreadable(message, object, "not one tool call".to_owned());
-        };
-        let sent = judged.clone();
-        let options = self.tools.options();
-        let verdict = Judge::new(self.tools.registry(), options).check(&mut judged, Tally::Nothing);
-        let api = self.provider.api();
-        let (fix, note, action) = match (verdict.status(), verdict.args()) {
-            (Status::Valid, Some(_))
-                if sent.args_as_text == self.provider.writer().args_as_text() =>
-            {
-                (Fix::Keep, None, Action::Unchanged)
-            }
-            (Status::Valid | Status::Repaired, Some(args)) => {
-                let mut written = judged.clone();
-                let fitting = api.tool_name(&written.name);
-                if fitting != written.name && !fitting.is_empty() {
-                    written.rename(&fitting);
-                }
-                (
-                    Fix::Replace(provider::write_call(&written, args, self.spellings)),
-                    None,
-                    Action::Repaired,
-                )
-            }
-            _ => {
-                let as_object = match &sent.args {
-                    Args::Text(t) => serde_json::from_str::<Value>(t)
-                        .ok()
-                        .filter(Value::is_object),
-                    Args::Value(v) if v.is_object() => Some(v.clone()),
-                    _ => None,
-                };
-                let args_sent = match (&as_object, &sent.args) {
-                    (Some(_), _) => None,
-                    (None, Args::Text(t)) => Some(t.clone()),
-                    (None, Args::Value(v)) => Some(self.spellings.to_text(v)),
-                    (None, Args::Missing) => Some(String::new()),
-                    (None, Args::Malformed(m)) => Some(m.clone()),
-                };
-                let mut name = api.tool_name(&sent.name);
-                if name.is_empty() {
-                    name = "unknown_tool".to_owned();
-                }
-                let renamed_from = (name != sent.name).then_some(sent.name.as_str());
-                let instruction = verdict.message().unwrap_or_default();
-                let note = words::rejected(instruction, renamed_from, args_sent.as_deref());
-                let fix = if renamed_from.is_none() && args_sent.is_none() {
-                    Fix::Keep
-                } else {
-                    let mut written = sent.clone();
-                    if renamed_from.is_some() {
-                        written.rename(&name);
-                    }
-                    let args = as_object.unwrap_or_else(|| Value::Object(Map::new()));
-                    Fix::Replace(provider::write_call(&written, &args, self.spellings))
-                };
-                (fix, Some(note), Action::Neutralised)
-            }
-        };
-        self.calls.push(HealedCall {
-            message,
-            call: Some(judged),
-            verdict,
-            action,
-        });
-        Decided { fix, note }
-    }
-
-    fn missing(&self) -> String {
-        words::missing_result()
-    }
-
-    fn orphan(&self, id: &str) -> String {
-        words::orphan_result(id)
-    }
-
-    fn marked(&self, text: &str) -> bool {
-        text.starts_with(words::MARK)
-    }
-}
+use judging::heal_body;
 
 #[cfg(test)]
 mod tests;

@@ -110,6 +110,7 @@ fn stream_passes_what_it_cannot_heal_and_counts() {
         .stream(input.as_slice(), &mut out, &mut |r| {
             said.push(match r {
                 Report::Passed { line, .. } => format!("passed {line}"),
+                Report::NotCarried { line, .. } => format!("not carried {line}"),
                 Report::Call { line, call } => {
                     format!("{:?} {line} {}", call.action(), call.tool())
                 }
@@ -122,6 +123,22 @@ fn stream_passes_what_it_cannot_heal_and_counts() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], "not json");
     assert_eq!(lines[2], "{\"messages\": 3}");
+}
+
+#[test]
+fn a_record_passed_through_keeps_its_own_line_end_and_gets_no_second() {
+    let mut out = Vec::new();
+    let input = b"{\"model\":\"m\",\"messages\":[\n{\"a\":1}";
+    Healer::new(None)
+        .stream(input.as_slice(), &mut out, &mut |_| {})
+        .unwrap();
+    assert_eq!(out, b"{\"model\":\"m\",\"messages\":[\n{\"a\":1}\n");
+    let mut out = Vec::new();
+    let input = b"{\"model\":\"m\",\"messages\":[\n{\"a\":1}\n";
+    Healer::new(None)
+        .stream(input.as_slice(), &mut out, &mut |_| {})
+        .unwrap();
+    assert_eq!(out, input);
 }
 
 fn arb_args() -> impl Strategy<Value = String> {
@@ -148,9 +165,34 @@ fn arb_message() -> impl Strategy<Value = Value> {
         )
         .prop_map(|cs| json!({"role": "assistant", "content": null,
                 "tool_calls": cs.into_iter().map(|(i, n, a)| call(i, n, &a)).collect::<Vec<_>>()})),
-        id.prop_map(|i| json!({"role": "tool", "tool_call_id": i, "content": "r"})),
+        id.clone()
+            .prop_map(|i| json!({"role": "tool", "tool_call_id": i, "content": "r"})),
         "[a-z]{0,5}".prop_map(|t| json!({"role": "user", "content": t})),
+        // Calls where no call can be, and ids that are not strings.
+        id.prop_map(|i| json!({"role": "user", "content": "u",
+            "tool_calls": [call(i, "read", "{\"path\": \"/a\"}")]})),
+        Just(json!({"role": "assistant", "content": null, "tool_calls": [
+            {"id": 7, "type": "function", "function": {"name": "read", "arguments": "{}"}}]})),
+        Just(json!({"role": "tool", "tool_call_id": 7, "content": "seven"})),
     ]
+}
+
+fn arb_anthropic_message() -> impl Strategy<Value = Value> {
+    let id = prop::sample::select(vec!["a", "b", "a b", ""]);
+    let block = prop_oneof![
+        id.clone().prop_map(
+            |i| json!({"type": "tool_use", "id": i, "name": "read", "input": {"path": "/a"}})
+        ),
+        id.clone()
+            .prop_map(|i| json!({"type": "tool_use", "id": i, "name": "read", "input": {"n": 1}})),
+        id.prop_map(|i| json!({"type": "tool_result", "tool_use_id": i, "content": "r"})),
+        "[a-z]{1,5}".prop_map(|t| json!({"type": "text", "text": t})),
+    ];
+    (
+        prop::sample::select(vec!["user", "assistant"]),
+        prop::collection::vec(block, 0..4),
+    )
+        .prop_map(|(role, content)| json!({"role": role, "content": content}))
 }
 
 /// Every OpenAI call answered once, right after its turn; every result by
@@ -193,5 +235,25 @@ proptest! {
         }
         let twice = Healer::new(None).heal(once.to_text().as_bytes()).unwrap();
         prop_assert!(!twice.changed(), "{}\n{}", once.to_text(), twice.to_text());
+    }
+
+    #[test]
+    fn anthropic_calls_and_results_anywhere_end_paired(messages in prop::collection::vec(arb_anthropic_message(), 0..6)) {
+        let tools = json!([{"name": "read", "input_schema": {"type": "object",
+            "properties": {"path": {"type": "string"}, "n": {"type": "integer"}}, "required": ["path"]}}]);
+        let text = json!({"model": "m", "system": "s", "tools": tools, "messages": messages}).to_string();
+        let once = Healer::new(None).heal(text.as_bytes()).unwrap();
+        let twice = Healer::new(None).heal(once.to_text().as_bytes()).unwrap();
+        prop_assert!(!twice.changed(), "{}\n{}", once.to_text(), twice.to_text());
+        // Every call, wherever it was sent, answered once: seen through the
+        // OpenAI shape, where each call's results follow its turn.
+        let moved = Healer::new(None).to(Provider::OpenAi).unwrap().heal(text.as_bytes()).unwrap();
+        prop_assert!(paired(moved.request()), "{}", moved.to_text());
+        for m in once.request()["messages"].as_array().unwrap() {
+            for b in m["content"].as_array().into_iter().flatten() {
+                let want = if m["role"] == "user" { "tool_use" } else { "tool_result" };
+                prop_assert!(b["type"] != want, "{}", once.to_text());
+            }
+        }
     }
 }

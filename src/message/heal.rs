@@ -42,3 +42,22 @@ pub(crate) fn orphan_result(id: &str) -> String {
 pub(crate) fn unreadable_call(reason: &str, sent: &str) -> String {
     format!("{MARK}A tool call that could not be read was taken out ({reason}); as sent: {sent}")
 }
+
+/// A tool call in a message whose role cannot make one (`role`), taken out
+/// and kept as text in its message.
+pub(crate) fn misplaced_call(role: &str, sent: &str) -> String {
+    format!(
+        "{MARK}A tool call in a {role} message, where no call can be, was taken out; as sent: {sent}"
+    )
+}
+
+/// Why a call in a `role` message is no call (its verdict's reason).
+pub(crate) fn misplaced_call_reason(role: &str) -> String {
+    format!("a tool call in a {role} message, where no call can be")
+}
+
+/// The text before an image moved out of a tool result (`--to openai`: a
+/// tool message holds text only), `id` the call's id as JSON.
+pub(crate) fn moved_image(id: &str) -> String {
+    format!("{MARK}An image from the tool result of call {id}:")
+}

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use crate::{callfix, fixture, json_lines};
 
 /// `callfix heal ARGS` on `stdin`: (exit code, stdout, stderr).
-fn heal(args: &[&str], stdin: impl Into<Vec<u8>>) -> (i32, Vec<u8>, String) {
+pub(crate) fn heal(args: &[&str], stdin: impl Into<Vec<u8>>) -> (i32, Vec<u8>, String) {
     let out = callfix()
         .arg("heal")
         .args(args)
@@ -111,7 +111,7 @@ pub(crate) fn assert_anthropic_paired(body: &Value) {
     assert!(answered_by_next.is_empty(), "last calls unanswered: {body}");
 }
 
-fn one(out: &[u8]) -> Value {
+pub(crate) fn one(out: &[u8]) -> Value {
     let mut lines = json_lines(out);
     assert_eq!(lines.len(), 1);
     lines.remove(0)

@@ -12,6 +12,7 @@ mod formats;
 mod golden;
 mod hardening;
 mod heal;
+mod heal_findings;
 mod hook;
 mod input_attacks;
 mod jobs;

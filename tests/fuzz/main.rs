@@ -366,7 +366,7 @@ proptest! {
     }
 
     #[test]
-    fn grammar_heal_conversations(turns in heal::turns()) {
+    fn grammar_heal_conversations(turns in heal::hostile_turns()) {
         heal::check(&turns).map_err(TestCaseError::fail)?;
     }
 

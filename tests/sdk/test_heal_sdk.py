@@ -44,10 +44,10 @@ def force(value):
     return value
 
 
-def heal(name, *args):
+def heal(name, *args, code=1):
     out = subprocess.run([CALLFIX, "heal", *args, str(FIXTURES / name)],
                          capture_output=True, text=True, cwd=ROOT, check=False)
-    assert out.returncode == 1, out.stderr  # the poisoned histories hold rejected calls
+    assert out.returncode == code, out.stderr  # the poisoned histories hold rejected calls
     lines = out.stdout.splitlines()
     assert len(lines) == 1
     return json.loads(lines[0])
@@ -116,6 +116,24 @@ def test_healed_anthropic_bodies_validate(name, args):
     body = heal(name, *args)
     force(ANTHROPIC_BODY.validate_python([body]))
     assert len(anthropic_pairs(body)) == 6
+
+
+@pytest.mark.parametrize("name,args,to,calls,code", [
+    ("openai_content.json", ["--to", "anthropic"], "anthropic", 1, 0),
+    ("anthropic_content.json", ["--to", "openai"], "openai", 2, 1),
+])
+def test_content_with_no_counterpart_still_makes_a_valid_body(name, args, to, calls, code):
+    """Refusals, audio, files, images in tool results and system prompts,
+    server tools, a result in an assistant turn, a call in a user turn: the
+    healed or converted body is one the target SDK accepts, every call
+    answered once."""
+    body = heal(name, *args, code=code)
+    if to == "openai":
+        force(OPENAI_BODY.validate_python([body]))
+        assert len(openai_pairs(body)) == calls
+    else:
+        force(ANTHROPIC_BODY.validate_python([body]))
+        assert len(anthropic_pairs(body)) == calls
 
 
 def test_poisoned_bodies_are_refused_as_they_come():

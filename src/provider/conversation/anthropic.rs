@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Healer, Ids, Pending, anthropic_id, marked, role, text_part, with_note};
+use super::{Healer, Ids, Pending, Waiting, anthropic_id, marked, role, text_part, with_note};
 
 pub(super) fn heal(messages: Vec<Value>, healer: &mut dyn Healer) -> Vec<Value> {
     let mut out = Vec::with_capacity(messages.len());
@@ -12,7 +12,13 @@ pub(super) fn heal(messages: Vec<Value>, healer: &mut dyn Healer) -> Vec<Value> 
     let mut iter = messages.into_iter().enumerate().peekable();
     while let Some((i, mut message)) = iter.next() {
         if role(&message) == Some("user") {
-            out.push(results(message, &mut [], healer));
+            out.push(results(
+                i,
+                message,
+                &mut Waiting::default(),
+                Vec::new(),
+                healer,
+            ));
             continue;
         }
         let Some(Value::Array(blocks)) = message
@@ -23,16 +29,23 @@ pub(super) fn heal(messages: Vec<Value>, healer: &mut dyn Healer) -> Vec<Value> 
             out.push(message);
             continue;
         };
-        if !blocks.iter().any(is_call) {
+        if !blocks.iter().any(|b| is_call(b) || is_result(b)) {
             out.push(message);
             continue;
         }
         let sent_blocks = std::mem::take(blocks);
         let mut kept = Vec::with_capacity(sent_blocks.len());
-        let mut pending = Vec::new();
+        let mut pending = Waiting::default();
         let mut removed = Vec::new();
+        // Results in an assistant message answer nothing there: they are
+        // moved to the next user message, as if sent there.
+        let mut misplaced = Vec::new();
         let mut k = 0;
         for block in sent_blocks {
+            if is_result(&block) {
+                misplaced.push(block);
+                continue;
+            }
             if !is_call(&block) {
                 kept.push(block);
                 continue;
@@ -47,15 +60,20 @@ pub(super) fn heal(messages: Vec<Value>, healer: &mut dyn Healer) -> Vec<Value> 
             kept.push(block);
         }
         kept.extend(removed.iter().map(|t| text_part(t)));
+        let emptied = kept.is_empty();
         *blocks = kept;
-        out.push(message);
+        // A message that held only results is gone with them.
+        if !emptied {
+            out.push(message);
+        }
         match iter.next_if(|(_, m)| role(m) == Some("user")) {
-            Some((_, next)) => out.push(results(next, &mut pending, healer)),
-            None if !pending.is_empty() => {
+            Some((j, next)) => out.push(results(j, next, &mut pending, misplaced, healer)),
+            None if !pending.is_empty() || !misplaced.is_empty() => {
                 let mut m = Map::new();
                 m.insert("role".into(), Value::String("user".into()));
                 m.insert("content".into(), Value::Array(Vec::new()));
-                out.push(results(Value::Object(m), &mut pending, healer));
+                let made = results(i, Value::Object(m), &mut pending, misplaced, healer);
+                out.push(made);
             }
             None => {}
         }
@@ -71,39 +89,50 @@ fn is_result(block: &Value) -> bool {
     block.get("type").and_then(Value::as_str) == Some("tool_result")
 }
 
-/// A user message with its `tool_result` blocks paired with `pending` (the
-/// calls of the assistant message before it): each result of a call first,
-/// in the order sent, then one made for each call without, then the other
-/// blocks, then the results whose call is missing, as text. A message with
-/// nothing to change is left as it is.
-fn results(mut message: Value, pending: &mut [Pending], healer: &dyn Healer) -> Value {
+/// User message `i` with its `tool_result` blocks (and `moved`, the results
+/// of the assistant message before it) paired with `pending` (the calls of
+/// that message): each result of a call first, in the order sent, then one
+/// made for each call without, then the other blocks, then the results whose
+/// call is missing, as text. A `tool_use` block (a user makes no calls) is
+/// kept as text. A message with nothing to change is left as it is.
+fn results(
+    i: usize,
+    mut message: Value,
+    pending: &mut Waiting,
+    moved: Vec<Value>,
+    healer: &mut dyn Healer,
+) -> Value {
     let Some(m) = message.as_object_mut() else {
         return message;
     };
+    let work = !pending.is_empty() || !moved.is_empty();
     let blocks = match m.get_mut("content") {
         Some(Value::Array(blocks)) => std::mem::take(blocks),
-        Some(Value::String(s)) if !pending.is_empty() => vec![text_part(s)],
-        _ if pending.is_empty() => return message,
+        Some(Value::String(s)) if work && !s.is_empty() => vec![text_part(s)],
+        _ if !work => return message,
         _ => Vec::new(),
     };
-    if pending.is_empty() && !blocks.iter().any(is_result) {
+    if !work && !blocks.iter().any(|b| is_result(b) || is_call(b)) {
         m.insert("content".into(), Value::Array(blocks));
         return message;
     }
     let mut answered = Vec::new();
     let mut others = Vec::new();
     let mut orphans = Vec::new();
-    for mut block in blocks {
+    for mut block in moved.into_iter().chain(blocks) {
+        if is_call(&block) {
+            others.push(text_part(&healer.misplaced(i, "user", &block)));
+            continue;
+        }
         if !is_result(&block) {
             others.push(block);
             continue;
         }
-        let sent = block.get("tool_use_id").and_then(Value::as_str);
-        let Some(p) = Pending::find(pending, sent) else {
-            orphans.extend(orphan(block, healer));
+        let sent = block.get("tool_use_id");
+        let Some(p) = pending.answer(sent) else {
+            orphans.extend(orphan(block, &*healer));
             continue;
         };
-        p.matched = true;
         if let Some(b) = block.as_object_mut() {
             if p.sent.as_deref() != Some(p.id.as_str()) {
                 b.insert("tool_use_id".into(), Value::String(p.id.clone()));
@@ -120,8 +149,7 @@ fn results(mut message: Value, pending: &mut [Pending], healer: &dyn Healer) -> 
         }
         answered.push(block);
     }
-    for p in pending.iter_mut().filter(|p| !p.matched) {
-        p.matched = true;
+    for p in pending.unanswered() {
         let mut b = Map::new();
         b.insert("type".into(), Value::String("tool_result".into()));
         b.insert("tool_use_id".into(), Value::String(p.id.clone()));

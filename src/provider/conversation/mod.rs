@@ -12,7 +12,7 @@ mod openai;
 
 pub(crate) use convert::convert;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use serde_json::{Map, Value};
 
@@ -46,6 +46,9 @@ pub(crate) trait Healer {
     /// Judges the call object `call` of message `message` (its index in the
     /// request's `messages`).
     fn call(&mut self, message: usize, call: &Value) -> Decided;
+    /// The text that stands for call object `call` found in a message of
+    /// message `message`, whose role (`role`) cannot make calls.
+    fn misplaced(&mut self, message: usize, role: &str, call: &Value) -> String;
     /// The content of a result made for a call that had none.
     fn missing(&self) -> String;
     /// The text that keeps a result whose call is missing (id `id`).
@@ -118,8 +121,11 @@ pub(crate) fn role(m: &Value) -> Option<&str> {
 /// One call waiting for its result.
 #[derive(Debug)]
 struct Pending {
-    /// The id the call was sent with (what its result names).
+    /// The id the call was sent with, when it was a string.
     sent: Option<String>,
+    /// The id as sent, whatever its type (what its result names): see
+    /// [`id_key`].
+    key: Option<String>,
     /// The id it goes by now.
     id: String,
     /// For a neutralised call: the note its result starts with.
@@ -151,6 +157,7 @@ impl Pending {
             }
         };
         let sent = call.get("id").and_then(Value::as_str).map(str::to_owned);
+        let key = id_key(call.get("id"));
         let id = ids.assign(sent.as_deref(), i, k, clean);
         if sent.as_deref() != Some(id.as_str())
             && let Some(m) = call.as_object_mut()
@@ -159,19 +166,66 @@ impl Pending {
         }
         let pending = Pending {
             sent,
+            key,
             id,
             note: decided.note,
             matched: false,
         };
         Some((call, pending))
     }
+}
 
-    /// The first call still waiting whose sent id is `id`.
-    fn find<'p>(pending: &'p mut [Pending], id: Option<&str>) -> Option<&'p mut Pending> {
-        let id = id?;
-        pending
-            .iter_mut()
-            .find(|p| !p.matched && p.sent.as_deref() == Some(id))
+/// The calls of one turn waiting for their results, found by the id as sent
+/// in constant time (a turn of many parallel calls stays linear).
+#[derive(Debug, Default)]
+struct Waiting {
+    calls: Vec<Pending>,
+    /// Id as sent → the calls sent with it not yet answered, in order.
+    by_key: HashMap<String, VecDeque<usize>>,
+}
+
+impl Waiting {
+    fn push(&mut self, p: Pending) {
+        if let Some(key) = &p.key {
+            let at = self.calls.len();
+            self.by_key.entry(key.clone()).or_default().push_back(at);
+        }
+        self.calls.push(p);
+    }
+
+    fn is_empty(&self) -> bool {
+        self.calls.is_empty()
+    }
+
+    /// The first call still waiting whose id as sent is `id` (a result's
+    /// `tool_call_id` or `tool_use_id`, whatever its type), marked answered.
+    fn answer(&mut self, id: Option<&Value>) -> Option<&mut Pending> {
+        let key = id_key(id)?;
+        let queue = self.by_key.get_mut(&key)?;
+        while let Some(at) = queue.pop_front() {
+            if self.calls.get(at).is_some_and(|p| !p.matched) {
+                let p = self.calls.get_mut(at)?;
+                p.matched = true;
+                return Some(p);
+            }
+        }
+        None
+    }
+
+    /// The calls no result answered (each turn's are answered once, after
+    /// its results were paired).
+    fn unanswered(&self) -> impl Iterator<Item = &Pending> {
+        self.calls.iter().filter(|p| !p.matched)
+    }
+}
+
+/// A call id or a result's id as sent, to pair them: its JSON text, so that
+/// a number (`12345678901234567890123`) pairs with the same number and never
+/// with the string of its digits; `None` for no id or `null`.
+fn id_key(id: Option<&Value>) -> Option<String> {
+    match id? {
+        Value::Null => None,
+        v => Some(v.to_string()),
     }
 }
 
@@ -255,6 +309,21 @@ fn with_note(content: Value, note: &str) -> Value {
         Value::Null => Value::String(note.to_owned()),
         other => Value::String(format!("{note}\n{other}")),
     }
+}
+
+/// `text` added to a message's content: a string gets it on a line of its
+/// own, a list of parts a text part at the end.
+fn append_text(m: &mut Map<String, Value>, text: &str) {
+    let content = m.get("content").cloned().unwrap_or(Value::Null);
+    let joined = match content {
+        Value::String(s) if !s.is_empty() => Value::String(format!("{s}\n{text}")),
+        Value::Array(mut parts) => {
+            parts.push(text_part(text));
+            Value::Array(parts)
+        }
+        _ => Value::String(text.to_owned()),
+    };
+    m.insert("content".into(), joined);
 }
 
 /// A text part (OpenAI) or text block (Anthropic): the same object.

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Healer, Ids, Pending, any_id, marked, role, with_note};
+use super::{Healer, Ids, Pending, Waiting, any_id, append_text, marked, role, with_note};
 
 pub(super) fn heal(messages: Vec<Value>, healer: &mut dyn Healer) -> Vec<Value> {
     let mut out = Vec::with_capacity(messages.len());
@@ -13,6 +13,22 @@ pub(super) fn heal(messages: Vec<Value>, healer: &mut dyn Healer) -> Vec<Value> 
     while let Some((i, mut message)) = iter.next() {
         if role(&message) == Some("tool") {
             out.push(orphan(message, healer));
+            continue;
+        }
+        if role(&message) != Some("assistant")
+            && let Some(m) = message.as_object_mut()
+            && let Some(Value::Array(calls)) = m.get("tool_calls")
+            && !calls.is_empty()
+            && let Some(Value::Array(calls)) = m.shift_remove("tool_calls")
+        {
+            // Only an assistant message makes calls: these are kept as text.
+            let name = m.get("role").and_then(Value::as_str).unwrap_or("role-less");
+            let name = name.to_owned();
+            let notes: Vec<String> = (calls.iter())
+                .map(|c| healer.misplaced(i, &name, c))
+                .collect();
+            append_text(m, &notes.join("\n"));
+            out.push(message);
             continue;
         }
         let Some(Value::Array(calls)) = message
@@ -25,7 +41,7 @@ pub(super) fn heal(messages: Vec<Value>, healer: &mut dyn Healer) -> Vec<Value> 
         };
         let sent_calls = std::mem::take(calls);
         let mut kept = Vec::with_capacity(sent_calls.len());
-        let mut pending = Vec::with_capacity(sent_calls.len());
+        let mut pending = Waiting::default();
         let mut removed = Vec::new();
         for (k, call) in sent_calls.into_iter().enumerate() {
             let decided = Pending::decide(healer, &mut ids, (i, k), call, any_id, &mut removed);
@@ -41,28 +57,17 @@ pub(super) fn heal(messages: Vec<Value>, healer: &mut dyn Healer) -> Vec<Value> 
                 *slot = Value::Array(kept);
             }
             if !removed.is_empty() {
-                let content = m.get("content").cloned().unwrap_or(Value::Null);
-                let text = removed.join("\n");
-                let joined = match content {
-                    Value::String(s) if !s.is_empty() => Value::String(format!("{s}\n{text}")),
-                    Value::Array(mut parts) => {
-                        parts.push(super::text_part(&text));
-                        Value::Array(parts)
-                    }
-                    _ => Value::String(text),
-                };
-                m.insert("content".into(), joined);
+                append_text(m, &removed.join("\n"));
             }
         }
         out.push(message);
         let mut orphans = Vec::new();
         while let Some((_, mut result)) = iter.next_if(|(_, m)| role(m) == Some("tool")) {
-            let sent = result.get("tool_call_id").and_then(Value::as_str);
-            let Some(p) = Pending::find(&mut pending, sent) else {
+            let sent = result.get("tool_call_id");
+            let Some(p) = pending.answer(sent) else {
                 orphans.push(result);
                 continue;
             };
-            p.matched = true;
             if let Some(m) = result.as_object_mut() {
                 if p.sent.as_deref() != Some(p.id.as_str()) {
                     m.insert("tool_call_id".into(), Value::String(p.id.clone()));
@@ -76,13 +81,13 @@ pub(super) fn heal(messages: Vec<Value>, healer: &mut dyn Healer) -> Vec<Value> 
             }
             out.push(result);
         }
-        for p in pending.into_iter().filter(|p| !p.matched) {
+        for p in pending.unanswered() {
             let mut m = Map::new();
             m.insert("role".into(), Value::String("tool".into()));
-            m.insert("tool_call_id".into(), Value::String(p.id));
+            m.insert("tool_call_id".into(), Value::String(p.id.clone()));
             m.insert(
                 "content".into(),
-                Value::String(p.note.unwrap_or_else(|| healer.missing())),
+                Value::String(p.note.clone().unwrap_or_else(|| healer.missing())),
             );
             out.push(Value::Object(m));
         }

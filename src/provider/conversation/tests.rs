@@ -13,6 +13,9 @@ impl Healer for Plain {
             note: bad.then(|| "[n] bad".to_owned()),
         }
     }
+    fn misplaced(&mut self, _message: usize, role: &str, call: &Value) -> String {
+        format!("[n] {role} call {call}")
+    }
     fn missing(&self) -> String {
         "[n] missing".into()
     }
@@ -118,5 +121,47 @@ fn untouched_messages_are_left_as_they_are() {
     assert_eq!(
         heal(Provider::OpenAi, messages.clone(), &mut Plain),
         messages
+    );
+}
+
+#[test]
+fn an_anthropic_result_in_an_assistant_message_moves_to_the_next_user_message() {
+    let messages = vec![
+        json!({"role": "assistant", "content": [
+            {"type": "tool_use", "id": "a", "name": "f", "input": {}},
+            {"type": "tool_result", "tool_use_id": "a", "content": "x"}]}),
+        json!({"role": "assistant", "content": [
+            {"type": "tool_result", "tool_use_id": "a", "content": "again"}]}),
+    ];
+    let out = heal(Provider::Anthropic, messages, &mut Plain);
+    assert_eq!(
+        Value::Array(out),
+        json!([
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "f", "input": {}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a", "content": "x"}]},
+            // An assistant message of results only is gone; its result,
+            // answering no call waiting, is kept as text.
+            {"role": "user", "content": [{"type": "text", "text": "[n] orphan a\nagain"}]},
+        ])
+    );
+}
+
+#[test]
+fn calls_outside_assistant_messages_become_text() {
+    let anthropic = vec![json!({"role": "user", "content": [
+        {"type": "text", "text": "hi"},
+        {"type": "tool_use", "id": "a", "name": "f", "input": {}}]})];
+    let out = heal(Provider::Anthropic, anthropic, &mut Plain);
+    assert_eq!(
+        out,
+        vec![json!({"role": "user", "content": [
+            {"type": "text", "text": "hi"},
+            {"type": "text", "text": "[n] user call {\"type\":\"tool_use\",\"id\":\"a\",\"name\":\"f\",\"input\":{}}"}]})]
+    );
+    let openai = vec![json!({"role": "user", "content": "hi", "tool_calls": [{"id": "a"}]})];
+    let out = heal(Provider::OpenAi, openai, &mut Plain);
+    assert_eq!(
+        out,
+        vec![json!({"role": "user", "content": "hi\n[n] user call {\"id\":\"a\"}"})]
     );
 }
