@@ -156,6 +156,8 @@ export interface Healed {
   results: CheckResult[];
   /** How many calls were neutralised. */
   neutralised: number;
+  /** With `to`: each piece of content the other provider has no place for, and what became of it. */
+  notCarried: string[];
   /** Whether none was. */
   ok: boolean;
 }

@@ -257,6 +257,7 @@ function heal(request, toolset, options = {}) {
     requestJson: out.requestJson,
     results: out.results,
     neutralised: out.neutralised,
+    notCarried: out.notCarried,
     ok: out.neutralised === 0,
   };
 }

@@ -120,9 +120,10 @@ pub fn native_tools(
 /// Heals `request` (an OpenAI chat or Anthropic messages request body, as
 /// JSON text) against `toolset`, or its own `tools` when none is given; `to`
 /// ("openai" or "anthropic") writes it as that provider's request body. The
-/// JSON text of `{requestJson, results, neutralised}`: the healed body (numbers
-/// as sent), one result per assistant tool call of the history, and how many
-/// calls were neutralised.
+/// JSON text of `{requestJson, results, neutralised, notCarried}`: the healed
+/// body (numbers as sent), one result per assistant tool call of the history,
+/// how many calls were neutralised, and (with `to`) what content the other
+/// provider has no place for and what became of it.
 #[napi]
 pub fn native_heal(
     request: String,
@@ -150,8 +151,11 @@ pub fn native_heal(
             serde_json::to_string(&healed.to_text()).map_err(|e| error(e.to_string()))?;
         let spellings = healed.spellings().clone();
         let neutralised = healed.neutralised();
-        let mut out =
-            format!("{{\"requestJson\":{request_json},\"neutralised\":{neutralised},\"results\":[");
+        let not_carried =
+            serde_json::to_string(healed.not_carried()).map_err(|e| error(e.to_string()))?;
+        let mut out = format!(
+            "{{\"requestJson\":{request_json},\"neutralised\":{neutralised},\"notCarried\":{not_carried},\"results\":["
+        );
         for (i, one) in healed.into_calls().into_iter().enumerate() {
             let at = Position {
                 index: 0,

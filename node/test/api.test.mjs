@@ -213,6 +213,14 @@ test('heal: a poisoned OpenAI history made acceptable, the input unchanged', () 
   assert.deepEqual(JSON.parse(healed.requestJson), healed.request);
   assert.deepEqual(heal(text).results, healed.results);
   assert.throws(() => heal(request, null, { to: 'gemini' }), /heal writes/);
+  assert.deepEqual(healed.notCarried, []);
+});
+
+test('heal --to: content the other provider cannot hold is said, never silently lost', () => {
+  const text = fs.readFileSync(path.join(ROOT, 'tests', 'fixtures', 'heal', 'openai_content.json'), 'utf8');
+  const healed = heal(text, null, { to: 'anthropic' });
+  assert.equal(healed.notCarried.length, 7);
+  assert.ok(healed.notCarried.includes('messages[2]: a part of type "refusal", written as text'), healed.notCarried.join('; '));
 });
 
 test("check's short form for valid calls is the whole object, exactly", () => {

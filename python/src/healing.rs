@@ -28,6 +28,10 @@ pub(crate) struct Healed {
     /// How many calls were neutralised.
     #[pyo3(get)]
     neutralised: usize,
+    /// With `to`: each piece of content the other provider has no place for,
+    /// and what became of it (what `callfix heal --to` says on stderr).
+    #[pyo3(get)]
+    not_carried: Vec<String>,
 }
 
 #[pymethods]
@@ -80,6 +84,7 @@ pub(crate) fn heal(
     let request = to_py(py, healed.request())?.unbind();
     let spellings = healed.spellings().clone();
     let neutralised = healed.neutralised();
+    let not_carried = healed.not_carried().to_vec();
     let results = PyList::empty(py);
     for (i, one) in healed.into_calls().into_iter().enumerate() {
         let at = Position {
@@ -106,5 +111,6 @@ pub(crate) fn heal(
         request,
         results: results.unbind(),
         neutralised,
+        not_carried,
     })
 }

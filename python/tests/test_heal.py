@@ -93,3 +93,12 @@ def test_deep_input_is_an_error_not_a_crash():
         node = node["x"]
     with pytest.raises(callfix.CallfixError):
         callfix.heal(deep)
+
+
+def test_content_the_other_provider_cannot_hold_is_said():
+    # What `callfix heal --to` says on stderr, as a list: nothing silently lost.
+    request = load("openai_content.json")
+    healed = callfix.heal(request, to="anthropic")
+    assert 'messages[2]: a part of type "refusal", written as text' in healed.not_carried
+    assert len(healed.not_carried) == 7
+    assert callfix.heal(request).not_carried == []
