@@ -300,11 +300,7 @@ fn examples(out: &mut String, report: &Report) {
          <th>tool</th><th>path</th><th>class</th><th>first call, as sent</th></tr>\n",
     );
     for e in list {
-        let path = if e.path.is_empty() {
-            "(root)"
-        } else {
-            e.path.as_str()
-        };
+        let path = super::shown_path(e);
         let _ = writeln!(
             out,
             "<tr><td class=\"n\">{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td></tr>",

@@ -42,6 +42,15 @@ fn count(n: u64, what: &str) -> String {
     format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
 
+/// An example's error path as shown: `(root)` for an error at the root.
+fn shown_path(example: &crate::report::Example) -> &str {
+    if example.path.is_empty() {
+        "(root)"
+    } else {
+        &example.path
+    }
+}
+
 fn percent(n: u64, of: u64) -> String {
     if of == 0 {
         "-".to_owned()

@@ -134,11 +134,7 @@ pub(super) fn table(report: &Report, colours: Colours) -> String {
     if !examples.is_empty() {
         let _ = write!(out, "\n\nmost frequent errors:");
         for e in examples {
-            let path = if e.path.is_empty() {
-                "(root)"
-            } else {
-                e.path.as_str()
-            };
+            let path = super::shown_path(e);
             let _ = write!(
                 out,
                 "\n  {:>5}  {} {} {}: {}",
