@@ -165,11 +165,8 @@ impl Read for Lines {
             }
             self.refill()?;
         }
-        let rest = self.text.get(self.at..).unwrap_or_default();
-        let n = rest.len().min(out.len());
-        if let (Some(to), Some(from)) = (out.get_mut(..n), rest.get(..n)) {
-            to.copy_from_slice(from);
-        }
+        // What is left of the batch, read as a slice reads (std's copy).
+        let n = self.text.get(self.at..).unwrap_or_default().read(out)?;
         self.at += n;
         Ok(n)
     }
