@@ -2,7 +2,6 @@
 //! record), one diagnostic per repaired or neutralised call, and per record
 //! passed through unhealed. The work is the library's ([`crate::heal`]).
 
-use std::fs::File;
 use std::io::{self, Write};
 
 use crate::error::{Chain, Error};
@@ -33,24 +32,13 @@ pub(crate) fn command(args: &HealArgs, ctx: &Ctx) -> anyhow::Result<Ended> {
     let mut total = Counts::default();
     let mut input_failed = false;
     for input in &inputs {
-        let name = if input == "-" {
-            "stdin"
-        } else {
-            input.as_str()
-        };
-        let reader: Box<dyn io::Read> = if input == "-" {
-            Box::new(io::stdin().lock())
-        } else {
-            match File::open(input) {
-                Ok(f) => Box::new(f),
-                Err(error) => {
-                    input_failed = true;
-                    ctx.report(
-                        "error:",
-                        &Chain(&Error::read(name.to_owned(), error)).to_string(),
-                    );
-                    continue;
-                }
+        let (name, reader) = super::open_input(input);
+        let reader = match reader {
+            Ok(reader) => reader,
+            Err(e) => {
+                input_failed = true;
+                ctx.report("error:", &Chain(&e).to_string());
+                continue;
             }
         };
         let mut say = |report: Report<'_>| say(ctx, name, &report);

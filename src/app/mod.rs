@@ -329,6 +329,19 @@ pub(crate) fn load_registry(args: &SchemaArgs) -> anyhow::Result<Registry> {
 
 /// What a bare `callfix` says when a person runs it with nothing piped in: it is
 /// waiting for tool calls on stdin, not hung.
+/// An input named on the command line (`heal`, `report`): its name as
+/// messages say it (`stdin` for `-`), and a reader over it or why it could
+/// not be opened.
+pub(crate) fn open_input(input: &str) -> (&str, Result<Box<dyn io::Read>, Error>) {
+    if input == "-" {
+        return ("stdin", Ok(Box::new(io::stdin().lock())));
+    }
+    let reader = File::open(input)
+        .map(|f| Box::new(f) as Box<dyn io::Read>)
+        .map_err(|error| Error::read(input.to_owned(), error));
+    (input, reader)
+}
+
 fn stdin_hint(no_files: bool, stdin_is_terminal: bool) -> Option<&'static str> {
     (no_files && stdin_is_terminal).then_some(
         "reading tool calls from stdin (end with Ctrl-D); `callfix --help` shows the usage",

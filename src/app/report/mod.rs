@@ -4,7 +4,6 @@
 //! by the filter as its sink; this module reads the inputs and presents it.
 
 use std::collections::BTreeMap;
-use std::fs::File;
 use std::io::{self, IsTerminal, Write};
 
 use crate::error::{Chain, Error};
@@ -106,24 +105,15 @@ impl Run<'_> {
         let mut failed = false;
         let mut next_index = 0;
         for (i, input) in inputs.iter().enumerate() {
-            let name = if input == "-" {
-                "stdin"
-            } else {
-                input.as_str()
-            };
+            let (name, reader) = super::open_input(input);
             sink.next_input(name, labels.get(i).map_or(name, String::as_str));
-            let reader: Box<dyn io::Read> = if input == "-" {
-                Box::new(io::stdin().lock())
-            } else {
-                match File::open(input) {
-                    Ok(f) => Box::new(f),
-                    Err(error) => {
-                        failed = true;
-                        let e = Error::read(name.to_owned(), error);
-                        sink.interrupt();
-                        self.ctx.report("error:", &Chain(&e).to_string());
-                        continue;
-                    }
+            let reader = match reader {
+                Ok(reader) => reader,
+                Err(e) => {
+                    failed = true;
+                    sink.interrupt();
+                    self.ctx.report("error:", &Chain(&e).to_string());
+                    continue;
                 }
             };
             let input = Input {
