@@ -181,6 +181,13 @@ pub(crate) const MAX_REF_DEPTH: usize = 256;
 /// [`MAX_REF_DEPTH`] counts as past the limit. Linear in the schema: each
 /// subschema's count is computed once.
 pub(crate) fn expansion(root: At<'_>, limit: u64) -> u64 {
+    // Most tool schemas have no `$ref`: counted as a tree, without resolving
+    // anything or remembering nodes (a fifth of compiling such a schema).
+    tree_size(root.schema, 0, limit).unwrap_or_else(|| walked(root, limit))
+}
+
+/// [`expansion`], every `$ref` followed.
+fn walked(root: At<'_>, limit: u64) -> u64 {
     fn walk(
         node: &At<'_>,
         depth: usize,
@@ -239,6 +246,38 @@ pub(crate) fn expansion(root: At<'_>, limit: u64) -> u64 {
         total
     }
     walk(&root, 0, limit, &mut HashMap::new(), &mut HashSet::new())
+}
+
+/// What [`expansion`] counts for `schema` when nothing in it is a `$ref`
+/// (`None` when something may be): the same count, the same limits, walked as
+/// the tree it then is.
+fn tree_size(schema: &Value, depth: usize, limit: u64) -> Option<u64> {
+    if depth > MAX_REF_DEPTH {
+        return Some(limit + 1);
+    }
+    let mut total: u64 = 1;
+    if let Value::Object(m) = schema {
+        if m.contains_key("$ref") {
+            return None;
+        }
+        for (k, v) in m {
+            if matches!(k.as_str(), "enum" | "const" | "default" | "examples") {
+                continue;
+            }
+            let children: &[Value] = match v {
+                Value::Object(_) => std::slice::from_ref(v),
+                Value::Array(items) => items,
+                _ => &[],
+            };
+            for child in children {
+                total = total.saturating_add(tree_size(child, depth + 1, limit)?);
+                if total > limit {
+                    return Some(total);
+                }
+            }
+        }
+    }
+    Some(total)
 }
 
 /// A `$ref` in a schema's own document that does not resolve.
@@ -508,6 +547,56 @@ mod tests {
             schema = serde_json::json!({"items": schema});
         }
         assert!(unresolved_in(&schema).is_empty());
+    }
+
+    #[test]
+    fn a_schema_without_refs_is_counted_as_the_walk_counts_it() {
+        let deep = |n: usize| {
+            let mut s = serde_json::json!({"type": "integer"});
+            for _ in 0..n {
+                s = serde_json::json!({"items": s, "enum": [{"x": {}}]});
+            }
+            s
+        };
+        let wide = serde_json::json!({
+            "properties": {"a": {"anyOf": [{}, {"type": "string"}, true, 3]}},
+            "default": {"a": {"b": {}}}, "examples": [{}], "const": {"c": {}},
+            "prefixItems": [{}, {}], "x-vendor": {"nested": {"deeper": {}}}
+        });
+        let many = serde_json::json!({"anyOf": vec![serde_json::json!({}); 1_000]});
+        for (schema, limit) in [
+            (wide, 100),
+            (deep(200), 100_000),
+            (deep(300), 100_000),
+            (many.clone(), 100_000),
+            (many, 500),
+        ] {
+            let refs = referencing::Registry::new()
+                .add(
+                    "json-schema:///t.json",
+                    referencing::Resource::from_contents(schema.clone()),
+                )
+                .unwrap()
+                .prepare()
+                .unwrap();
+            let root = || {
+                At::root(
+                    &schema,
+                    refs.resolver(referencing::uri::from_str("json-schema:///t.json").unwrap()),
+                )
+            };
+            let fast = tree_size(&schema, 0, limit).unwrap();
+            let walk = walked(root(), limit);
+            assert_eq!(fast > limit, walk > limit, "{fast} {walk}");
+            if walk <= limit {
+                assert_eq!(fast, walk);
+            }
+            assert_eq!(expansion(root(), limit), fast);
+        }
+        assert_eq!(
+            tree_size(&serde_json::json!({"items": {"$ref": "#"}}), 0, 10),
+            None
+        );
     }
 
     #[test]
