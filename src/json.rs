@@ -40,3 +40,340 @@ pub(crate) fn more_values_than(v: &Value, limit: usize) -> bool {
     }
     false
 }
+
+/// JSON text parsed into a [`Value`], as `serde_json::from_slice` parses it
+/// (the same value, the same errors), with each object's map made at its final
+/// size: an object's members wait on a stack reused from parse to parse, so
+/// the map is allocated once instead of growing (and rehashing) as each member
+/// arrives. Calls' arguments and records are parsed so.
+pub(crate) fn parse(bytes: &[u8]) -> serde_json::Result<Value> {
+    with_scratch(|scratch| {
+        let mut de = serde_json::Deserializer::from_slice(bytes);
+        let value = serde::de::DeserializeSeed::deserialize(Seed(scratch), &mut de)?;
+        de.end()?;
+        Ok(value)
+    })
+}
+
+/// [`parse`] for text known to be UTF-8 (as `serde_json::from_str`).
+pub(crate) fn parse_str(text: &str) -> serde_json::Result<Value> {
+    with_scratch(|scratch| {
+        let mut de = serde_json::Deserializer::from_str(text);
+        let value = serde::de::DeserializeSeed::deserialize(Seed(scratch), &mut de)?;
+        de.end()?;
+        Ok(value)
+    })
+}
+
+/// Members and items waiting for their object or array to close.
+#[derive(Default)]
+struct Scratch {
+    members: Vec<(String, Value)>,
+    items: Vec<Value>,
+}
+
+/// A scratch kept larger than this many members or items is dropped after its
+/// parse, so one huge record does not keep its memory for the thread's life.
+const SCRATCH_KEPT: usize = 4096;
+
+thread_local! {
+    static SCRATCH: std::cell::Cell<Scratch> = std::cell::Cell::default();
+}
+
+fn with_scratch<T>(f: impl FnOnce(&mut Scratch) -> T) -> T {
+    let mut scratch = SCRATCH.take();
+    let out = f(&mut scratch);
+    // A parse that failed midway leaves what it had read.
+    scratch.members.clear();
+    scratch.items.clear();
+    if scratch.members.capacity() <= SCRATCH_KEPT && scratch.items.capacity() <= SCRATCH_KEPT {
+        SCRATCH.set(scratch);
+    }
+    out
+}
+
+/// serde_json's own `Value` visitor, but for where members and items wait.
+struct Seed<'a>(&'a mut Scratch);
+
+impl<'de> serde::de::DeserializeSeed<'de> for Seed<'_> {
+    type Value = Value;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Seed<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any valid JSON value")
+    }
+
+    fn visit_bool<E>(self, b: bool) -> Result<Value, E> {
+        Ok(Value::Bool(b))
+    }
+
+    fn visit_i64<E>(self, n: i64) -> Result<Value, E> {
+        Ok(Value::Number(n.into()))
+    }
+
+    fn visit_u64<E>(self, n: u64) -> Result<Value, E> {
+        Ok(Value::Number(n.into()))
+    }
+
+    fn visit_f64<E>(self, n: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, s: &str) -> Result<Value, E> {
+        Ok(Value::String(s.to_owned()))
+    }
+
+    fn visit_string<E>(self, s: String) -> Result<Value, E> {
+        Ok(Value::String(s))
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let scratch = self.0;
+        let base = scratch.items.len();
+        while let Some(item) = seq.next_element_seed(Seed(scratch))? {
+            scratch.items.push(item);
+        }
+        Ok(Value::Array(scratch.items.drain(base..).collect()))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let scratch = self.0;
+        // With `arbitrary_precision` a number arrives as a one-member map
+        // under serde_json's private key, its text the value.
+        let first = match map.next_key_seed(KeySeed)? {
+            None => return Ok(Value::Object(serde_json::Map::new())),
+            Some(Key::Number) => return map.next_value_seed(NumberSeed).map(Value::Number),
+            Some(Key::Member(key)) => key,
+        };
+        let base = scratch.members.len();
+        let value = map.next_value_seed(Seed(scratch))?;
+        scratch.members.push((first, value));
+        while let Some(key) = map.next_key::<String>()? {
+            let value = map.next_value_seed(Seed(scratch))?;
+            scratch.members.push((key, value));
+        }
+        let mut object = serde_json::Map::with_capacity(scratch.members.len().saturating_sub(base));
+        for (key, value) in scratch.members.drain(base..) {
+            object.insert(key, value);
+        }
+        Ok(Value::Object(object))
+    }
+}
+
+/// The key under which serde_json's `arbitrary_precision` hands a number over
+/// (serde_json reads a member so named in the text as a number too, and so
+/// does [`parse`]).
+const NUMBER_KEY: &str = "$serde_json::private::Number";
+
+/// An object's first key: a member's, or the number key (told apart without
+/// making a string of it, as serde_json's own visitor does).
+enum Key {
+    Number,
+    Member(String),
+}
+
+struct KeySeed;
+
+impl<'de> serde::de::DeserializeSeed<'de> for KeySeed {
+    type Value = Key;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Key, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for KeySeed {
+    type Value = Key;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a string key")
+    }
+
+    fn visit_str<E>(self, s: &str) -> Result<Key, E> {
+        Ok(match s {
+            NUMBER_KEY => Key::Number,
+            _ => Key::Member(s.to_owned()),
+        })
+    }
+
+    fn visit_string<E>(self, s: String) -> Result<Key, E> {
+        Ok(match s.as_str() {
+            NUMBER_KEY => Key::Number,
+            _ => Key::Member(s),
+        })
+    }
+}
+
+/// A number's text, read as serde_json reads it (`Number`'s `FromStr`).
+struct NumberSeed;
+
+impl<'de> serde::de::DeserializeSeed<'de> for NumberSeed {
+    type Value = serde_json::Number;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for NumberSeed {
+    type Value = serde_json::Number;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("string containing a number")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Self::Value, E> {
+        s.parse().map_err(E::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// What serde_json's own parse makes of `bytes`, as text (key order and
+    /// number spellings included) or its error.
+    fn serde(bytes: &[u8]) -> Result<String, String> {
+        serde_json::from_slice::<Value>(bytes)
+            .map(|v| v.to_string())
+            .map_err(|e| e.to_string())
+    }
+
+    fn ours(bytes: &[u8]) -> Result<String, String> {
+        parse(bytes)
+            .map(|v| v.to_string())
+            .map_err(|e| e.to_string())
+    }
+
+    fn ours_str(bytes: &[u8]) -> Result<String, String> {
+        let text = std::str::from_utf8(bytes).unwrap();
+        parse_str(text)
+            .map(|v| v.to_string())
+            .map_err(|e| e.to_string())
+    }
+
+    /// Texts made of JSON's tokens, often valid, often not: duplicate keys,
+    /// every number spelling, escapes, lone surrogates, serde_json's private
+    /// number key.
+    fn text() -> impl Strategy<Value = Vec<u8>> {
+        let token = prop::sample::select(vec![
+            "{",
+            "}",
+            "[",
+            "]",
+            ",",
+            ":",
+            " ",
+            "\n",
+            "\"a\"",
+            "\"b\"",
+            "\"a\"",
+            "\"\\u00e9\\n\"",
+            "\"\\ud800\"",
+            "\"\\ud83d\\ude00\"",
+            "\"é\"",
+            "0",
+            "-0",
+            "1.0",
+            "1e2",
+            "2E-3",
+            "12345678901234567890123",
+            "0.1000000000000000055511151231257827",
+            "-1.5e+300",
+            "1e400",
+            "true",
+            "false",
+            "null",
+            "\"$serde_json::private::Number\"",
+            "\"12\"",
+            "01",
+            "\"\\x\"",
+            "nul",
+        ]);
+        prop::collection::vec(token, 0..24).prop_map(|t| t.concat().into_bytes())
+    }
+
+    /// Valid JSON with nesting, built as a value and written out.
+    fn value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<f64>().prop_map(Value::from),
+            "[^\u{0}]{0,8}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(5, 48, 8, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..8).prop_map(Value::Array),
+                prop::collection::vec(("[a-h]{0,2}", inner), 0..8)
+                    .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn token_soup_parses_as_serde_json_parses_it(bytes in text()) {
+            prop_assert_eq!(ours(&bytes), serde(&bytes));
+            prop_assert_eq!(ours_str(&bytes), serde(&bytes));
+        }
+
+        #[test]
+        fn nested_values_parse_as_serde_json_parses_them(v in value(), pretty in any::<bool>()) {
+            let text = if pretty { serde_json::to_string_pretty(&v) } else { serde_json::to_string(&v) };
+            let bytes = text.unwrap().into_bytes();
+            prop_assert_eq!(ours(&bytes), serde(&bytes));
+        }
+    }
+
+    #[test]
+    fn the_same_depth_limit_and_the_same_errors() {
+        for depth in [127, 128, 129, 10_000] {
+            let text = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+            assert_eq!(ours(text.as_bytes()), serde(text.as_bytes()), "{depth}");
+            let text = format!("{}1{}", r#"{"a":"#.repeat(depth), "}".repeat(depth));
+            assert_eq!(ours(text.as_bytes()), serde(text.as_bytes()), "{depth}");
+        }
+        for text in [
+            &b"{\"a\":1,\"b\":2,\"a\":3}"[..],
+            b"\xff",
+            b"\"\xff\"",
+            b"{} x",
+            b"",
+        ] {
+            assert_eq!(ours(text), serde(text));
+        }
+        assert_eq!(ours(br#"{"b":1,"a":2,"b":3}"#).unwrap(), r#"{"b":3,"a":2}"#);
+    }
+
+    #[test]
+    fn a_huge_record_does_not_keep_its_scratch() {
+        let wide = format!("[{}1]", "1,".repeat(SCRATCH_KEPT * 2));
+        assert!(parse(wide.as_bytes()).is_ok());
+        let kept = SCRATCH.take();
+        assert!(kept.items.capacity() <= SCRATCH_KEPT);
+        let small = parse(b"[1,2,3]").unwrap();
+        assert_eq!(small.to_string(), "[1,2,3]");
+        assert!(SCRATCH.take().items.capacity() >= 3);
+    }
+}

@@ -46,7 +46,7 @@ pub(crate) enum Unusable {
 
 /// Parses argument text, salvaging what the enabled rules allow.
 pub(crate) fn salvage(text: &str, enabled: Enabled) -> Result<Salvaged, Unusable> {
-    let strict = match serde_json::from_str::<Value>(text) {
+    let strict = match crate::json::parse_str(text) {
         Ok(v) => return Ok(Salvaged::Value(v, Vec::new())),
         Err(e) => e,
     };

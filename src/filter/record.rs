@@ -414,7 +414,7 @@ pub(crate) fn parse(
         );
         return (Err(text), false);
     }
-    match serde_json::from_slice::<Value>(bytes) {
+    match crate::json::parse(bytes) {
         Ok(v) => (Ok(v), false),
         Err(_) if meta.ending != Ending::Complete => {
             (Err(message::record_cut_off(source, meta.line)), false)
