@@ -181,6 +181,8 @@ pub struct Registry {
     /// `--ref-map`: remote references served from local directories.
     ref_map: Arc<RefMap>,
     aliases: OnceLock<Aliases>,
+    /// `listed`, its symlinks resolved: found when its first tool is compiled.
+    listed_root: OnceLock<PathBuf>,
 }
 
 impl Registry {
@@ -437,21 +439,25 @@ impl Registry {
 impl Registry {
     /// Compiles the schema of `entry`, the tool called `name`.
     fn compile(&self, entry: &Entry, name: &str) -> Result<Tool, SchemaError> {
+        let root = matches!(entry.origin, Origin::Listed).then_some(&self.listed_root);
         compile(
             entry,
             name,
             file(&entry.origin, self.listed.as_deref(), name),
             &self.ref_map,
+            root,
         )
     }
 }
 
-/// Compiles the schema of `entry`, the tool called `name`, read from `path`.
+/// Compiles the schema of `entry`, the tool called `name`, read from `path`;
+/// `root` keeps its directory's resolved path from one tool to the next.
 fn compile(
     entry: &Entry,
     name: &str,
     path: PathBuf,
     ref_map: &Arc<RefMap>,
+    root: Option<&OnceLock<PathBuf>>,
 ) -> Result<Tool, SchemaError> {
     let (file, tool) = match &entry.origin {
         Origin::Listed | Origin::File(_) | Origin::Memory(_) => (&path, None),
@@ -479,10 +485,26 @@ fn compile(
                 .parent()
                 .filter(|p| !p.as_os_str().is_empty())
                 .unwrap_or(Path::new("."));
-            let root = dir
-                .canonicalize()
-                .map_err(|e| fail(SchemaProblem::Directory(IoCause(e))))?;
-            let canonical = file.canonicalize().map_err(|e| fail(IoCause(e).into()))?;
+            let root = match root.and_then(OnceLock::get) {
+                Some(known) => known.clone(),
+                None => {
+                    let found = dir
+                        .canonicalize()
+                        .map_err(|e| fail(SchemaProblem::Directory(IoCause(e))))?;
+                    if let Some(cache) = root {
+                        // Another thread may have set it first: the same path.
+                        let _ = cache.set(found.clone());
+                    }
+                    found
+                }
+            };
+            // A file that is no symlink is where its name says, in the
+            // resolved directory (one `lstat`, not one `readlink` per
+            // component); a symlink is followed to where it leads.
+            let canonical = match (file.file_name(), fs::symlink_metadata(file)) {
+                (Some(name), Ok(meta)) if !meta.file_type().is_symlink() => root.join(name),
+                _ => file.canonicalize().map_err(|e| fail(IoCause(e).into()))?,
+            };
             if !canonical.starts_with(&root) {
                 return Err(fail(SchemaProblem::Outside(canonical)));
             }
@@ -490,7 +512,7 @@ fn compile(
                 Origin::Listed | Origin::File(_) => {
                     let text = crate::source::read_text(&canonical)
                         .map_err(|e| fail(IoCause(e).into()))?;
-                    let schema = serde_json::from_str(&text).map_err(|e| SchemaError {
+                    let schema = crate::json::parse_str(&text).map_err(|e| SchemaError {
                         at: Some(crate::span::Loc::of_line_byte(&text, e.line(), e.column())),
                         ..fail(SchemaProblem::Json(e))
                     })?;
