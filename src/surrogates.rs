@@ -98,9 +98,10 @@ pub(crate) fn find(v: &Value) -> Option<String> {
 /// the text is valid JSON once they are masked (`None`: it holds none, or is
 /// no JSON for another reason).
 pub(crate) fn in_text(text: &str) -> Option<String> {
-    // Every call's arguments pass here, and few hold an escape at all: std's
-    // substring search skips them faster than `mask`'s byte loop.
-    if !text.contains("\\u") {
+    // Every call's arguments pass here, and few hold a `\u` escape: a search
+    // for a backslash (memchr), then for `\u`, skips them faster than `mask`'s
+    // byte loop.
+    if !text.as_bytes().contains(&b'\\') || !text.contains("\\u") {
         return None;
     }
     let masked = mask(text.as_bytes())?;

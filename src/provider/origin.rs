@@ -4,6 +4,8 @@
 
 use serde_json::Value;
 
+use super::fields::Fields;
+
 /// The model and stop reason of one record, each at most
 /// [`Origin::MAX_BYTES`] bytes (longer ones are cut at a character boundary).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -30,15 +32,18 @@ fn text(v: Option<&Value>) -> Option<String> {
     s.get(..end).map(str::to_owned)
 }
 
-/// The origin of a parsed record (empty for one that says neither).
+/// The origin of a parsed record (empty for one that says neither). Every
+/// record is asked, so fields are looked up by [`Fields`] (no hashing).
 pub(crate) fn origin(record: &Value) -> Origin {
-    let first = |key: &str| record.get(key).and_then(|a| a.as_array()?.first());
-    let model = text(record.get("model")).or_else(|| text(record.get("modelVersion")));
-    let stop = text(record.get("stop_reason"))
-        .or_else(|| text(first("choices").and_then(|c| c.get("finish_reason"))))
-        .or_else(|| text(first("candidates").and_then(|c| c.get("finishReason"))))
-        .or_else(|| text(record.get("done_reason")))
-        .or_else(|| text(record.pointer("/incomplete_details/reason")));
+    let first = |key: &str| record.field(key).and_then(|a| a.as_array()?.first());
+    let model = text(record.field("model")).or_else(|| text(record.field("modelVersion")));
+    let stop = text(record.field("stop_reason"))
+        .or_else(|| text(first("choices").and_then(|c| c.field("finish_reason"))))
+        .or_else(|| text(first("candidates").and_then(|c| c.field("finishReason"))))
+        .or_else(|| text(record.field("done_reason")))
+        .or_else(|| {
+            text(record.field("incomplete_details").and_then(|d| d.field("reason")))
+        });
     Origin { model, stop }
 }
 
