@@ -42,7 +42,11 @@ pub(crate) fn origin(record: &Value) -> Origin {
         .or_else(|| text(first("candidates").and_then(|c| c.field("finishReason"))))
         .or_else(|| text(record.field("done_reason")))
         .or_else(|| {
-            text(record.field("incomplete_details").and_then(|d| d.field("reason")))
+            text(
+                record
+                    .field("incomplete_details")
+                    .and_then(|d| d.field("reason")),
+            )
         });
     Origin { model, stop }
 }
