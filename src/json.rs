@@ -57,11 +57,19 @@ pub(crate) fn parse(bytes: &[u8]) -> serde_json::Result<Value> {
 
 /// [`parse`] for text known to be UTF-8 (as `serde_json::from_str`).
 pub(crate) fn parse_str(text: &str) -> serde_json::Result<Value> {
+    parse_str_once(text).map(|(value, _)| value)
+}
+
+/// [`parse_str`], and whether an object in the text names a key twice (its
+/// value then is the last one's, as serde_json keeps it). Found while the
+/// maps are made, at no cost: a key is repeated when inserting it returns
+/// the value before.
+pub(crate) fn parse_str_once(text: &str) -> serde_json::Result<(Value, bool)> {
     with_scratch(|scratch| {
         let mut de = serde_json::Deserializer::from_str(text);
         let value = serde::de::DeserializeSeed::deserialize(Seed(scratch), &mut de)?;
         de.end()?;
-        Ok(value)
+        Ok((value, scratch.repeated))
     })
 }
 
@@ -70,6 +78,8 @@ pub(crate) fn parse_str(text: &str) -> serde_json::Result<Value> {
 struct Scratch {
     members: Vec<(String, Value)>,
     items: Vec<Value>,
+    /// An object of this parse named a key twice.
+    repeated: bool,
 }
 
 /// A scratch kept larger than this many members or items is dropped after its
@@ -86,6 +96,7 @@ fn with_scratch<T>(f: impl FnOnce(&mut Scratch) -> T) -> T {
     // A parse that failed midway leaves what it had read.
     scratch.members.clear();
     scratch.items.clear();
+    scratch.repeated = false;
     if scratch.members.capacity() <= SCRATCH_KEPT && scratch.items.capacity() <= SCRATCH_KEPT {
         SCRATCH.set(scratch);
     }
@@ -173,7 +184,7 @@ impl<'de> serde::de::Visitor<'de> for Seed<'_> {
         }
         let mut object = serde_json::Map::with_capacity(scratch.members.len().saturating_sub(base));
         for (key, value) in scratch.members.drain(base..) {
-            object.insert(key, value);
+            scratch.repeated |= object.insert(key, value).is_some();
         }
         Ok(Value::Object(object))
     }
@@ -364,6 +375,22 @@ mod tests {
             assert_eq!(ours(text), serde(text));
         }
         assert_eq!(ours(br#"{"b":1,"a":2,"b":3}"#).unwrap(), r#"{"b":3,"a":2}"#);
+    }
+
+    #[test]
+    fn a_key_named_twice_is_told() {
+        let once = |t: &str| parse_str_once(t).unwrap().1;
+        assert!(once(r#"{"a":1,"a":2}"#));
+        assert!(once(r#"{"x":[{"b":{},"c":1,"b":{}}]}"#));
+        assert!(!once(r#"{"a":{"a":1},"b":[{"a":1},{"a":2}]}"#));
+        // Not carried to the next parse, nor out of a failed one.
+        assert!(!once(r#"{"a":1}"#));
+        assert!(parse_str_once(r#"{"a":1,"a":2"#).is_err());
+        assert!(!once(r#"{"a":1}"#));
+        assert_eq!(
+            parse_str_once(r#"{"a":1,"a":2}"#).unwrap().0.to_string(),
+            r#"{"a":2}"#
+        );
     }
 
     #[test]

@@ -42,12 +42,27 @@ pub(crate) enum Unusable {
     },
     /// Two different JSON values, one after the other.
     TwoValues,
+    /// An object names a key twice (at this dotted path): which of its values
+    /// a tool runs with depends on its JSON reader, so neither is judged.
+    RepeatedKey(String),
+}
+
+/// `text` parsed strictly; unusable if an object in it names a key twice.
+fn parse_once(text: &str) -> serde_json::Result<Result<Value, Unusable>> {
+    let (value, repeated) = crate::json::parse_str_once(text)?;
+    if !repeated {
+        return Ok(Ok(value));
+    }
+    let path = crate::span::Spanned::parse(text)
+        .repeated_key()
+        .unwrap_or_default();
+    Ok(Err(Unusable::RepeatedKey(path)))
 }
 
 /// Parses argument text, salvaging what the enabled rules allow.
 pub(crate) fn salvage(text: &str, enabled: Enabled) -> Result<Salvaged, Unusable> {
-    let strict = match crate::json::parse_str(text) {
-        Ok(v) => return Ok(Salvaged::Value(v, Vec::new())),
+    let strict = match parse_once(text) {
+        Ok(parsed) => return parsed.map(|v| Salvaged::Value(v, Vec::new())),
         Err(e) => e,
     };
     let mut repairs = Vec::new();
@@ -57,9 +72,9 @@ pub(crate) fn salvage(text: &str, enabled: Enabled) -> Result<Salvaged, Unusable
         return Ok(Salvaged::Empty(repairs));
     }
     if !repairs.is_empty()
-        && let Ok(v) = serde_json::from_str::<Value>(body)
+        && let Ok(parsed) = parse_once(body)
     {
-        return Ok(Salvaged::Value(v, repairs));
+        return parsed.map(|v| Salvaged::Value(v, repairs));
     }
     let failure = match tolerant::parse(body) {
         Ok((v, used)) => {

@@ -93,6 +93,44 @@ impl<'t> Spanned<'t> {
         Spanned { text, root }
     }
 
+    /// Where the first object that names a key twice does so: the dotted path
+    /// of the repeated key (`options.limit`, `items.0.name`). `None` when no key
+    /// is repeated, or the text did not parse. The text has been read by
+    /// serde_json first, so it nests at most 128 levels.
+    pub(crate) fn repeated_key(&self) -> Option<String> {
+        fn walk(v: &ast::Value<'_>, path: &mut Vec<String>) -> Option<String> {
+            match v {
+                ast::Value::Object(o) => {
+                    let mut seen = std::collections::HashSet::new();
+                    for p in &o.properties {
+                        let name = p.name.as_str();
+                        path.push(name.to_owned());
+                        if !seen.insert(name) {
+                            return Some(path.join("."));
+                        }
+                        if let Some(found) = walk(&p.value, path) {
+                            return Some(found);
+                        }
+                        path.pop();
+                    }
+                    None
+                }
+                ast::Value::Array(a) => {
+                    for (i, item) in a.elements.iter().enumerate() {
+                        path.push(i.to_string());
+                        if let Some(found) = walk(item, path) {
+                            return Some(found);
+                        }
+                        path.pop();
+                    }
+                    None
+                }
+                _ => None,
+            }
+        }
+        walk(self.root.as_ref()?, &mut Vec::new())
+    }
+
     /// The whole document.
     pub(crate) fn root(&self) -> Option<Node<'_, 't>> {
         self.root.as_ref().map(Node)
@@ -201,6 +239,19 @@ fn find_tool<'a, 't>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_first_repeated_key_is_named_by_its_path() {
+        let repeated = |t: &str| Spanned::parse(t).repeated_key();
+        assert_eq!(repeated(r#"{"a":1,"b":2,"a":3}"#).as_deref(), Some("a"));
+        assert_eq!(
+            repeated(r#"{"x":[1,{"c":{"d":1,"d":1}}]}"#).as_deref(),
+            Some("x.1.c.d")
+        );
+        assert_eq!(repeated(r#"{"a":{"a":1},"b":[{"a":1},{"a":2}]}"#), None);
+        assert_eq!(repeated(r#"{"a\u0062":1,"ab":2}"#).as_deref(), Some("ab"));
+        assert_eq!(repeated("not json"), None);
+    }
 
     const SCHEMA: &str = "{\n  \"type\": \"object\",\n  \"properties\": {\n    \"a\": {\"type\": \"string\"},\n    \"é\": {\"type\": \"string\"}, \"b\": {}\n  },\n  \"required\": [\"a\", \"c\"]\n}\n";
 

@@ -335,6 +335,7 @@ pub(crate) fn judge(registry: &Registry, call: &mut Call, policy: Policy) -> Ver
             Err(e) => {
                 let class = match e {
                     salvage::Unusable::CutOff { .. } => Class::CutOff,
+                    salvage::Unusable::RepeatedKey(_) => Class::Other,
                     _ => Class::NotJson,
                 };
                 let mut verdict =

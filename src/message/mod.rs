@@ -231,6 +231,7 @@ pub(crate) fn unusable(e: &crate::salvage::Unusable) -> ArgError {
         Unusable::Invalid(e) => invalid_json(e),
         Unusable::CutOff { line, column } => cut_off_arguments(*line, *column),
         Unusable::TwoValues => two_values(),
+        Unusable::RepeatedKey(path) => repeated_key(path),
     }
 }
 
@@ -290,6 +291,14 @@ pub(crate) fn lone_surrogate(path: &str) -> ArgError {
     ArgError::at(
         path.to_owned(),
         "holds a lone surrogate escape, which is no character".to_owned(),
+    )
+}
+
+/// A key named twice in one object of the arguments.
+pub(crate) fn repeated_key(path: &str) -> ArgError {
+    ArgError::at(
+        path.to_owned(),
+        "given twice; send each key once".to_owned(),
     )
 }
 

@@ -148,3 +148,45 @@ fn an_embedded_json_string_with_raw_newlines_parses_to_those_characters() {
     assert_eq!(results[0]["args"]["todos"][0]["content"], "line 1\nline 2");
     assert_eq!(results[0]["repairs"][0]["kind"], "parse-json-string");
 }
+
+#[test]
+fn a_key_given_twice_in_argument_text_is_rejected_naming_it() {
+    // Which value a tool runs with depends on its JSON reader (most keep the
+    // last, some the first): callfix judges neither.
+    let input = [
+        r#"{"id":"a","type":"function","function":{"name":"read","arguments":"{\"file_path\":\"/a\",\"limit\":1,\"limit\":2}"}}"#,
+        r#"{"name":"todowrite","arguments":"{\"todos\":[{\"content\":\"a\",\"status\":\"pending\",\"status\":\"completed\"}]}"}"#,
+        "{\"name\":\"read\",\"arguments\":\"```json\\n{\\\"file_path\\\":\\\"/a\\\",\\\"file_path\\\":\\\"/b\\\"}\\n```\"}",
+        r#"{"name":"read","arguments":"{\"file_path\":\"/a\",\"limit\":1}"}"#,
+    ]
+    .join("\n");
+    let out = crate::callfix()
+        .args(["-s", "schemas", "-f", "json"])
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    let lines = crate::json_lines(&out.stdout);
+    let errors: Vec<(&str, &str)> = lines
+        .iter()
+        .map(|l| {
+            (
+                l["status"].as_str().unwrap(),
+                l["errors"][0]["path"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            ("rejected", "limit"),
+            ("rejected", "todos.0.status"),
+            ("rejected", "file_path"),
+            ("valid", "")
+        ]
+    );
+    assert_eq!(
+        lines[0]["message"],
+        "Please rewrite the input with valid arguments. Errors: limit: given twice; send each key once"
+    );
+    assert_eq!(out.status.code(), Some(1));
+}
