@@ -129,6 +129,18 @@ def openai_stream_gaps(n):
     return FILTER, "".join(out)
 
 
+def repeated_keys(n):
+    # One Anthropic message of n calls, each with a key named twice 20 levels
+    # down its input (every level's key the same), so that each call reads two
+    # ways and the key behind each difference is looked for.
+    deep = '{"a":' * 20 + '{"x":1,"x":2}' + "}" * 20
+    blocks = ",".join(
+        '{"type":"tool_use","id":"t%d","name":"glob","input":{"pattern":"*","a":%s}}' % (i, deep)
+        for i in range(n)
+    )
+    return FILTER, '{"role":"assistant","content":[' + blocks + "]}\n"
+
+
 def openai_choices(n):
     # n choices of one stream, each its call 0, finished one by one.
     out = []
@@ -490,6 +502,7 @@ SURFACES = [
     ("Anthropic stream, n calls", anthropic_stream, 6000, lambda n: n),
     ("OpenAI chunk stream, n calls each cut by a broken line", openai_stream_gaps, 3000, lambda n: 2 * n),
     ("OpenAI chunk stream, n choices", openai_choices, 3000, lambda n: n),
+    ("one message of n calls, each read two ways by a key named twice", repeated_keys, 2000, lambda n: n),
     ("Anthropic stream, n calls each after an event of the wrong shape", anthropic_stream_gaps, 3000, lambda n: 2 * n),
     ("Responses stream, n calls, half of them in the completed output", responses_empty_output, 3000, lambda n: n),
     ("n misspelt keys, n-property schema", near_miss_keys, 40, lambda n: 1),

@@ -46,31 +46,88 @@ pub(crate) fn more_values_than(v: &Value, limit: usize) -> bool {
 /// size: an object's members wait on a stack reused from parse to parse, so
 /// the map is allocated once instead of growing (and rehashing) as each member
 /// arrives. Calls' arguments and records are parsed so.
-pub(crate) fn parse(bytes: &[u8]) -> serde_json::Result<Value> {
-    with_scratch(|scratch| {
+///
+/// Also says whether an object in the text names a key twice (its value
+/// then is the last one's, as serde_json keeps it). Found while the maps are
+/// made, at no cost: a key is repeated when inserting it returns the value
+/// before.
+pub(crate) fn parse_once(bytes: &[u8]) -> serde_json::Result<(Value, bool)> {
+    with_scratch(false, |scratch| {
         let mut de = serde_json::Deserializer::from_slice(bytes);
-        let value = serde::de::DeserializeSeed::deserialize(Seed(scratch), &mut de)?;
-        de.end()?;
-        Ok(value)
+        read(scratch, &mut de)
     })
 }
 
-/// [`parse`] for text known to be UTF-8 (as `serde_json::from_str`).
+/// [`parse_once`], but a key named twice keeps its first value (as some JSON
+/// readers do): what such a reader makes of the text.
+pub(crate) fn parse_first_wins(bytes: &[u8]) -> serde_json::Result<Value> {
+    with_scratch(true, |scratch| {
+        let mut de = serde_json::Deserializer::from_slice(bytes);
+        read(scratch, &mut de).map(|(value, _)| value)
+    })
+}
+
+/// [`parse_once`]'s value, for text known to be UTF-8 (as
+/// `serde_json::from_str`).
 pub(crate) fn parse_str(text: &str) -> serde_json::Result<Value> {
     parse_str_once(text).map(|(value, _)| value)
 }
 
-/// [`parse_str`], and whether an object in the text names a key twice (its
-/// value then is the last one's, as serde_json keeps it). Found while the
-/// maps are made, at no cost: a key is repeated when inserting it returns
-/// the value before.
+/// [`parse_once`] for text known to be UTF-8.
 pub(crate) fn parse_str_once(text: &str) -> serde_json::Result<(Value, bool)> {
-    with_scratch(|scratch| {
+    with_scratch(false, |scratch| {
         let mut de = serde_json::Deserializer::from_str(text);
-        let value = serde::de::DeserializeSeed::deserialize(Seed(scratch), &mut de)?;
-        de.end()?;
-        Ok((value, scratch.repeated))
+        read(scratch, &mut de)
     })
+}
+
+fn read<'de, R: serde_json::de::Read<'de>>(
+    scratch: &mut Scratch,
+    de: &mut serde_json::Deserializer<R>,
+) -> serde_json::Result<(Value, bool)> {
+    let value = serde::de::DeserializeSeed::deserialize(Seed(scratch), &mut *de)?;
+    de.end()?;
+    Ok((value, scratch.repeated))
+}
+
+/// The dotted path (`a.0.b`, `""` for the root) of the first place where `a`
+/// and `b` differ, or `None` when they are equal. Values from [`parse_once`] nest at
+/// most 128 levels, so the recursion is bounded.
+pub(crate) fn first_difference(a: &Value, b: &Value) -> Option<String> {
+    fn walk(a: &Value, b: &Value, path: &mut Vec<String>) -> bool {
+        match (a, b) {
+            (Value::Object(x), Value::Object(y)) => {
+                for (k, va) in x {
+                    path.push(k.clone());
+                    match y.get(k) {
+                        Some(vb) if !walk(va, vb, path) => {}
+                        _ => return true,
+                    }
+                    path.pop();
+                }
+                match y.keys().find(|k| !x.contains_key(*k)) {
+                    Some(k) => {
+                        path.push(k.clone());
+                        true
+                    }
+                    None => false,
+                }
+            }
+            (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+                for (i, (va, vb)) in x.iter().zip(y).enumerate() {
+                    path.push(i.to_string());
+                    if walk(va, vb, path) {
+                        return true;
+                    }
+                    path.pop();
+                }
+                false
+            }
+            _ => a != b,
+        }
+    }
+    let mut path = Vec::new();
+    walk(a, b, &mut path).then(|| path.join("."))
 }
 
 /// Members and items waiting for their object or array to close.
@@ -80,18 +137,21 @@ struct Scratch {
     items: Vec<Value>,
     /// An object of this parse named a key twice.
     repeated: bool,
+    /// A key named twice keeps its first value, not its last.
+    first_wins: bool,
 }
 
 /// A scratch kept larger than this many members or items is dropped after its
 /// parse, so one huge record does not keep its memory for the thread's life.
-const SCRATCH_KEPT: usize = 4096;
+const SCRATCH_KEPT: usize = 1024;
 
 thread_local! {
     static SCRATCH: std::cell::Cell<Scratch> = std::cell::Cell::default();
 }
 
-fn with_scratch<T>(f: impl FnOnce(&mut Scratch) -> T) -> T {
+fn with_scratch<T>(first_wins: bool, f: impl FnOnce(&mut Scratch) -> T) -> T {
     let mut scratch = SCRATCH.take();
+    scratch.first_wins = first_wins;
     let out = f(&mut scratch);
     // A parse that failed midway leaves what it had read.
     scratch.members.clear();
@@ -184,7 +244,11 @@ impl<'de> serde::de::Visitor<'de> for Seed<'_> {
         }
         let mut object = serde_json::Map::with_capacity(scratch.members.len().saturating_sub(base));
         for (key, value) in scratch.members.drain(base..) {
-            scratch.repeated |= object.insert(key, value).is_some();
+            if scratch.first_wins {
+                object.entry(key).or_insert(value);
+            } else {
+                scratch.repeated |= object.insert(key, value).is_some();
+            }
         }
         Ok(Value::Object(object))
     }
@@ -192,7 +256,7 @@ impl<'de> serde::de::Visitor<'de> for Seed<'_> {
 
 /// The key under which serde_json's `arbitrary_precision` hands a number over
 /// (serde_json reads a member so named in the text as a number too, and so
-/// does [`parse`]).
+/// does [`parse_once`]).
 const NUMBER_KEY: &str = "$serde_json::private::Number";
 
 /// An object's first key: a member's, or the number key (told apart without
@@ -261,6 +325,10 @@ impl<'de> serde::de::Visitor<'de> for NumberSeed {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    fn parse(bytes: &[u8]) -> serde_json::Result<Value> {
+        parse_once(bytes).map(|(value, _)| value)
+    }
 
     /// What serde_json's own parse makes of `bytes`, as text (key order and
     /// number spellings included) or its error.
@@ -390,6 +458,32 @@ mod tests {
         assert_eq!(
             parse_str_once(r#"{"a":1,"a":2}"#).unwrap().0.to_string(),
             r#"{"a":2}"#
+        );
+    }
+
+    #[test]
+    fn the_first_difference_is_named_by_its_path() {
+        let diff = |a: &str, b: &str| {
+            first_difference(&parse(a.as_bytes()).unwrap(), &parse(b.as_bytes()).unwrap())
+        };
+        assert_eq!(
+            diff(r#"{"a":1,"b":[1,{"c":2}]}"#, r#"{"a":1,"b":[1,{"c":3}]}"#).as_deref(),
+            Some("b.1.c")
+        );
+        assert_eq!(diff(r#"{"a":1}"#, r#"{"a":1,"z":2}"#).as_deref(), Some("z"));
+        assert_eq!(diff(r#"{"a":1,"z":2}"#, r#"{"a":1}"#).as_deref(), Some("z"));
+        assert_eq!(diff(r#"[1,2]"#, r#"[1]"#).as_deref(), Some(""));
+        assert_eq!(diff(r#"{"b":1,"a":2}"#, r#"{"a":2,"b":1}"#), None);
+    }
+
+    #[test]
+    fn first_wins_keeps_the_first_value_in_its_place() {
+        let v = parse_first_wins(br#"{"b":1,"a":{"x":1,"x":2},"b":3}"#).unwrap();
+        assert_eq!(v.to_string(), r#"{"b":1,"a":{"x":1}}"#);
+        // The mode does not stay with the thread.
+        assert_eq!(
+            parse(br#"{"x":1,"x":2}"#).unwrap().to_string(),
+            r#"{"x":2}"#
         );
     }
 

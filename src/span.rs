@@ -98,37 +98,49 @@ impl<'t> Spanned<'t> {
     /// is repeated, or the text did not parse. The text has been read by
     /// serde_json first, so it nests at most 128 levels.
     pub(crate) fn repeated_key(&self) -> Option<String> {
-        fn walk(v: &ast::Value<'_>, path: &mut Vec<String>) -> Option<String> {
+        self.repeated_keys(1).first().map(|path| path.join("."))
+    }
+
+    /// The paths of the keys named twice in one object (each a list of
+    /// segments), in document order, at most `most` of them.
+    pub(crate) fn repeated_keys(&self, most: usize) -> Vec<Vec<String>> {
+        fn walk(
+            v: &ast::Value<'_>,
+            path: &mut Vec<String>,
+            found: &mut Vec<Vec<String>>,
+            most: usize,
+        ) {
             match v {
                 ast::Value::Object(o) => {
                     let mut seen = std::collections::HashSet::new();
                     for p in &o.properties {
+                        if found.len() >= most {
+                            return;
+                        }
                         let name = p.name.as_str();
                         path.push(name.to_owned());
                         if !seen.insert(name) {
-                            return Some(path.join("."));
+                            found.push(path.clone());
                         }
-                        if let Some(found) = walk(&p.value, path) {
-                            return Some(found);
-                        }
+                        walk(&p.value, path, found, most);
                         path.pop();
                     }
-                    None
                 }
                 ast::Value::Array(a) => {
                     for (i, item) in a.elements.iter().enumerate() {
                         path.push(i.to_string());
-                        if let Some(found) = walk(item, path) {
-                            return Some(found);
-                        }
+                        walk(item, path, found, most);
                         path.pop();
                     }
-                    None
                 }
-                _ => None,
+                _ => {}
             }
         }
-        walk(self.root.as_ref()?, &mut Vec::new())
+        let mut found = Vec::new();
+        if let Some(root) = &self.root {
+            walk(root, &mut Vec::new(), &mut found, most);
+        }
+        found
     }
 
     /// The whole document.

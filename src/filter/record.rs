@@ -79,8 +79,8 @@ impl Filter<'_> {
         source: &str,
         fork: Option<&mut Printer<Vec<u8>>>,
     ) -> Prepared {
-        let (parsed, masked) = parse(meta, bytes, source, self.options);
-        self.prepare_parsed(meta, (parsed, masked), bytes, source, fork)
+        let parsed = parse(meta, bytes, source, self.options);
+        self.prepare_parsed(meta, parsed, bytes, source, fork)
     }
 
     /// [`Filter::prepare`] of a record already parsed by [`parse`] (`callfix
@@ -88,20 +88,19 @@ impl Filter<'_> {
     pub(crate) fn prepare_parsed(
         &self,
         meta: &RecordMeta,
-        (parsed, masked): (Result<Value, String>, bool),
+        parsed: ParsedRecord,
         bytes: &[u8],
         source: &str,
         fork: Option<&mut Printer<Vec<u8>>>,
     ) -> Prepared {
         let first = (meta.index, meta.line, meta.offset);
-        match parsed {
+        match parsed.value {
             Ok(value) if stream::is_event(&value) => Prepared::Event(value, first),
-            parsed => {
+            _ => {
                 // Only a number with an exponent can be spelled two ways; the
                 // framer says whether the record has one.
                 let spelled = if meta.exponent { bytes } else { b"" };
-                let mut judged =
-                    self.judge(parsed, first, masked, spelled, (&[], true, false), source);
+                let mut judged = self.judge(parsed, first, spelled, (&[], true, false), source);
                 if let Some(fork) = fork {
                     judged.write_ahead(fork);
                 }
@@ -114,9 +113,8 @@ impl Filter<'_> {
     /// record numbered `index` at `line` and byte `offset` (`first`).
     fn judge(
         &self,
-        parsed: Result<Value, String>,
+        parsed: ParsedRecord,
         first: (u64, u64, u64),
-        masked: bool,
         bytes: &[u8],
         (incomplete, whole, text_lost): (&[(usize, Unfinished)], bool, bool),
         source: &str,
@@ -142,6 +140,11 @@ impl Filter<'_> {
         // have had more to come.
         let mut cut_text = None;
         let mut origin = provider::Origin::default();
+        let ParsedRecord {
+            value: parsed,
+            masked,
+            first_wins,
+        } = parsed;
         let calls = parsed.and_then(|value| {
             session = Conversation::session(&value, options);
             origin = provider::origin(&value);
@@ -152,7 +155,14 @@ impl Filter<'_> {
                 text = provider::assistant_text(&value, &declared);
             }
             match provider::extract(value, from_text) {
-                Extracted::Calls(calls) => Ok(calls),
+                Extracted::Calls(mut calls) => {
+                    if let Some(FirstWins { value, repeated }) = first_wins.map(|b| *b)
+                        && let Extracted::Calls(other) = provider::extract(value, from_text)
+                    {
+                        reject_two_readings(&mut calls, other, &repeated);
+                    }
+                    Ok(calls)
+                }
                 Extracted::Unrecognised(reason) => {
                     Err(message::record_unrecognised(source, at.line, &reason))
                 }
@@ -233,8 +243,8 @@ impl Filter<'_> {
                     Fed::Kept => Ok(()),
                     // `is_event` and `feed` agree; judged as a record all the same.
                     Fed::Record(value) => {
-                        let judged =
-                            self.judge(Ok(value), at, false, b"", (&[], true, false), source);
+                        let parsed = ParsedRecord::of(Ok(value));
+                        let judged = self.judge(parsed, at, b"", (&[], true, false), source);
                         self.write(judged, source, summary, printer)
                     }
                     Fed::Done(done) => self.assembled(done, source, summary, printer),
@@ -257,9 +267,8 @@ impl Filter<'_> {
             message::stream_too_large(source, line, self.options.max_record_bytes)
         });
         let judged = self.judge(
-            record,
+            ParsedRecord::of(record),
             done.first,
-            false,
             done.spelled.as_bytes(),
             (&done.incomplete, done.whole, done.text_lost),
             source,
@@ -392,37 +401,153 @@ impl Judged {
     }
 }
 
-/// Parses a framed record; true when its lone surrogate escapes were masked to
-/// parse it. A record the framer flagged (too large, too many values, cut off)
-/// or that is not JSON comes out as the message that says so.
+/// A framed record, parsed ([`parse`]).
+#[derive(Debug)]
+pub(crate) struct ParsedRecord {
+    /// The record, or the message that says why there is none.
+    pub(crate) value: Result<Value, String>,
+    /// Its lone surrogate escapes were masked to parse it.
+    pub(crate) masked: bool,
+    /// When an object in it names a key twice: how a reader that keeps the
+    /// first value reads it (`value` keeps the last).
+    pub(crate) first_wins: Option<Box<FirstWins>>,
+}
+
+/// A record in which an object names a key twice, read keeping the first value.
+#[derive(Debug)]
+pub(crate) struct FirstWins {
+    /// The record so read.
+    value: Value,
+    /// Where keys are named twice (segments of each path; the first few).
+    repeated: Vec<Vec<String>>,
+}
+
+/// How many repeated keys of one record are located for messages.
+const REPEATED_LOCATED: usize = 64;
+
+/// How deep in a call's arguments the key named twice is looked for.
+const KEY_LEVELS_TRIED: usize = 16;
+
+impl ParsedRecord {
+    /// A record read from one value (no masking, no key named twice).
+    fn of(value: Result<Value, String>) -> Self {
+        ParsedRecord {
+            value,
+            masked: false,
+            first_wins: None,
+        }
+    }
+}
+
+/// Parses a framed record. A record the framer flagged (too large, too many
+/// values, cut off) or that is not JSON comes out as the message that says so.
 pub(crate) fn parse(
     meta: &RecordMeta,
     bytes: &[u8],
     source: &str,
     options: &Options,
-) -> (Result<Value, String>, bool) {
+) -> ParsedRecord {
+    let failed = |text| ParsedRecord {
+        value: Err(text),
+        masked: false,
+        first_wins: None,
+    };
     if let Some(size) = meta.oversized {
-        let text = message::record_too_large(source, meta.line, size, options.max_record_bytes);
-        return (Err(text), false);
+        return failed(message::record_too_large(
+            source,
+            meta.line,
+            size,
+            options.max_record_bytes,
+        ));
     }
     if meta.values > options.max_record_values {
-        let text = message::record_too_many_values(
+        return failed(message::record_too_many_values(
             source,
             meta.line,
             meta.values,
             options.max_record_values,
-        );
-        return (Err(text), false);
+        ));
     }
-    match crate::json::parse(bytes) {
-        Ok(v) => (Ok(v), false),
+    match crate::json::parse_once(bytes) {
+        Ok((v, repeated)) => ParsedRecord {
+            value: Ok(v),
+            masked: false,
+            first_wins: repeated.then(|| first_wins(bytes)).flatten(),
+        },
         Err(_) if meta.ending != Ending::Complete => {
-            (Err(message::record_cut_off(source, meta.line)), false)
+            failed(message::record_cut_off(source, meta.line))
         }
         // Valid JSON that serde_json refuses: a lone surrogate escape.
         Err(e) => match surrogates::mask(bytes).and_then(|m| serde_json::from_slice(&m).ok()) {
-            Some(v) => (Ok(v), true),
-            None => (Err(message::record_not_json(source, meta.line, &e)), false),
+            Some(v) => ParsedRecord {
+                value: Ok(v),
+                masked: true,
+                first_wins: None,
+            },
+            None => failed(message::record_not_json(source, meta.line, &e)),
         },
     }
+}
+
+/// `bytes` (a record in which a key is named twice) read keeping the first value.
+fn first_wins(bytes: &[u8]) -> Option<Box<FirstWins>> {
+    let value = crate::json::parse_first_wins(bytes).ok()?;
+    let repeated = std::str::from_utf8(bytes)
+        .map(|text| crate::span::Spanned::parse(text).repeated_keys(REPEATED_LOCATED))
+        .unwrap_or_default();
+    Some(Box::new(FirstWins { value, repeated }))
+}
+
+/// Calls of a record that names a key twice whose reading depends on which
+/// value a reader keeps: each call that differs between `calls` (last value
+/// kept) and `first_wins` (the same record, first value kept) is rejected,
+/// naming the first place they differ. When the two readings do not even
+/// have the same calls, every call is.
+fn reject_two_readings(calls: &mut [Call], first_wins: Vec<Call>, repeated: &[Vec<String>]) {
+    let same_calls = calls.len() == first_wins.len();
+    for (i, call) in calls.iter_mut().enumerate() {
+        let other = first_wins.get(i).filter(|_| same_calls);
+        if other == Some(&*call) {
+            continue;
+        }
+        let differ = match (&call.args, other) {
+            (provider::Args::Value(a), Some(o)) if o.name == call.name => match &o.args {
+                provider::Args::Value(b) => crate::json::first_difference(a, b),
+                _ => None,
+            },
+            _ => None,
+        };
+        let path = differ.map(|d| repeated_key_in(&d, repeated));
+        call.args = provider::Args::Malformed(message::read_two_ways(path.as_deref()));
+    }
+}
+
+/// The key named twice that makes arguments differ at `differ` (a dotted path
+/// in them): of the record's repeated keys, the one whose path ends with the
+/// longest start of `differ` (`input.options` for `options.x`: the key is
+/// `options`); `differ` itself when none does.
+pub(super) fn repeated_key_in(differ: &str, repeated: &[Vec<String>]) -> String {
+    // Only the first few levels are tried: each costs a pass over the
+    // repeated keys, and a record may hold many calls.
+    let segments: Vec<&str> = if differ.is_empty() {
+        Vec::new()
+    } else {
+        differ.split('.').take(KEY_LEVELS_TRIED).collect()
+    };
+    (1..=segments.len())
+        .rev()
+        .find(|&n| {
+            let start = segments.get(..n).unwrap_or_default();
+            repeated.iter().any(|p| {
+                p.len() >= n
+                    && p.iter()
+                        .skip(p.len() - n)
+                        .map(String::as_str)
+                        .eq(start.iter().copied())
+            })
+        })
+        .map_or_else(
+            || differ.to_owned(),
+            |n| segments.get(..n).unwrap_or_default().join("."),
+        )
 }

@@ -294,12 +294,22 @@ pub(crate) fn lone_surrogate(path: &str) -> ArgError {
     )
 }
 
-/// A key named twice in one object of the arguments.
+/// What is said of a key named twice in one object.
+const GIVEN_TWICE: &str = "given twice; send each key once";
+
+/// A key named twice in one object of the arguments (given as text).
 pub(crate) fn repeated_key(path: &str) -> ArgError {
-    ArgError::at(
-        path.to_owned(),
-        "given twice; send each key once".to_owned(),
-    )
+    ArgError::at(path.to_owned(), GIVEN_TWICE.to_owned())
+}
+
+/// A call of a record in which a key is named twice, read two ways by
+/// readers that keep the first or the last value (`path`: where its
+/// arguments differ, when they do).
+pub(crate) fn read_two_ways(path: Option<&str>) -> String {
+    match path {
+        Some(path) if !path.is_empty() => format!("{path}: {GIVEN_TWICE}"),
+        _ => format!("a key of this call is {GIVEN_TWICE}"),
+    }
 }
 
 /// Two different JSON values where one was expected.

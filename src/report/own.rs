@@ -89,7 +89,7 @@ impl OwnTools {
             };
             summary.records += 1;
             let parsed = parse_record(&meta, &buf, source, options);
-            let list = (parsed.0.as_ref().ok()).and_then(|v| v.get("tools"));
+            let list = (parsed.value.as_ref().ok()).and_then(|v| v.get("tools"));
             let own = list.and_then(|list| self.registry(list));
             let filter = Filter {
                 registry: own.unwrap_or(&none),

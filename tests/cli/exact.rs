@@ -190,3 +190,42 @@ fn a_key_given_twice_in_argument_text_is_rejected_naming_it() {
     );
     assert_eq!(out.status.code(), Some(1));
 }
+
+#[test]
+fn a_call_a_repeated_key_makes_read_two_ways_is_rejected_and_no_other() {
+    // Objects inside a record: a reader keeping the first value and one
+    // keeping the last make different calls of the first record's and of
+    // the third's second call; the same value twice, or a repeated key
+    // outside the calls, changes no call.
+    let input = [
+        r#"{"type":"tool_use","id":"t","name":"read","input":{"file_path":"/a","limit":1,"limit":"2"}}"#,
+        r#"{"type":"tool_use","id":"u","name":"read","input":{"file_path":"/a","limit":1,"limit":1}}"#,
+        r#"{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"read","input":{"file_path":"/a"}},{"type":"tool_use","id":"b","name":"read","input":{"file_path":"/b","options":{"x":1},"options":{"x":2}}}],"meta":{"k":1,"k":2}}"#,
+        r#"{"type":"tool_use","id":"v","name":"read","name":"write","input":{"file_path":"/a"}}"#,
+    ]
+    .join("\n");
+    let out = crate::callfix()
+        .args(["-s", "schemas", "-f", "json"])
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    let got: Vec<(String, String)> = crate::json_lines(&out.stdout)
+        .iter()
+        .map(|l| {
+            let message = l["errors"][0]["message"].as_str().unwrap_or("").to_owned();
+            (l["id"].as_str().unwrap().to_owned(), message)
+        })
+        .collect();
+    let want = [
+        ("t", "limit: given twice; send each key once"),
+        ("u", ""),
+        ("a", ""),
+        ("b", "options: given twice; send each key once"),
+        ("v", "a key of this call is given twice; send each key once"),
+    ];
+    let want: Vec<(String, String)> = want
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    assert_eq!(got, want);
+}

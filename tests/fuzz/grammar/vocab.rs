@@ -172,4 +172,8 @@ pub(super) const FILLER: &[&str] = &[
     "glob(pattern='*')",
     "[glob(pattern=\"*\")]",
     "{\"name\": \"glob\", \"arguments\": ",
+    // a key named twice: in a call, in its arguments, around it
+    "{\"name\": \"glob\", \"name\": \"read\", \"arguments\": {\"pattern\": \"*\", \"pattern\": \"?\"}}",
+    "{\"type\": \"tool_use\", \"id\": \"d\", \"name\": \"glob\", \"input\": {\"pattern\": \"*\"}, \"input\": {}}",
+    "{\"k\": 1, \"k\": 1}",
 ];
