@@ -17,7 +17,7 @@ use crate::surrogates;
 use crate::verdict::{Fault, Verdict};
 
 #[cfg(feature = "cli")]
-pub(crate) use record::parse as parse_record;
+pub(crate) use record::{first_wins, parse as parse_record};
 pub(crate) use settle::{Conversation, Judge, Loops, Tally};
 /// The hook's own loop memory, and a call as its repeats are recognised.
 #[cfg(feature = "cli")]

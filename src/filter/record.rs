@@ -156,10 +156,8 @@ impl Filter<'_> {
             }
             match provider::extract(value, from_text) {
                 Extracted::Calls(mut calls) => {
-                    if let Some(FirstWins { value, repeated }) = first_wins.map(|b| *b)
-                        && let Extracted::Calls(other) = provider::extract(value, from_text)
-                    {
-                        reject_two_readings(&mut calls, other, &repeated);
+                    if let Some(first_wins) = first_wins {
+                        first_wins.reject_differing(&mut calls, from_text);
                     }
                     Ok(calls)
                 }
@@ -489,8 +487,23 @@ pub(crate) fn parse(
     }
 }
 
+impl FirstWins {
+    /// Rejects each of `calls` (read from the same record, last value kept)
+    /// that this reading makes differently ([`reject_two_readings`]); `from_text`
+    /// as the calls were extracted.
+    pub(crate) fn reject_differing(
+        self,
+        calls: &mut [Call],
+        from_text: Option<provider::Declared<'_>>,
+    ) {
+        if let Extracted::Calls(other) = provider::extract(self.value, from_text) {
+            reject_two_readings(calls, other, &self.repeated);
+        }
+    }
+}
+
 /// `bytes` (a record in which a key is named twice) read keeping the first value.
-fn first_wins(bytes: &[u8]) -> Option<Box<FirstWins>> {
+pub(crate) fn first_wins(bytes: &[u8]) -> Option<Box<FirstWins>> {
     let value = crate::json::parse_first_wins(bytes).ok()?;
     let repeated = std::str::from_utf8(bytes)
         .map(|text| crate::span::Spanned::parse(text).repeated_keys(REPEATED_LOCATED))
@@ -499,15 +512,18 @@ fn first_wins(bytes: &[u8]) -> Option<Box<FirstWins>> {
 }
 
 /// Calls of a record that names a key twice whose reading depends on which
-/// value a reader keeps: each call that differs between `calls` (last value
-/// kept) and `first_wins` (the same record, first value kept) is rejected,
+/// value a reader keeps: each call whose name or arguments differ between
+/// `calls` (last value kept) and `first_wins` (the same record, first value
+/// kept) is rejected,
 /// naming the first place they differ. When the two readings do not even
 /// have the same calls, every call is.
 fn reject_two_readings(calls: &mut [Call], first_wins: Vec<Call>, repeated: &[Vec<String>]) {
     let same_calls = calls.len() == first_wins.len();
     for (i, call) in calls.iter_mut().enumerate() {
         let other = first_wins.get(i).filter(|_| same_calls);
-        if other == Some(&*call) {
+        // What the tool runs with: its name and arguments (not the rest of
+        // the envelope, such as MCP's `_meta`).
+        if other.is_some_and(|o| o.name == call.name && o.args == call.args) {
             continue;
         }
         let differ = match (&call.args, other) {

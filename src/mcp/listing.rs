@@ -303,10 +303,10 @@ impl Proxy {
         }
         let held = std::mem::take(&mut self.held);
         for h in held {
-            let Ok(message) = serde_json::from_slice::<Value>(&h.line) else {
+            let Ok((message, repeated)) = crate::json::parse_once(&h.line) else {
                 continue; // it was read as JSON when it was held
             };
-            let (action, judged) = self.judge(message, &h.line);
+            let (action, judged) = self.judge(message, &h.line, repeated);
             if let Some(judged) = judged {
                 self.out.push(Out::Log(Box::new(judged)));
             }

@@ -21,8 +21,8 @@ impl Proxy {
     /// A line from the client, read at `now`; `judged` is the call it held, if
     /// the proxy judged one.
     pub fn from_client(&mut self, line: &[u8], now: Instant) -> (FromClient, Option<Judged>) {
-        let message = match serde_json::from_slice::<Value>(line) {
-            Ok(message @ Value::Object(_)) => message,
+        let (message, repeated) = match crate::json::parse_once(line) {
+            Ok((message @ Value::Object(_), repeated)) => (message, repeated),
             Ok(_) => return (FromClient::Forward, None),
             Err(e) => return (self.unreadable(line, &e), None),
         };
@@ -61,7 +61,7 @@ impl Proxy {
                     });
                     return (FromClient::Hold, None);
                 }
-                let action = self.judge(message, line);
+                let action = self.judge(message, line, repeated);
                 if let (FromClient::Forward | FromClient::Rewrite(_), Some(id)) = (&action.0, id) {
                     self.pending.insert(key(&id), id);
                 }
@@ -70,7 +70,7 @@ impl Proxy {
             Some("tools/call") => {
                 // Without an id: judged all the same, but a rejection has no
                 // one to go to.
-                let (action, judged) = self.judge(message, line);
+                let (action, judged) = self.judge(message, line, repeated);
                 if let FromClient::Answer(_) = action {
                     self.warn("a tools/call without an id was rejected and not forwarded".into());
                     return (FromClient::Drop, judged);
@@ -198,7 +198,14 @@ impl Proxy {
         holder(&self.given, &self.registry, tool)
     }
 
-    pub(super) fn judge(&mut self, message: Value, line: &[u8]) -> (FromClient, Option<Judged>) {
+    /// `repeated`: an object in the line names a key twice, so the server's
+    /// JSON reader may make another call of it than callfix's.
+    pub(super) fn judge(
+        &mut self,
+        message: Value,
+        line: &[u8],
+        repeated: bool,
+    ) -> (FromClient, Option<Judged>) {
         let Some(tool) = message.pointer("/params/name").and_then(Value::as_str) else {
             return (FromClient::Forward, None);
         };
@@ -220,6 +227,9 @@ impl Proxy {
         let Extracted::Calls(mut calls) = provider::extract(message, None) else {
             return (FromClient::Forward, None);
         };
+        if repeated && let Some(first_wins) = crate::filter::first_wins(line) {
+            first_wins.reject_differing(&mut calls, None);
+        }
         let Some(mut call) = calls.pop() else {
             return (FromClient::Forward, None);
         };

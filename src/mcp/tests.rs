@@ -135,6 +135,32 @@ fn a_rejected_call_is_answered_as_a_tool_error_and_not_forwarded() {
 }
 
 #[test]
+fn a_call_a_repeated_key_makes_read_two_ways_is_answered_not_forwarded() {
+    // The valid line is forwarded as it came: a server keeping the first
+    // `path` would read `/etc/shadow`, one keeping the last `/a`.
+    let mut p = proxy();
+    list(&mut p, json!([read_tool()]));
+    let twice = br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read","arguments":{"path":"/etc/shadow","path":"/a"}}}"#;
+    let FromClient::Answer(out) = client(&mut p, twice) else {
+        panic!("forwarded")
+    };
+    let answer: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(
+        answer["result"]["content"][0]["text"],
+        json!(
+            "Please rewrite the input with valid arguments. Errors: path: given twice; send each key once"
+        )
+    );
+    // The same value twice, or a key named twice outside the call, reads
+    // one way: judged as usual.
+    let same = br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read","arguments":{"path":"/a","path":"/a"}}}"#;
+    assert!(matches!(client(&mut p, same), FromClient::Forward));
+    let around = br#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"read","arguments":{"path":"/a"},"_meta":{"k":1,"k":2}}}"#;
+    let action = client(&mut p, around);
+    assert!(matches!(action, FromClient::Forward), "{action:?}");
+}
+
+#[test]
 fn a_tool_without_a_schema_is_the_servers_to_judge() {
     let mut p = proxy();
     list(&mut p, json!([read_tool()]));
