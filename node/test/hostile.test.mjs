@@ -97,3 +97,14 @@ test('values JSON cannot hold and wrong types: a thrown Error', () => {
   assert.throws(() => Toolset.fromTools('['.repeat(100_000)), Error);
   stillWorks();
 });
+
+test('a key given twice: rejected when the readings differ', () => {
+  // JSON.parse keeps the last value; some readers keep the first.
+  const r = ts.check('t', '{"n": 1, "n": 2}');
+  assert.equal(r.status, 'rejected');
+  assert.deepEqual(r.errors.map((e) => e.path), ['n']);
+  assert.match(r.message, /n: given twice; send each key once$/);
+  const same = ts.checkRecord('{"type": "tool_use", "id": "a", "name": "t", "input": {"n": 1, "n": 1}}');
+  assert.deepEqual(same.map((x) => x.status), ['valid']);
+  stillWorks();
+});

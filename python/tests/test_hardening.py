@@ -178,3 +178,15 @@ def test_a_panic_is_a_callfix_error_not_a_panic_exception():
         ts.check_stream(record)
     except Exception:
         pass
+
+
+def test_a_key_given_twice_in_argument_text_is_rejected_naming_it():
+    # Readers differ on which value wins; json.loads keeps the last.
+    ts = callfix.Toolset({"t": {"type": "object", "properties": {"n": {"type": "integer"}}}})
+    r = ts.check("t", '{"n": 1, "n": 2}')
+    assert r.status == "rejected"
+    assert [e["path"] for e in r.errors] == ["n"]
+    assert r.message.endswith("n: given twice; send each key once")
+    # A record whose call the two readings make alike is judged as usual.
+    results = ts.check_record('{"type": "tool_use", "id": "a", "name": "t", "input": {"n": 1, "n": 1}}')
+    assert [x.status for x in results] == ["valid"]

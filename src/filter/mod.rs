@@ -16,8 +16,9 @@ use crate::spelling::Spellings;
 use crate::surrogates;
 use crate::verdict::{Fault, Verdict};
 
+pub(crate) use record::first_wins;
 #[cfg(feature = "cli")]
-pub(crate) use record::{first_wins, parse as parse_record};
+pub(crate) use record::parse as parse_record;
 pub(crate) use settle::{Conversation, Judge, Loops, Tally};
 /// The hook's own loop memory, and a call as its repeats are recognised.
 #[cfg(feature = "cli")]
