@@ -149,6 +149,16 @@ fn an_embedded_json_string_with_raw_newlines_parses_to_those_characters() {
     assert_eq!(results[0]["repairs"][0]["kind"], "parse-json-string");
 }
 
+/// `callfix -s schemas -f json` on `input`: its results and exit code.
+fn shipped_json(input: String) -> (Vec<serde_json::Value>, Option<i32>) {
+    let out = crate::callfix()
+        .args(["-s", "schemas", "-f", "json"])
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    (crate::json_lines(&out.stdout), out.status.code())
+}
+
 #[test]
 fn a_key_given_twice_in_argument_text_is_rejected_naming_it() {
     // Which value a tool runs with depends on its JSON reader (most keep the
@@ -160,12 +170,7 @@ fn a_key_given_twice_in_argument_text_is_rejected_naming_it() {
         r#"{"name":"read","arguments":"{\"file_path\":\"/a\",\"limit\":1}"}"#,
     ]
     .join("\n");
-    let out = crate::callfix()
-        .args(["-s", "schemas", "-f", "json"])
-        .write_stdin(input)
-        .output()
-        .unwrap();
-    let lines = crate::json_lines(&out.stdout);
+    let (lines, code) = shipped_json(input);
     let errors: Vec<(&str, &str)> = lines
         .iter()
         .map(|l| {
@@ -188,7 +193,7 @@ fn a_key_given_twice_in_argument_text_is_rejected_naming_it() {
         lines[0]["message"],
         "Please rewrite the input with valid arguments. Errors: limit: given twice; send each key once"
     );
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(code, Some(1));
 }
 
 #[test]
@@ -204,12 +209,8 @@ fn a_call_a_repeated_key_makes_read_two_ways_is_rejected_and_no_other() {
         r#"{"type":"tool_use","id":"v","name":"read","name":"write","input":{"file_path":"/a"}}"#,
     ]
     .join("\n");
-    let out = crate::callfix()
-        .args(["-s", "schemas", "-f", "json"])
-        .write_stdin(input)
-        .output()
-        .unwrap();
-    let got: Vec<(String, String)> = crate::json_lines(&out.stdout)
+    let (lines, _) = shipped_json(input);
+    let got: Vec<(String, String)> = lines
         .iter()
         .map(|l| {
             let message = l["errors"][0]["message"].as_str().unwrap_or("").to_owned();
