@@ -268,6 +268,10 @@ impl Verdict {
 /// Judges one call. Its arguments are moved out of `call`; a `rename-tool`
 /// repair renames the call itself.
 pub(crate) fn judge(registry: &Registry, call: &mut Call, policy: Policy) -> Verdict {
+    if let Some(path) = call.read_two_ways.take() {
+        call.args = Args::Missing;
+        return Verdict::invalid(None, vec![message::read_two_ways(&path)]).class_of(Class::Other);
+    }
     let sent = match std::mem::replace(&mut call.args, Args::Missing) {
         Args::Malformed(why) => {
             let class = if why == message::stream_cut_off() {

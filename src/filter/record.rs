@@ -533,8 +533,8 @@ fn reject_two_readings(calls: &mut [Call], first_wins: Vec<Call>, repeated: &[Ve
             },
             _ => None,
         };
-        let path = differ.map(|d| repeated_key_in(&d, repeated));
-        call.args = provider::Args::Malformed(message::read_two_ways(path.as_deref()));
+        call.read_two_ways =
+            Some(differ.map_or_else(String::new, |d| repeated_key_in(&d, repeated)));
     }
 }
 

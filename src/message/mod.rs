@@ -303,12 +303,13 @@ pub(crate) fn repeated_key(path: &str) -> ArgError {
 }
 
 /// A call of a record in which a key is named twice, read two ways by
-/// readers that keep the first or the last value (`path`: where its
-/// arguments differ, when they do).
-pub(crate) fn read_two_ways(path: Option<&str>) -> String {
-    match path {
-        Some(path) if !path.is_empty() => format!("{path}: {GIVEN_TWICE}"),
-        _ => format!("a key of this call is {GIVEN_TWICE}"),
+/// readers that keep the first or the last value (`path`: the key in its
+/// arguments; empty when it is not in them).
+pub(crate) fn read_two_ways(path: &str) -> ArgError {
+    if path.is_empty() {
+        ArgError::root(format!("a key of this call is {GIVEN_TWICE}"))
+    } else {
+        repeated_key(path)
     }
 }
 

@@ -45,6 +45,11 @@ pub struct Call {
     pub(crate) name_at: &'static [&'static str],
     /// For a call found written in assistant text: that markup.
     pub(crate) leaked: Option<Leak>,
+    /// A key of the record was named twice and readers keeping the first or
+    /// the last value make this call differently: the key's dotted path in
+    /// the arguments (`""` when the name or the rest differ). Set by the
+    /// filter, which then rejects the call.
+    pub(crate) read_two_ways: Option<String>,
 }
 
 /// Where a call written into assistant text came from.
@@ -134,6 +139,7 @@ pub(crate) fn bare_call(name: &str, text: String) -> Call {
         args_at: &["arguments"],
         name_at: &["name"],
         leaked: None,
+        read_two_ways: None,
     }
 }
 
@@ -179,6 +185,7 @@ pub(super) fn read_call(
         args_at,
         name_at,
         leaked: None,
+        read_two_ways: None,
     })
 }
 
