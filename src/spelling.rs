@@ -82,6 +82,9 @@ impl Spellings {
     }
 
     fn source<'a>(&'a self, parsed: &'a str) -> &'a str {
+        if self.map.is_empty() {
+            return parsed;
+        }
         match self.map.get(parsed) {
             Some(Some(source)) => source,
             _ => parsed,
@@ -202,8 +205,14 @@ impl<F: Formatter> Formatter for Spelled<'_, F> {
         } else {
             fragment
         };
-        // Fast path: only bytes 0x7f, 0xc2 (C1) and 0xe2 (U+2028/9) can start one.
-        if !fragment.bytes().any(|b| matches!(b, 0x7f | 0xc2 | 0xe2)) || !fragment.contains(risky) {
+        // Fast paths: ASCII without DEL (nearly every string: std's checks,
+        // a word or a vector at a time), else only bytes 0x7f, 0xc2 (C1)
+        // and 0xe2 (U+2028/9) can start one.
+        let plain = fragment.is_ascii() && !fragment.as_bytes().contains(&0x7f);
+        if plain
+            || !fragment.bytes().any(|b| matches!(b, 0x7f | 0xc2 | 0xe2))
+            || !fragment.contains(risky)
+        {
             return w.write_all(fragment.as_bytes());
         }
         let bytes = fragment.as_bytes();
