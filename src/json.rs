@@ -57,22 +57,13 @@ pub(crate) fn more_values_than(v: &Value, limit: usize) -> bool {
 /// again (4% of the all-valid stream's instructions); other bytes are read
 /// as serde_json reads them, for its errors.
 pub(crate) fn parse_once(bytes: &[u8]) -> serde_json::Result<(Value, bool)> {
-    if let Ok(text) = std::str::from_utf8(bytes) {
-        return parse_str_once(text);
-    }
-    with_scratch(false, |scratch| {
-        let mut de = serde_json::Deserializer::from_slice(bytes);
-        read(scratch, &mut de)
-    })
+    parse_bytes(bytes, false)
 }
 
 /// [`parse_once`], but a key named twice keeps its first value (as some JSON
 /// readers do): what such a reader makes of the text.
 pub(crate) fn parse_first_wins(bytes: &[u8]) -> serde_json::Result<Value> {
-    with_scratch(true, |scratch| {
-        let mut de = serde_json::Deserializer::from_slice(bytes);
-        read(scratch, &mut de).map(|(value, _)| value)
-    })
+    parse_bytes(bytes, true).map(|(value, _)| value)
 }
 
 /// [`parse_once`]'s value, for text known to be UTF-8 (as
@@ -83,9 +74,21 @@ pub(crate) fn parse_str(text: &str) -> serde_json::Result<Value> {
 
 /// [`parse_once`] for text known to be UTF-8.
 pub(crate) fn parse_str_once(text: &str) -> serde_json::Result<(Value, bool)> {
-    with_scratch(false, |scratch| {
-        let mut de = serde_json::Deserializer::from_str(text);
-        read(scratch, &mut de)
+    parse_text(text, false)
+}
+
+fn parse_bytes(bytes: &[u8], first_wins: bool) -> serde_json::Result<(Value, bool)> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => parse_text(text, first_wins),
+        Err(_) => with_scratch(first_wins, |scratch| {
+            read(scratch, &mut serde_json::Deserializer::from_slice(bytes))
+        }),
+    }
+}
+
+fn parse_text(text: &str, first_wins: bool) -> serde_json::Result<(Value, bool)> {
+    with_scratch(first_wins, |scratch| {
+        read(scratch, &mut serde_json::Deserializer::from_str(text))
     })
 }
 
@@ -98,10 +101,10 @@ fn read<'de, R: serde_json::de::Read<'de>>(
     Ok((value, scratch.repeated))
 }
 
-/// The dotted path (`a.0.b`, `""` for the root) of the first place where `a`
-/// and `b` differ, or `None` when they are equal. Values from [`parse_once`] nest at
-/// most 128 levels, so the recursion is bounded.
-pub(crate) fn first_difference(a: &Value, b: &Value) -> Option<String> {
+/// The path (keys and indexes, empty for the root) of the first place where
+/// `a` and `b` differ, or `None` when they are equal. Values from
+/// [`parse_once`] nest at most 128 levels, so the recursion is bounded.
+pub(crate) fn first_difference(a: &Value, b: &Value) -> Option<Vec<String>> {
     fn walk(a: &Value, b: &Value, path: &mut Vec<String>) -> bool {
         match (a, b) {
             (Value::Object(x), Value::Object(y)) => {
@@ -135,7 +138,7 @@ pub(crate) fn first_difference(a: &Value, b: &Value) -> Option<String> {
         }
     }
     let mut path = Vec::new();
-    walk(a, b, &mut path).then(|| path.join("."))
+    walk(a, b, &mut path).then_some(path)
 }
 
 /// Members and items waiting for their object or array to close.
@@ -473,6 +476,7 @@ mod tests {
     fn the_first_difference_is_named_by_its_path() {
         let diff = |a: &str, b: &str| {
             first_difference(&parse(a.as_bytes()).unwrap(), &parse(b.as_bytes()).unwrap())
+                .map(|path| path.join("."))
         };
         assert_eq!(
             diff(r#"{"a":1,"b":[1,{"c":2}]}"#, r#"{"a":1,"b":[1,{"c":3}]}"#).as_deref(),

@@ -48,7 +48,7 @@ pub(crate) enum Unusable {
 }
 
 /// `text` parsed strictly; unusable if an object in it names a key twice.
-fn parse_once(text: &str) -> serde_json::Result<Result<Value, Unusable>> {
+fn parse_unambiguous(text: &str) -> serde_json::Result<Result<Value, Unusable>> {
     let (value, repeated) = crate::json::parse_str_once(text)?;
     if !repeated {
         return Ok(Ok(value));
@@ -61,7 +61,7 @@ fn parse_once(text: &str) -> serde_json::Result<Result<Value, Unusable>> {
 
 /// Parses argument text, salvaging what the enabled rules allow.
 pub(crate) fn salvage(text: &str, enabled: Enabled) -> Result<Salvaged, Unusable> {
-    let strict = match parse_once(text) {
+    let strict = match parse_unambiguous(text) {
         Ok(parsed) => return parsed.map(|v| Salvaged::Value(v, Vec::new())),
         Err(e) => e,
     };
@@ -72,7 +72,7 @@ pub(crate) fn salvage(text: &str, enabled: Enabled) -> Result<Salvaged, Unusable
         return Ok(Salvaged::Empty(repairs));
     }
     if !repairs.is_empty()
-        && let Ok(parsed) = parse_once(body)
+        && let Ok(parsed) = parse_unambiguous(body)
     {
         return parsed.map(|v| Salvaged::Value(v, repairs));
     }

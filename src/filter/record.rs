@@ -514,9 +514,9 @@ pub(crate) fn first_wins(bytes: &[u8]) -> Option<Box<FirstWins>> {
 /// Calls of a record that names a key twice whose reading depends on which
 /// value a reader keeps: each call whose name or arguments differ between
 /// `calls` (last value kept) and `first_wins` (the same record, first value
-/// kept) is rejected,
-/// naming the first place they differ. When the two readings do not even
-/// have the same calls, every call is.
+/// kept) is marked to be rejected, naming the repeated key behind the
+/// difference. When the two readings do not even have the same calls, every
+/// call is.
 fn reject_two_readings(calls: &mut [Call], first_wins: Vec<Call>, repeated: &[Vec<String>]) {
     let same_calls = calls.len() == first_wins.len();
     for (i, call) in calls.iter_mut().enumerate() {
@@ -538,32 +538,17 @@ fn reject_two_readings(calls: &mut [Call], first_wins: Vec<Call>, repeated: &[Ve
     }
 }
 
-/// The key named twice that makes arguments differ at `differ` (a dotted path
-/// in them): of the record's repeated keys, the one whose path ends with the
-/// longest start of `differ` (`input.options` for `options.x`: the key is
-/// `options`); `differ` itself when none does.
-pub(super) fn repeated_key_in(differ: &str, repeated: &[Vec<String>]) -> String {
+/// The dotted path of the key named twice that makes arguments differ at
+/// `differ` (a path in them): of the record's repeated keys, the one whose
+/// path ends with the longest start of `differ` (`input.options` for
+/// `options.x`: the key is `options`); `differ` itself when none does.
+pub(super) fn repeated_key_in(differ: &[String], repeated: &[Vec<String>]) -> String {
     // Only the first few levels are tried: each costs a pass over the
     // repeated keys, and a record may hold many calls.
-    let segments: Vec<&str> = if differ.is_empty() {
-        Vec::new()
-    } else {
-        differ.split('.').take(KEY_LEVELS_TRIED).collect()
-    };
-    (1..=segments.len())
-        .rev()
-        .find(|&n| {
-            let start = segments.get(..n).unwrap_or_default();
-            repeated.iter().any(|p| {
-                p.len() >= n
-                    && p.iter()
-                        .skip(p.len() - n)
-                        .map(String::as_str)
-                        .eq(start.iter().copied())
-            })
-        })
-        .map_or_else(
-            || differ.to_owned(),
-            |n| segments.get(..n).unwrap_or_default().join("."),
-        )
+    let tried = differ.len().min(KEY_LEVELS_TRIED);
+    let key = (1..=tried).rev().find_map(|n| {
+        let start = differ.get(..n)?;
+        repeated.iter().any(|p| p.ends_with(start)).then_some(start)
+    });
+    key.unwrap_or(differ).join(".")
 }

@@ -579,19 +579,21 @@ fn stream_error_says_what_failed_and_why() {
 #[test]
 fn the_repeated_key_behind_a_difference_is_named() {
     use super::record::repeated_key_in;
-    let paths = |ps: &[&str]| -> Vec<Vec<String>> {
-        ps.iter()
-            .map(|p| p.split('.').map(str::to_owned).collect())
+    let path = |p: &str| -> Vec<String> {
+        p.split('.')
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
             .collect()
     };
+    let paths = |ps: &[&str]| -> Vec<Vec<String>> { ps.iter().map(|p| path(p)).collect() };
     let repeated = paths(&[
         "meta.k",
         "content.1.input.options",
         "content.1.input.options.x",
     ]);
-    assert_eq!(repeated_key_in("options.x", &repeated), "options.x");
+    assert_eq!(repeated_key_in(&path("options.x"), &repeated), "options.x");
     let repeated = paths(&["meta.k", "content.1.input.options"]);
-    assert_eq!(repeated_key_in("options.x.y", &repeated), "options");
-    assert_eq!(repeated_key_in("limit", &repeated), "limit");
-    assert_eq!(repeated_key_in("", &repeated), "");
+    assert_eq!(repeated_key_in(&path("options.x.y"), &repeated), "options");
+    assert_eq!(repeated_key_in(&path("limit"), &repeated), "limit");
+    assert_eq!(repeated_key_in(&path(""), &repeated), "");
 }
