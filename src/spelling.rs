@@ -82,9 +82,6 @@ impl Spellings {
     }
 
     fn source<'a>(&'a self, parsed: &'a str) -> &'a str {
-        if self.map.is_empty() {
-            return parsed;
-        }
         match self.map.get(parsed) {
             Some(Some(source)) => source,
             _ => parsed,
