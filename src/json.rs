@@ -77,28 +77,76 @@ pub(crate) fn parse_str_once(text: &str) -> serde_json::Result<(Value, bool)> {
     parse_text(text, false)
 }
 
+/// A record whole on one line, parsed where it was framed
+/// ([`parse_line`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Line {
+    /// The record's value.
+    pub value: Value,
+    /// An object in it names a key twice (as [`parse_once`] says).
+    pub repeated: bool,
+    /// How many values it holds, as the framer counts them: containers,
+    /// strings, numbers and literals, not keys.
+    pub values: u64,
+    /// A number in it has an exponent.
+    pub exponent: bool,
+}
+
+/// [`parse_once`] of a record that is whole on one line, counting its values
+/// and noticing exponents as the framer does, so that it need not check the
+/// line first; `None` when the bytes are not one JSON value, or hold more
+/// than `max_values` values (the parse stops there: a record over the limit
+/// is not built).
+pub(crate) fn parse_line(bytes: &[u8], max_values: u64) -> Option<Line> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let (value, tally) = with_scratch(false, max_values, |scratch| {
+        read(scratch, &mut serde_json::Deserializer::from_str(text))
+    })
+    .ok()?;
+    Some(Line {
+        value,
+        repeated: tally.repeated,
+        values: tally.values,
+        exponent: tally.exponent,
+    })
+}
+
 fn parse_bytes(bytes: &[u8], first_wins: bool) -> serde_json::Result<(Value, bool)> {
     match std::str::from_utf8(bytes) {
         Ok(text) => parse_text(text, first_wins),
-        Err(_) => with_scratch(first_wins, |scratch| {
+        Err(_) => with_scratch(first_wins, u64::MAX, |scratch| {
             read(scratch, &mut serde_json::Deserializer::from_slice(bytes))
-        }),
+        })
+        .map(|(value, tally)| (value, tally.repeated)),
     }
 }
 
 fn parse_text(text: &str, first_wins: bool) -> serde_json::Result<(Value, bool)> {
-    with_scratch(first_wins, |scratch| {
+    with_scratch(first_wins, u64::MAX, |scratch| {
         read(scratch, &mut serde_json::Deserializer::from_str(text))
     })
+    .map(|(value, tally)| (value, tally.repeated))
+}
+
+/// What a parse noticed besides its value.
+struct Tally {
+    repeated: bool,
+    values: u64,
+    exponent: bool,
 }
 
 fn read<'de, R: serde_json::de::Read<'de>>(
     scratch: &mut Scratch,
     de: &mut serde_json::Deserializer<R>,
-) -> serde_json::Result<(Value, bool)> {
+) -> serde_json::Result<(Value, Tally)> {
     let value = serde::de::DeserializeSeed::deserialize(Seed(scratch), &mut *de)?;
     de.end()?;
-    Ok((value, scratch.repeated))
+    let tally = Tally {
+        repeated: scratch.repeated,
+        values: scratch.values,
+        exponent: scratch.exponent,
+    };
+    Ok((value, tally))
 }
 
 /// The path (keys and indexes, empty for the root) of the first place where
@@ -150,6 +198,12 @@ struct Scratch {
     repeated: bool,
     /// A key named twice keeps its first value, not its last.
     first_wins: bool,
+    /// Values read so far (see [`Line::values`]), and how many the parse may
+    /// read.
+    values: u64,
+    max_values: u64,
+    /// A number with an exponent was read.
+    exponent: bool,
 }
 
 /// A scratch kept larger than this many members or items is dropped after its
@@ -160,14 +214,17 @@ thread_local! {
     static SCRATCH: std::cell::Cell<Scratch> = std::cell::Cell::default();
 }
 
-fn with_scratch<T>(first_wins: bool, f: impl FnOnce(&mut Scratch) -> T) -> T {
+fn with_scratch<T>(first_wins: bool, max_values: u64, f: impl FnOnce(&mut Scratch) -> T) -> T {
     let mut scratch = SCRATCH.take();
     scratch.first_wins = first_wins;
+    scratch.max_values = max_values;
     let out = f(&mut scratch);
     // A parse that failed midway leaves what it had read.
     scratch.members.clear();
     scratch.items.clear();
     scratch.repeated = false;
+    scratch.values = 0;
+    scratch.exponent = false;
     if scratch.members.capacity() <= SCRATCH_KEPT && scratch.items.capacity() <= SCRATCH_KEPT {
         SCRATCH.set(scratch);
     }
@@ -181,6 +238,10 @@ impl<'de> serde::de::DeserializeSeed<'de> for Seed<'_> {
     type Value = Value;
 
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        self.0.values += 1;
+        if self.0.values > self.0.max_values {
+            return Err(serde::de::Error::custom("too many values"));
+        }
         d.deserialize_any(self)
     }
 }
@@ -243,7 +304,13 @@ impl<'de> serde::de::Visitor<'de> for Seed<'_> {
         // under serde_json's private key, its text the value.
         let first = match map.next_key_seed(KeySeed)? {
             None => return Ok(Value::Object(serde_json::Map::new())),
-            Some(Key::Number) => return map.next_value_seed(NumberSeed).map(Value::Number),
+            Some(Key::Number) => {
+                let number = map.next_value_seed(NumberSeed)?;
+                // serde_json writes an exponent as `e`; a number key's own
+                // text may still say `E`.
+                scratch.exponent |= number.as_str().bytes().any(|b| b == b'e' || b == b'E');
+                return Ok(Value::Number(number));
+            }
             Some(Key::Member(key)) => key,
         };
         let base = scratch.members.len();

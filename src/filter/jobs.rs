@@ -332,7 +332,7 @@ fn prepare(
             // in range.
             let bytes = batch.bytes.get(start..*end).unwrap_or_default();
             start = *end;
-            filter.prepare(meta, bytes, source, fork.as_deref_mut())
+            filter.prepare(meta, None, bytes, source, fork.as_deref_mut())
         })
         .collect()
 }
@@ -406,6 +406,7 @@ mod tests {
                     oversized: None,
                     values: 3,
                     exponent: true,
+                    parsed: None,
                 };
                 pipe.push(meta, bytes, &mut out).unwrap();
                 most = most.max(i + 1 - out.printer.0);

@@ -183,7 +183,9 @@ impl Filter<'_> {
         if jobs > 1 {
             return self.stream_jobs(jobs, input, printer, summary);
         }
-        let (mut framer, source, _) = input.framer(self.options.max_record_bytes);
+        let (framer, source, _) = input.framer(self.options.max_record_bytes);
+        // One thread frames and parses: each line is parsed as it is framed.
+        let mut framer = framer.parsing_lines(self.options.max_record_values);
         let mut buf = Vec::new();
         let mut streams = Streams::default();
         loop {
@@ -195,11 +197,12 @@ impl Filter<'_> {
                 }
             });
             flushed.map_err(StreamError::Write)?;
-            let Some(meta) = next.map_err(StreamError::Read)? else {
+            let Some(mut meta) = next.map_err(StreamError::Read)? else {
                 break;
             };
             summary.records += 1;
-            let prepared = self.prepare(&meta, &buf, source, None);
+            let line = meta.parsed.take();
+            let prepared = self.prepare(&meta, line, &buf, source, None);
             self.deliver(prepared, &mut streams, source, summary, printer)?;
         }
         if let Some(done) = streams.finish() {

@@ -72,14 +72,17 @@ impl Filter<'_> {
     /// Parses and judges one framed record. Pure: safe to run on any thread.
     /// With `fork` (a worker's printer), valid and repaired calls are written
     /// there at once.
+    /// `line` is the record's parse when the framer made it
+    /// ([`RecordMeta::parsed`]).
     pub(super) fn prepare(
         &self,
         meta: &RecordMeta,
+        line: Option<crate::json::Line>,
         bytes: &[u8],
         source: &str,
         fork: Option<&mut Printer<Vec<u8>>>,
     ) -> Prepared {
-        let parsed = parse(meta, bytes, source, self.options);
+        let parsed = parse(meta, line, bytes, source, self.options);
         self.prepare_parsed(meta, parsed, bytes, source, fork)
     }
 
@@ -437,10 +440,12 @@ impl ParsedRecord {
     }
 }
 
-/// Parses a framed record. A record the framer flagged (too large, too many
-/// values, cut off) or that is not JSON comes out as the message that says so.
+/// Parses a framed record (or takes `line`, the framer's parse of it). A
+/// record the framer flagged (too large, too many values, cut off) or that is
+/// not JSON comes out as the message that says so.
 pub(crate) fn parse(
     meta: &RecordMeta,
+    line: Option<crate::json::Line>,
     bytes: &[u8],
     source: &str,
     options: &Options,
@@ -466,7 +471,11 @@ pub(crate) fn parse(
             options.max_record_values,
         ));
     }
-    match crate::json::parse_once(bytes) {
+    let read = match line {
+        Some(line) => Ok((line.value, line.repeated)),
+        None => crate::json::parse_once(bytes),
+    };
+    match read {
         Ok((v, repeated)) => ParsedRecord {
             value: Ok(v),
             masked: false,

@@ -47,6 +47,10 @@
 //! A record whole on one line and in the buffer (JSON Lines) is checked in one
 //! pass (`scan::one_line_value`); the byte scanner takes every other record.
 //! Within one line the rules above are JSON's grammar alone, so both frame alike.
+//! A caller that parses every record on the framer's thread asks it to parse
+//! such a line instead of checking it ([`Framer::parsing_lines`]): a line that
+//! parses as one value is that value's record, with its parse; any other goes
+//! the ways above.
 //!
 //! Live: before any read that may block, the framer calls the `idle` callback it is
 //! given (the filter flushes its results there), so every result is written before
@@ -75,6 +79,9 @@ pub(crate) struct RecordMeta {
     /// strings: false only when the framer read every number and saw none, so
     /// that its number spellings need no scan of their own.
     pub exponent: bool,
+    /// The record already parsed, when the framer was asked to parse whole
+    /// lines ([`Framer::parsing_lines`]) and this record is one.
+    pub parsed: Option<crate::json::Line>,
 }
 
 /// How the framer ended a record.
@@ -115,6 +122,27 @@ pub(crate) struct Framer<R> {
     /// The `[` (input offset, line) that opened the current top-level array,
     /// while no element has been framed.
     empty_array: Option<(u64, u64)>,
+    /// Parse each record that is a whole line, holding at most this many
+    /// values ([`Framer::parsing_lines`]).
+    parse_lines: Option<u64>,
+}
+
+/// A record that is the whole of its line in `rest` (an object or array, then
+/// only spaces before the newline), at most `limit` bytes and `max_values`
+/// values: its length and its parse. Such a line frames as one record (it is
+/// one JSON value; see the module above), so the parse is all the check it
+/// needs; any other line is left to the framer's scanners.
+fn parsed_line(rest: &[u8], limit: usize, max_values: u64) -> Option<(usize, crate::json::Line)> {
+    if !matches!(rest.first(), Some(b'{' | b'[')) {
+        return None;
+    }
+    let line = rest.get(..memchr::memchr(b'\n', rest)?)?;
+    let value = line.trim_ascii_end();
+    // `trim_ascii_end` also trims a form feed, which is no JSON space.
+    if value.len() > limit || line.get(value.len()..)?.contains(&0x0c) {
+        return None;
+    }
+    Some((value.len(), crate::json::parse_line(value, max_values)?))
 }
 
 /// What follows the skipped bytes.
@@ -163,7 +191,20 @@ impl<R: Read> Framer<R> {
             in_array: false,
             checked_line: None,
             empty_array: None,
+            parse_lines: None,
         }
+    }
+
+    /// Parses each record that is a line of its own (JSON Lines) as it frames
+    /// it, instead of checking its syntax first and leaving the parse to the
+    /// caller: one pass over the line where there were two. A line that does
+    /// not parse (or holds more than `max_values` values) is framed as
+    /// without this, and comes without a value. For a caller that parses
+    /// every record on the framer's thread (not `--jobs`, whose workers
+    /// parse).
+    pub(crate) fn parsing_lines(mut self, max_values: u64) -> Self {
+        self.parse_lines = Some(max_values);
+        self
     }
 
     /// Counts lines from `line` (the input is part of a larger file).
@@ -247,6 +288,7 @@ impl<R: Read> Framer<R> {
                     oversized: None,
                     values: 1,
                     exponent: true,
+                    parsed: None,
                 }));
             }
         }
@@ -262,9 +304,24 @@ impl<R: Read> Framer<R> {
             oversized,
             values,
             exponent,
+            parsed: None,
         };
         // JSON Lines: a record that is whole on its line and in the buffer.
         let rest = self.unread();
+        if let Some(max_values) = self.parse_lines
+            && let Some((len, parsed)) = parsed_line(rest, self.limit, max_values)
+        {
+            // What `one_line_value` frames from a line that is one value:
+            // that value, the spaces after it left for the next record.
+            out.extend_from_slice(rest.get(..len).unwrap_or_default());
+            self.consume(len);
+            self.next_index += 1;
+            let (values, exponent) = (parsed.values, parsed.exponent);
+            return Ok(Some(RecordMeta {
+                parsed: Some(parsed),
+                ..meta(Ending::Complete, None, values, exponent)
+            }));
+        }
         if let Some(line) = scan::one_line_value(rest)
             && line.len <= self.limit
         {

@@ -79,16 +79,18 @@ impl OwnTools {
         summary: &mut Summary,
     ) -> Result<u64, StreamError> {
         let none = Registry::default();
-        let (mut framer, source, _) = input.framer(options.max_record_bytes);
+        let (framer, source, _) = input.framer(options.max_record_bytes);
+        let mut framer = framer.parsing_lines(options.max_record_values);
         let mut buf = Vec::new();
         let mut streams = Streams::default();
         loop {
             let next = framer.next_record(&mut buf, &mut || {});
-            let Some(meta) = next.map_err(StreamError::Read)? else {
+            let Some(mut meta) = next.map_err(StreamError::Read)? else {
                 break;
             };
             summary.records += 1;
-            let parsed = parse_record(&meta, &buf, source, options);
+            let line = meta.parsed.take();
+            let parsed = parse_record(&meta, line, &buf, source, options);
             let list = (parsed.value.as_ref().ok()).and_then(|v| v.get("tools"));
             let own = list.and_then(|list| self.registry(list));
             let filter = Filter {

@@ -97,7 +97,10 @@ fn records(input: &[u8]) -> Vec<(Vec<u8>, RecordMeta)> {
 }
 
 fn records_with_capacity(input: &[u8], capacity: usize) -> Vec<(Vec<u8>, RecordMeta)> {
-    let mut framer = Framer::with_capacity(input, usize::MAX, 0, capacity);
+    framed(Framer::with_capacity(input, usize::MAX, 0, capacity))
+}
+
+fn framed(mut framer: Framer<&[u8]>) -> Vec<(Vec<u8>, RecordMeta)> {
     let mut buf = Vec::new();
     let mut out = Vec::new();
     while let Some(meta) = framer.next_record(&mut buf, &mut || {}).unwrap() {
@@ -360,5 +363,56 @@ proptest! {
         let tiny = records_with_capacity(&input, MIN_BUFFER);
         prop_assert_eq!(records_with_capacity(&input, CHUNK), tiny.clone());
         prop_assert_eq!(records_with_capacity(&input, 100), tiny);
+    }
+
+    #[test]
+    fn parsing_lines_frames_what_checking_them_frames(
+        lines in prop::collection::vec(
+            (mutated_line(), prop::sample::select(vec!["", " ", "\r", " \t", "\x0c", " x"])),
+            0..12,
+        ),
+        max_values in prop_oneof![Just(u64::MAX), 0..12u64],
+        capacity in prop::sample::select(vec![MIN_BUFFER, 100, CHUNK]),
+        limit in prop_oneof![Just(usize::MAX), 0..60usize],
+    ) {
+        let input: Vec<u8> = lines
+            .iter()
+            .flat_map(|(line, end)| [line.as_slice(), end.as_bytes(), b"\n"].concat())
+            .collect();
+        let checked = framed(Framer::with_capacity(&input[..], limit, 0, capacity));
+        let parsed = framed(
+            Framer::with_capacity(&input[..], limit, 0, capacity).parsing_lines(max_values),
+        );
+        prop_assert_eq!(checked.len(), parsed.len());
+        for ((bytes, meta), (parsed_bytes, mut parsed_meta)) in checked.into_iter().zip(parsed) {
+            prop_assert_eq!(&bytes, &parsed_bytes);
+            if let Some(line) = parsed_meta.parsed.take() {
+                // A parsed record is what the caller's parse would make of it.
+                let (value, repeated) = crate::json::parse_once(&bytes).unwrap();
+                prop_assert_eq!(&line.value, &value);
+                prop_assert_eq!(line.repeated, repeated);
+                prop_assert!(line.values <= max_values);
+                prop_assert_eq!(line.exponent, has_exponent(&value));
+            } else if meta.ending == Ending::Complete && meta.oversized.is_none() && capacity == CHUNK {
+                // With the whole input in the buffer, only a record the
+                // caller's parse refuses, or one over the value limit, or not
+                // alone on its line, comes unparsed.
+                let after = &input[meta.offset as usize + bytes.len()..];
+                let whole_line = after
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .is_some_and(|n| after[..n].iter().all(|b| b" \t\r".contains(b)));
+                prop_assert!(
+                    crate::json::parse_once(&bytes).is_err()
+                        || meta.values > max_values
+                        || !whole_line
+                        || bytes.contains(&b'\n')
+                        || !matches!(bytes.first(), Some(b'{' | b'['))
+                        || std::str::from_utf8(&bytes).is_err(),
+                    "{:?} came unparsed", String::from_utf8_lossy(&bytes)
+                );
+            }
+            prop_assert_eq!(meta, parsed_meta);
+        }
     }
 }
