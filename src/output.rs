@@ -292,6 +292,23 @@ impl<'a, W: Write> Object<'a, W> {
     }
 }
 
+impl Object<'_, Vec<u8>> {
+    /// [`Object::field`] for a value (or `null`), by the direct writer.
+    fn value_field(&mut self, name: &str, value: Option<&Value>) {
+        if !self.first {
+            self.out.push(b',');
+        }
+        self.first = false;
+        self.out.push(b'"');
+        self.out.extend_from_slice(name.as_bytes());
+        self.out.extend_from_slice(b"\":");
+        match value {
+            Some(value) => self.spellings.write_value(self.out, value),
+            None => self.out.extend_from_slice(b"null"),
+        }
+    }
+}
+
 /// One repair in a `--format json` result.
 #[derive(Serialize)]
 struct RepairOut<'a> {
@@ -432,7 +449,7 @@ impl<W: Write> Printer<W> {
         // buffered writer does.
         let mut line = std::mem::take(&mut self.line);
         line.clear();
-        self.spellings.write(&mut line, value)?;
+        self.spellings.write_value(&mut line, value);
         line.push(b'\n');
         let written = self.out.write_all(&line);
         self.line = line;
@@ -455,7 +472,7 @@ impl<W: Write> Printer<W> {
         o.field("call", &at.call)?;
         // The call's id as sent (null when it had none); the tool (null for a
         // broken record); `valid`, `repaired` or `rejected`.
-        o.field("id", call.map_or(&Value::Null, |c| &c.id))?;
+        o.value_field("id", call.map(|c| &c.id));
         o.field("tool", &call.map(|c| c.name.as_str()))?;
         o.field("status", verdict.status.as_str())?;
         // The arguments passed on (null when rejected).
@@ -463,7 +480,7 @@ impl<W: Write> Printer<W> {
             Status::Rejected => None,
             _ => verdict.args.as_ref(),
         };
-        o.field("args", &args)?;
+        o.value_field("args", args);
         let repairs: Vec<RepairOut<'_>> = verdict
             .repairs
             .iter()

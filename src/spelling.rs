@@ -107,11 +107,157 @@ impl Spellings {
     /// `value` as compact JSON text with the source spellings.
     pub fn to_text(&self, value: &Value) -> String {
         let mut out = Vec::with_capacity(128);
-        // Writing to a Vec cannot fail, and serde_json writes UTF-8.
-        let _ = self.write(&mut out, value);
+        self.write_value(&mut out, value);
+        // What is written is UTF-8: the strings' own text, and ASCII.
         String::from_utf8(out).unwrap_or_default()
     }
+
+    /// [`Spellings::write`] of a [`Value`] into memory, byte for byte, without
+    /// serde's serializer: each call's arguments are written so, and through
+    /// the serializer a value cost twice as much (a formatter call for each
+    /// token and string fragment, a struct for each number).
+    pub(crate) fn write_value(&self, out: &mut Vec<u8>, value: &Value) {
+        self.write_at(out, value, 0);
+    }
+
+    fn write_at(&self, out: &mut Vec<u8>, value: &Value, depth: usize) {
+        match value {
+            Value::Null => out.extend_from_slice(b"null"),
+            Value::Bool(true) => out.extend_from_slice(b"true"),
+            Value::Bool(false) => out.extend_from_slice(b"false"),
+            Value::Number(n) => out.extend_from_slice(self.source(n.as_str()).as_bytes()),
+            Value::String(s) => self.write_str(out, s),
+            // Deeper than any value callfix parses (128 levels): the
+            // serializer's own recursion, as before.
+            Value::Array(_) | Value::Object(_) if depth >= WRITE_DEPTH => {
+                let _ = self.write(&mut *out, value);
+            }
+            Value::Array(items) => {
+                out.push(b'[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    self.write_at(out, item, depth + 1);
+                }
+                out.push(b']');
+            }
+            Value::Object(members) => {
+                out.push(b'{');
+                for (i, (key, item)) in members.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    self.write_str(out, key);
+                    out.push(b':');
+                    self.write_at(out, item, depth + 1);
+                }
+                out.push(b'}');
+            }
+        }
+    }
+
+    /// A string, escaped as serde_json escapes it and as [`Spelled`] escapes
+    /// what serde_json leaves raw.
+    fn write_str(&self, out: &mut Vec<u8>, s: &str) {
+        if self.masked && s.contains(crate::surrogates::MARK) {
+            let _ = self.write(&mut *out, s);
+            return;
+        }
+        out.push(b'"');
+        let bytes = s.as_bytes();
+        let mut start = 0;
+        let mut i = 0;
+        while let Some(&b) = bytes.get(i) {
+            // A `u8` always indexes a 256-entry table.
+            let class = ESCAPE.get(usize::from(b)).copied().unwrap_or(0);
+            if class == 0 {
+                i += 1;
+                continue;
+            }
+            // How many bytes the escape stands for, and the escape.
+            let (len, escape): (usize, Escape) = match class {
+                b'C' => match bytes.get(i + 1) {
+                    Some(&c1 @ 0x80..=0x9f) => (2, Escape::Control(c1)),
+                    _ => {
+                        i += 1;
+                        continue;
+                    }
+                },
+                b'L' => match (bytes.get(i + 1), bytes.get(i + 2)) {
+                    (Some(0x80), Some(0xa8)) => (3, Escape::Text(b"\\u2028")),
+                    (Some(0x80), Some(0xa9)) => (3, Escape::Text(b"\\u2029")),
+                    _ => {
+                        i += 1;
+                        continue;
+                    }
+                },
+                b'u' => (1, Escape::Control(b)),
+                b'b' => (1, Escape::Text(b"\\b")),
+                b't' => (1, Escape::Text(b"\\t")),
+                b'n' => (1, Escape::Text(b"\\n")),
+                b'f' => (1, Escape::Text(b"\\f")),
+                b'r' => (1, Escape::Text(b"\\r")),
+                b'"' => (1, Escape::Text(b"\\\"")),
+                _ => (1, Escape::Text(b"\\\\")),
+            };
+            out.extend_from_slice(bytes.get(start..i).unwrap_or_default());
+            match escape {
+                Escape::Control(c) => control(out, c),
+                Escape::Text(text) => out.extend_from_slice(text),
+            }
+            i += len;
+            start = i;
+        }
+        out.extend_from_slice(bytes.get(start..).unwrap_or_default());
+        out.push(b'"');
+    }
 }
+
+/// How a byte (or character) of a string is escaped.
+enum Escape {
+    /// `\\u00XX` for this control character.
+    Control(u8),
+    /// These bytes.
+    Text(&'static [u8]),
+}
+
+/// Nesting [`Spellings::write_value`] follows itself.
+const WRITE_DEPTH: usize = 256;
+
+/// `\u00XX` for a control character (C0, DEL or C1), in lower case as
+/// serde_json writes it.
+fn control(out: &mut Vec<u8>, byte: u8) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.extend_from_slice(b"\\u00");
+    out.push(HEX.get(usize::from(byte >> 4)).copied().unwrap_or(b'0'));
+    out.push(HEX.get(usize::from(byte & 0xf)).copied().unwrap_or(b'0'));
+}
+
+/// What a string's byte needs when written ([`Spellings::write_str`]): 0
+/// nothing; `u` a `\u00XX` escape (C0 controls other than the five with a
+/// short escape, and DEL); a short escape's letter, `"` or `\\`; `C` and `L`
+/// lead bytes of characters that may need one (C1 controls; U+2028, U+2029).
+#[allow(clippy::indexing_slicing)] // Every index is a byte: in the table (a const block).
+const ESCAPE: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = b'u';
+        b += 1;
+    }
+    table[0x08] = b'b';
+    table[0x09] = b't';
+    table[0x0a] = b'n';
+    table[0x0c] = b'f';
+    table[0x0d] = b'r';
+    table[b'"' as usize] = b'"';
+    table[b'\\' as usize] = b'\\';
+    table[0x7f] = b'u';
+    table[0xc2] = b'C';
+    table[0xe2] = b'L';
+    table
+};
 
 /// How serde_json's parser writes a number with an exponent: `e` in lower case,
 /// and a `+` where the source had no sign. (A token already in that form is
@@ -353,5 +499,71 @@ mod properties {
                 prop_assert_eq!(back, v);
             }
         }
+    }
+
+    /// A string heavy in what is escaped: controls, quotes, backslashes,
+    /// DEL, C1 controls, U+2028/9 and the characters around them that are not.
+    fn nasty_string() -> impl Strategy<Value = String> {
+        let piece = prop::sample::select(vec![
+            "a", "\"", "\\", "\n", "\t", "\u{8}", "\u{c}", "\r", "\u{0}", "\u{1f}", "\u{7f}",
+            "\u{80}", "\u{85}", "\u{9f}", "\u{a0}", "é", "\u{2027}", "\u{2028}", "\u{2029}",
+            "\u{202a}", "\u{20ac}", "😀", " ", "/", "ab", "\u{e2}",
+        ]);
+        prop::collection::vec(piece, 0..8).prop_map(|p| p.concat())
+    }
+
+    fn value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            "-?(0|[1-9][0-9]{0,3})(\\.[0-9]{1,3})?([eE][+-]?[0-9]{1,2})?"
+                .prop_map(|n| serde_json::from_str::<Value>(&n).unwrap()),
+            nasty_string().prop_map(Value::String),
+            any::<String>().prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 32, 5, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+                prop::collection::vec((nasty_string(), inner), 0..5)
+                    .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2048))]
+        #[test]
+        fn the_direct_writer_writes_what_the_serializer_writes(v in value(), spelled in any::<bool>()) {
+            // The spellings of the value's own source text, or none.
+            let text = serde_json::to_string(&v).unwrap().replace("e+", "E");
+            let parsed: Value = serde_json::from_str(&text).unwrap();
+            let spellings = if spelled { Spellings::scan(text.as_bytes()) } else { Spellings::default() };
+            let mut want = Vec::new();
+            spellings.write(&mut want, &parsed).unwrap();
+            let mut got = Vec::new();
+            spellings.write_value(&mut got, &parsed);
+            prop_assert_eq!(String::from_utf8(got).unwrap(), String::from_utf8(want).unwrap());
+        }
+    }
+
+    #[test]
+    fn the_direct_writer_unmasks_and_goes_deeper_than_its_own_depth() {
+        let text = r#"{"a":"x\ud800y","b":1E2}"#;
+        let masked = crate::surrogates::mask(text.as_bytes()).unwrap();
+        let v: Value = serde_json::from_slice(&masked).unwrap();
+        let mut spellings = Spellings::scan(text.as_bytes());
+        spellings.masked = true;
+        let mut got = Vec::new();
+        spellings.write_value(&mut got, &v);
+        assert_eq!(String::from_utf8(got).unwrap(), text);
+        let mut deep = Value::from(1);
+        for _ in 0..WRITE_DEPTH + 10 {
+            deep = Value::Array(vec![deep]);
+        }
+        let mut got = Vec::new();
+        Spellings::default().write_value(&mut got, &deep);
+        let mut want = Vec::new();
+        Spellings::default().write(&mut want, &deep).unwrap();
+        assert_eq!(got, want);
     }
 }
