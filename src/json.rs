@@ -305,10 +305,16 @@ impl<'de> serde::de::Visitor<'de> for Seed<'_> {
         let first = match map.next_key_seed(KeySeed)? {
             None => return Ok(Value::Object(serde_json::Map::new())),
             Some(Key::Number) => {
-                let number = map.next_value_seed(NumberSeed)?;
-                // serde_json writes an exponent as `e`; a number key's own
-                // text may still say `E`.
-                scratch.exponent |= number.as_str().bytes().any(|b| b == b'e' || b == b'E');
+                let (number, spelled) = map.next_value_seed(NumberSeed)?;
+                match spelled {
+                    Spelled::Token => {
+                        scratch.exponent |= number.as_str().contains(['e', 'E']);
+                    }
+                    // An object spelled with the number key in the text (read
+                    // as a number, as serde_json reads it): the framer counts
+                    // its string too, and an exponent there is in a string.
+                    Spelled::Object => scratch.values += 1,
+                }
                 return Ok(Value::Number(number));
             }
             Some(Key::Member(key)) => key,
@@ -376,11 +382,21 @@ impl<'de> serde::de::Visitor<'de> for KeySeed {
     }
 }
 
-/// A number's text, read as serde_json reads it (`Number`'s `FromStr`).
+/// A number's text, read as serde_json reads it (`Number`'s `FromStr`), and
+/// how it was spelled.
 struct NumberSeed;
 
+/// Where a number handed over under [`NUMBER_KEY`] came from.
+enum Spelled {
+    /// A number token: serde_json hands its text over as an owned `String`.
+    Token,
+    /// An object whose one member is the number key and a string, in the
+    /// text: read from the text (borrowed, or unescaped), never owned.
+    Object,
+}
+
 impl<'de> serde::de::DeserializeSeed<'de> for NumberSeed {
-    type Value = serde_json::Number;
+    type Value = (serde_json::Number, Spelled);
 
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_str(self)
@@ -388,14 +404,18 @@ impl<'de> serde::de::DeserializeSeed<'de> for NumberSeed {
 }
 
 impl<'de> serde::de::Visitor<'de> for NumberSeed {
-    type Value = serde_json::Number;
+    type Value = (serde_json::Number, Spelled);
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("string containing a number")
     }
 
     fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Self::Value, E> {
-        s.parse().map_err(E::custom)
+        Ok((s.parse().map_err(E::custom)?, Spelled::Object))
+    }
+
+    fn visit_string<E: serde::de::Error>(self, s: String) -> Result<Self::Value, E> {
+        Ok((s.parse().map_err(E::custom)?, Spelled::Token))
     }
 }
 

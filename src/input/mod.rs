@@ -138,8 +138,12 @@ fn parsed_line(rest: &[u8], limit: usize, max_values: u64) -> Option<(usize, cra
     }
     let line = rest.get(..memchr::memchr(b'\n', rest)?)?;
     let value = line.trim_ascii_end();
-    // `trim_ascii_end` also trims a form feed, which is no JSON space.
-    if value.len() > limit || line.get(value.len()..)?.contains(&0x0c) {
+    // `trim_ascii_end` also trims a form feed, which is no JSON space. A
+    // value takes a byte at least, so a line no longer than `max_values`
+    // cannot hold too many: a longer one is checked (and counted) first, and
+    // a record over the value limit is never built.
+    let longest = usize::try_from(max_values).unwrap_or(usize::MAX);
+    if value.len() > limit.min(longest) || line.get(value.len()..)?.contains(&0x0c) {
         return None;
     }
     Some((value.len(), crate::json::parse_line(value, max_values)?))

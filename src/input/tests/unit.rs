@@ -488,3 +488,18 @@ fn a_bare_scalar_with_more_text_on_its_line_is_one_record() {
     // Inside a top-level array, elements end at their commas as before.
     assert_eq!(texts(b"[1, 2, \"x\"]\n"), ["1", "2", "\"x\""]);
 }
+
+#[test]
+fn parsing_lines_parses_only_lines_that_cannot_hold_too_many_values() {
+    // 9 bytes, 3 values: parsed under a limit of 9 values, not under 8 (a
+    // longer line is checked and counted first, so a record over the limit
+    // is never built), nor when the limit is below its count.
+    let input = b"{\"a\":[1]}\n";
+    for (max_values, parsed) in [(u64::MAX, true), (9, true), (8, false), (2, false)] {
+        let mut framer = Framer::new(&input[..], usize::MAX, 0).parsing_lines(max_values);
+        let mut buf = Vec::new();
+        let meta = framer.next_record(&mut buf, &mut || {}).unwrap().unwrap();
+        assert_eq!(meta.parsed.is_some(), parsed, "limit {max_values}");
+        assert_eq!((buf.as_slice(), meta.values), (&input[..9], 3));
+    }
+}
