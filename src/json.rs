@@ -94,15 +94,15 @@ pub(crate) struct Line {
 
 /// [`parse_once`] of a record that is whole on one line, counting its values
 /// and noticing exponents as the framer does, so that it need not check the
-/// line first; `None` when the bytes are not one JSON value, or hold more
-/// than `max_values` values (the parse stops there: a record over the limit
-/// is not built).
+/// line first; `None` when the bytes are not one JSON value, or are longer
+/// than `max_values`: a value takes a byte at least, so no shorter text holds
+/// too many, and a longer one is left to be counted before anything is built.
 pub(crate) fn parse_line(bytes: &[u8], max_values: u64) -> Option<Line> {
+    if u64::try_from(bytes.len()).map_or(true, |len| len > max_values) {
+        return None;
+    }
     let text = std::str::from_utf8(bytes).ok()?;
-    let (value, tally) = with_scratch(false, max_values, |scratch| {
-        read(scratch, &mut serde_json::Deserializer::from_str(text))
-    })
-    .ok()?;
+    let (value, tally) = read_text(text, false).ok()?;
     Some(Line {
         value,
         repeated: tally.repeated,
@@ -114,7 +114,7 @@ pub(crate) fn parse_line(bytes: &[u8], max_values: u64) -> Option<Line> {
 fn parse_bytes(bytes: &[u8], first_wins: bool) -> serde_json::Result<(Value, bool)> {
     match std::str::from_utf8(bytes) {
         Ok(text) => parse_text(text, first_wins),
-        Err(_) => with_scratch(first_wins, u64::MAX, |scratch| {
+        Err(_) => with_scratch(first_wins, |scratch| {
             read(scratch, &mut serde_json::Deserializer::from_slice(bytes))
         })
         .map(|(value, tally)| (value, tally.repeated)),
@@ -122,10 +122,13 @@ fn parse_bytes(bytes: &[u8], first_wins: bool) -> serde_json::Result<(Value, boo
 }
 
 fn parse_text(text: &str, first_wins: bool) -> serde_json::Result<(Value, bool)> {
-    with_scratch(first_wins, u64::MAX, |scratch| {
+    read_text(text, first_wins).map(|(value, tally)| (value, tally.repeated))
+}
+
+fn read_text(text: &str, first_wins: bool) -> serde_json::Result<(Value, Tally)> {
+    with_scratch(first_wins, |scratch| {
         read(scratch, &mut serde_json::Deserializer::from_str(text))
     })
-    .map(|(value, tally)| (value, tally.repeated))
 }
 
 /// What a parse noticed besides its value.
@@ -198,10 +201,8 @@ struct Scratch {
     repeated: bool,
     /// A key named twice keeps its first value, not its last.
     first_wins: bool,
-    /// Values read so far (see [`Line::values`]), and how many the parse may
-    /// read.
+    /// Values read so far (see [`Line::values`]).
     values: u64,
-    max_values: u64,
     /// A number with an exponent was read.
     exponent: bool,
 }
@@ -214,10 +215,9 @@ thread_local! {
     static SCRATCH: std::cell::Cell<Scratch> = std::cell::Cell::default();
 }
 
-fn with_scratch<T>(first_wins: bool, max_values: u64, f: impl FnOnce(&mut Scratch) -> T) -> T {
+fn with_scratch<T>(first_wins: bool, f: impl FnOnce(&mut Scratch) -> T) -> T {
     let mut scratch = SCRATCH.take();
     scratch.first_wins = first_wins;
-    scratch.max_values = max_values;
     let out = f(&mut scratch);
     // A parse that failed midway leaves what it had read.
     scratch.members.clear();
@@ -239,9 +239,6 @@ impl<'de> serde::de::DeserializeSeed<'de> for Seed<'_> {
 
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
         self.0.values += 1;
-        if self.0.values > self.0.max_values {
-            return Err(serde::de::Error::custom("too many values"));
-        }
         d.deserialize_any(self)
     }
 }

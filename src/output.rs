@@ -277,14 +277,19 @@ impl<'a, W: Write> Object<'a, W> {
 
     /// Field `name` (plain ASCII, no quote or backslash) with `value`.
     fn field<T: Serialize + ?Sized>(&mut self, name: &str, value: &T) -> io::Result<()> {
+        self.name(name)?;
+        self.spellings.write(&mut *self.out, value)
+    }
+
+    /// A field's separator and name, up to its value.
+    fn name(&mut self, name: &str) -> io::Result<()> {
         if !self.first {
             self.out.write_all(b",")?;
         }
         self.first = false;
         self.out.write_all(b"\"")?;
         self.out.write_all(name.as_bytes())?;
-        self.out.write_all(b"\":")?;
-        self.spellings.write(&mut *self.out, value)
+        self.out.write_all(b"\":")
     }
 
     fn end(self) -> io::Result<()> {
@@ -295,13 +300,8 @@ impl<'a, W: Write> Object<'a, W> {
 impl Object<'_, Vec<u8>> {
     /// [`Object::field`] for a value (or `null`), by the direct writer.
     fn value_field(&mut self, name: &str, value: Option<&Value>) {
-        if !self.first {
-            self.out.push(b',');
-        }
-        self.first = false;
-        self.out.push(b'"');
-        self.out.extend_from_slice(name.as_bytes());
-        self.out.extend_from_slice(b"\":");
+        // Writing to a `Vec` cannot fail.
+        let _ = self.name(name);
         match value {
             Some(value) => self.spellings.write_value(self.out, value),
             None => self.out.extend_from_slice(b"null"),

@@ -128,8 +128,8 @@ pub(crate) struct Framer<R> {
 }
 
 /// A record that is the whole of its line in `rest` (an object or array, then
-/// only spaces before the newline), at most `limit` bytes and `max_values`
-/// values: its length and its parse. Such a line frames as one record (it is
+/// only spaces before the newline), at most `limit` bytes (and
+/// [`crate::json::parse_line`]'s `max_values`): its length and its parse. Such a line frames as one record (it is
 /// one JSON value; see the module above), so the parse is all the check it
 /// needs; any other line is left to the framer's scanners.
 fn parsed_line(rest: &[u8], limit: usize, max_values: u64) -> Option<(usize, crate::json::Line)> {
@@ -138,12 +138,8 @@ fn parsed_line(rest: &[u8], limit: usize, max_values: u64) -> Option<(usize, cra
     }
     let line = rest.get(..memchr::memchr(b'\n', rest)?)?;
     let value = line.trim_ascii_end();
-    // `trim_ascii_end` also trims a form feed, which is no JSON space. A
-    // value takes a byte at least, so a line no longer than `max_values`
-    // cannot hold too many: a longer one is checked (and counted) first, and
-    // a record over the value limit is never built.
-    let longest = usize::try_from(max_values).unwrap_or(usize::MAX);
-    if value.len() > limit.min(longest) || line.get(value.len()..)?.contains(&0x0c) {
+    // `trim_ascii_end` also trims a form feed, which is no JSON space.
+    if value.len() > limit || line.get(value.len()..)?.contains(&0x0c) {
         return None;
     }
     Some((value.len(), crate::json::parse_line(value, max_values)?))
@@ -202,7 +198,8 @@ impl<R: Read> Framer<R> {
     /// Parses each record that is a line of its own (JSON Lines) as it frames
     /// it, instead of checking its syntax first and leaving the parse to the
     /// caller: one pass over the line where there were two. A line that does
-    /// not parse (or holds more than `max_values` values) is framed as
+    /// not parse (or is longer in bytes than `max_values`, so that a record
+    /// over the value limit is counted before anything is built) is framed as
     /// without this, and comes without a value. For a caller that parses
     /// every record on the framer's thread (not `--jobs`, whose workers
     /// parse).
