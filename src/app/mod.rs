@@ -126,6 +126,21 @@ impl Ctx {
     pub(crate) fn report(&self, label: &str, message: &str) {
         report(self.colours, label, message);
     }
+
+    /// Tells the registry's warnings after the first `told`, and returns how
+    /// many it has. A lone directory's come when it is listed, which calls
+    /// may need or not: a command tells them before its calls and again
+    /// after.
+    pub(crate) fn warnings(&self, registry: &Registry, told: usize) -> usize {
+        let mut all = 0;
+        for w in registry.warnings() {
+            if all >= told {
+                self.report("warning:", w);
+            }
+            all += 1;
+        }
+        all
+    }
 }
 
 /// Runs what the command line asks.
@@ -160,9 +175,7 @@ pub(crate) fn run(cli: &Cli, config: config::Loaded) -> anyhow::Result<Ended> {
 /// The filter: every call in, one result per call out.
 fn filter(cli: &FilterArgs, ctx: &Ctx) -> anyhow::Result<Ended> {
     let registry = load_registry(&cli.schemas)?;
-    for w in &registry.warnings {
-        ctx.report("warning:", w);
-    }
+    let told = ctx.warnings(&registry, 0);
     let stdout = io::stdout();
     let format = cli.format.map_or_else(
         || {
@@ -259,6 +272,7 @@ fn filter(cli: &FilterArgs, ctx: &Ctx) -> anyhow::Result<Ended> {
         }
     }
     printer.flush().map_err(Error::write)?;
+    ctx.warnings(&registry, told);
     if cli.stats {
         let _ = writeln!(io::stderr().lock(), "callfix: {summary}");
     }

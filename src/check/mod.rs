@@ -161,12 +161,18 @@ impl Report {
 pub fn check(args: Inputs<'_>) -> Result<Report, Error> {
     let registry = args.registry;
     let mut out = Vec::new();
-    for w in &registry.warnings {
+    // Every tool is checked: a lone directory is listed here, so its
+    // warnings are known.
+    let files: Vec<(&str, PathBuf)> = registry
+        .names()
+        .map(|name| (name, registry.source(name).unwrap_or_default()))
+        .collect();
+    for w in registry.warnings() {
         out.push(Finding::new(
             args.sources.first().map_or(Path::new(""), PathBuf::as_path),
             Loc::START,
             Rule::SourceIgnored,
-            w.clone(),
+            w.to_owned(),
         ));
     }
     let dir = args.descriptions.dir;
@@ -180,10 +186,6 @@ pub fn check(args: Inputs<'_>) -> Result<Report, Error> {
         ));
     }
     // Each file is read and parsed once: a tool list holds many tools.
-    let files: Vec<(&str, PathBuf)> = registry
-        .names()
-        .map(|name| (name, registry.source(name).unwrap_or_default()))
-        .collect();
     let mut texts: BTreeMap<&Path, String> = BTreeMap::new();
     for (_, file) in &files {
         if !texts.contains_key(file.as_path()) {

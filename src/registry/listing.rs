@@ -1,12 +1,17 @@
 //! Listing a schema directory: the tool names it holds, in the order the
 //! system lists them, and a warning for each file name that is not UTF-8.
 //!
-//! A one-call process against a directory of thousands of schemas spends most
-//! of what it adds to the floor here (the kernel's part, reading the
-//! directory, stays), so on Linux the directory is read with `getdents64`
-//! into a buffer on the stack and the tool names are copied straight into one
-//! text: no allocation per file (std's `read_dir` makes two), and the names
-//! checked as UTF-8 together. Any file name that is not UTF-8 sends the whole
+//! A one-call process against a directory of thousands of schemas would
+//! spend most of what it adds to the floor here, nearly all of it in the
+//! kernel (reading the directory), so a lone directory ([`Lone`]) is opened
+//! when the registry loads and listed only when a lookup needs more than one
+//! tool's own file: until then, where the file system compares names byte for
+//! byte, a tool is found by its file's name, as the floor opens it.
+//!
+//! When it is listed, on Linux the directory is read with `getdents64` into a
+//! buffer on the stack and the tool names are copied straight into one text:
+//! no allocation per file (std's `read_dir` makes two), and the names checked
+//! as UTF-8 together. Any file name that is not UTF-8 sends the whole
 //! directory down the general path (`std::fs::read_dir`), which words the
 //! warnings; both paths give the same names in the same order (a test
 //! compares them).
@@ -42,10 +47,97 @@ fn tool_name(file_name: &str) -> Option<&str> {
 /// name that is not UTF-8 (skipped).
 pub(super) fn tool_names(dir: &Path, warnings: &mut Vec<String>) -> io::Result<Listed> {
     #[cfg(target_os = "linux")]
-    if let Some(listed) = fast::tool_names(dir)? {
+    if let Some(listed) = fast::tool_names(&fast::open(dir)?)? {
         return Ok(listed);
     }
     general(dir, warnings)
+}
+
+/// A registry's lone directory: opened when the registry loads (a directory
+/// that cannot be read is an error then, as a listing's would be), listed on
+/// first need, and until then asked for one tool's file by name where that
+/// answers as the listing would.
+#[derive(Debug)]
+pub(super) struct Lone {
+    /// The directory, open; read by the listing.
+    #[cfg(target_os = "linux")]
+    fd: std::os::fd::OwnedFd,
+    /// Whether its file system compares names byte for byte (no case
+    /// folding, no normalisation), so that a file found by name is the file
+    /// the listing would name.
+    #[cfg(target_os = "linux")]
+    exact: bool,
+}
+
+impl Lone {
+    /// Opens `dir` for [`Lone::holds`] and, later, [`Lone::list`].
+    pub(super) fn open(dir: &Path) -> io::Result<Lone> {
+        #[cfg(target_os = "linux")]
+        {
+            let fd = fast::open(dir)?;
+            let exact = fast::compares_names_exactly(&fd);
+            Ok(Lone { fd, exact })
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            fs::read_dir(dir)?;
+            Ok(Lone {})
+        }
+    }
+
+    /// Whether the listing would hold the tool `name`, told without listing:
+    /// `true` only when it surely would (its `<name>.json` is there, found by
+    /// that one file name); `false` says only "list to know".
+    ///
+    /// The name reaches the file system only when it is one plain file name
+    /// that the listing could hold (no `/`, no NUL, not `_`-prefixed, short
+    /// enough), and only as an `lstat` beside the directory's other files.
+    pub(super) fn holds(&self, name: &str) -> bool {
+        #[cfg(target_os = "linux")]
+        {
+            self.exact && fast::holds(&self.fd, name)
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = name;
+            false
+        }
+    }
+
+    /// Whether [`Lone::holds`] may answer `true` here (tests tell the
+    /// lookups made by file name from those made in the listing).
+    #[cfg(test)]
+    pub(super) fn by_file_name(&self) -> bool {
+        #[cfg(target_os = "linux")]
+        {
+            self.exact
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            false
+        }
+    }
+
+    /// The tool names in `dir` (this directory), as [`tool_names`] lists
+    /// them. Once only: the listing reads the open directory to its end.
+    pub(super) fn list(&self, dir: &Path, warnings: &mut Vec<String>) -> io::Result<Listed> {
+        #[cfg(target_os = "linux")]
+        if let Some(listed) = fast::tool_names(&self.fd)? {
+            return Ok(listed);
+        }
+        general(dir, warnings)
+    }
+}
+
+/// Whether `name` is a tool name that one file of a directory can hold, as
+/// `<name>.json`, and the listing would name so.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn one_file(name: &str) -> bool {
+    /// The longest file name Linux's file systems take.
+    const NAME_MAX: usize = 255;
+    !name.contains(['/', '\0'])
+        && name.len() + ".json".len() <= NAME_MAX
+        && tool_name(&format!("{name}.json")) == Some(name)
 }
 
 /// Through `std::fs::read_dir`: any platform, any file name.
@@ -76,7 +168,9 @@ mod fast {
     use std::mem::MaybeUninit;
     use std::path::Path;
 
-    use rustix::fs::{Mode, OFlags, RawDir};
+    use std::os::fd::OwnedFd;
+
+    use rustix::fs::{AtFlags, Mode, OFlags, RawDir};
 
     use super::Listed;
 
@@ -84,17 +178,50 @@ mod fast {
     /// a heap block this size would take the allocator a page of its own.
     const BUFFER: usize = 1 << 14;
 
-    /// The tool names in `dir`, or `None` when a file name is not UTF-8 (the
-    /// general path lists the directory again and words the warnings).
-    pub(super) fn tool_names(dir: &Path) -> io::Result<Option<Listed>> {
-        // Opened as `opendir` opens it: a file that is not a directory fails here.
+    /// `dir`, opened as `opendir` opens it: a file that is not a directory
+    /// fails here.
+    pub(super) fn open(dir: &Path) -> io::Result<OwnedFd> {
         let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::DIRECTORY | OFlags::CLOEXEC;
-        let file = rustix::fs::open(dir, flags, Mode::empty())?;
+        Ok(rustix::fs::open(dir, flags, Mode::empty())?)
+    }
+
+    /// Whether the directory's file system compares names byte for byte:
+    /// one known to (ext4, tmpfs, btrfs, overlayfs), in a directory that is
+    /// not case-folded (ext4's and tmpfs's `+F`, which also normalises).
+    /// Anything else (FAT, NTFS, XFS's ASCII-CI, network and FUSE file
+    /// systems, a flag that cannot be read) is listed to be sure.
+    pub(super) fn compares_names_exactly(dir: &OwnedFd) -> bool {
+        const EXT4: u32 = 0xEF53;
+        const TMPFS: u32 = 0x0102_1994;
+        const BTRFS: u32 = 0x9123_683E;
+        const OVERLAYFS: u32 = 0x794C_7630;
+        /// `FS_CASEFOLD_FL`.
+        const CASEFOLD: u32 = 0x4000_0000;
+        let Ok(fs) = rustix::fs::fstatfs(dir) else {
+            return false;
+        };
+        // The magic numbers are 32 bits, in a word as wide as a `long`.
+        let kind = fs.f_type as u32;
+        matches!(kind, EXT4 | TMPFS | BTRFS | OVERLAYFS)
+            && rustix::fs::ioctl_getflags(dir).is_ok_and(|f| f.bits() & CASEFOLD == 0)
+    }
+
+    /// Whether `dir` holds `<name>.json` (any kind of file, as the listing
+    /// names any), for a `name` that is one file name (`super::one_file`).
+    pub(super) fn holds(dir: &OwnedFd, name: &str) -> bool {
+        super::one_file(name)
+            && rustix::fs::statat(dir, format!("{name}.json"), AtFlags::SYMLINK_NOFOLLOW).is_ok()
+    }
+
+    /// The tool names in the open directory `dir`, or `None` when a file name
+    /// is not UTF-8 (the general path lists the directory again and words the
+    /// warnings).
+    pub(super) fn tool_names(dir: &OwnedFd) -> io::Result<Option<Listed>> {
         let mut buf = [MaybeUninit::<u8>::uninit(); BUFFER];
         // The tool names, back to back, checked as UTF-8 at the end.
         let mut text: Vec<u8> = Vec::new();
         let mut names = Vec::new();
-        let mut entries = RawDir::new(&file, &mut buf);
+        let mut entries = RawDir::new(dir, &mut buf);
         while let Some(entry) = entries.next() {
             let entry = entry.map_err(io::Error::from)?;
             let name = entry.file_name().to_bytes();
@@ -182,6 +309,28 @@ mod tests {
             let listed = tool_names(split.path(), &mut warnings).unwrap();
             assert!(listed.names.is_empty());
             assert_eq!(warnings.len(), 4);
+        }
+    }
+
+    /// Only a name that is one file name of the directory, and one the
+    /// listing would hold, is ever looked up as a file.
+    #[test]
+    fn only_one_plain_file_name_is_looked_up_by_name() {
+        for name in [
+            "read",
+            "a.b",
+            "..",
+            ".",
+            "é",
+            "a b",
+            "a\\b",
+            &"x".repeat(250),
+        ] {
+            assert!(one_file(name), "{name:?}");
+        }
+        let long = "x".repeat(251);
+        for name in ["", "_defs", "../read", "a/b", "/", "a\0", &long] {
+            assert!(!one_file(name), "{name:?}");
         }
     }
 

@@ -2,16 +2,19 @@
 //!
 //! Maps tool names to compiled validators. A schema directory is indexed by
 //! listing it (`<tool>.json`, tool name = file stem); a schema is read and compiled
-//! the first time a call needs it, then cached. A tool name is only ever looked up
-//! in that listing: it never becomes part of a filesystem path.
+//! the first time a call needs it, then cached. A tool name is looked up in that
+//! listing; it becomes part of a path only as one plain file name that the
+//! listing would hold (`listing::Lone::holds`), never with a `/`.
 //!
 //! What a listing costs is paid only where it is needed. With one directory as
-//! the only source, its names are kept as listed: the first few lookups compare
-//! names one by one, the hash index is built after that (a stream), and the sorted
-//! order only for what shows it (names, suggestions, aliases). A one-call process
-//! against thousands of schemas never sorts or hashes them, and lists them
-//! into one text (`listing.rs`: on Linux straight from `getdents64`, with no
-//! allocation per file).
+//! the only source, it is listed on first need: until then a call's tool is
+//! found by its own file's name (where the file system compares names byte for
+//! byte), so a one-call process against thousands of schemas opens one file
+//! and never reads the directory. Once listed, its names are kept as listed:
+//! the first few lookups compare names one by one, the hash index is built
+//! after that (a stream), and the sorted order only for what shows it (names,
+//! suggestions, aliases). The listing is one text (`listing.rs`: on Linux
+//! straight from `getdents64`, with no allocation per file).
 //!
 //! `$ref` may point at sibling files of the same directory (read through a
 //! retriever that refuses anything outside it, symlinks included) and at documents
@@ -121,6 +124,9 @@ struct Held {
     description: Option<String>,
 }
 
+/// A compiled tool, once a call needs it.
+type Compiled = OnceLock<Box<Result<Tool, SchemaError>>>;
+
 #[derive(Debug)]
 struct Entry {
     /// Where the tool's name is in the registry's `text`.
@@ -128,7 +134,28 @@ struct Entry {
     origin: Origin,
     /// Boxed: a directory of thousands of tools is listed into entries of a few
     /// words each, and only the tools called grow to a compiled validator.
-    compiled: OnceLock<Box<Result<Tool, SchemaError>>>,
+    compiled: Compiled,
+}
+
+/// Every tool once, with its name in one text.
+#[derive(Debug, Default)]
+struct Tools {
+    /// In the registry's order, except for a lone directory (`listed`), whose
+    /// tools are in the order the system listed them.
+    entries: Vec<Entry>,
+    /// Every tool's name, end to end (`Entry::name` says where), so that a
+    /// listing of thousands of files is one allocation, not one per file.
+    text: String,
+    /// A lone directory's listing's warnings (file names that are not UTF-8).
+    warnings: Vec<String>,
+}
+
+/// A lone directory's tool found by its file's name before the directory was
+/// listed: its compiled schema, kept for the listing's entry of that name.
+#[derive(Debug)]
+struct Named {
+    name: Box<str>,
+    compiled: Compiled,
 }
 
 /// The result of looking up a tool by name.
@@ -160,15 +187,16 @@ pub(crate) const FUZZY_TOOLS: usize = 2_000;
 /// All tools from all `--schemas` sources, in source order.
 #[derive(Debug, Default)]
 pub struct Registry {
-    /// Every tool once. In the registry's order, except for a lone directory
-    /// (`listed`), whose tools are in the order the system listed them.
-    entries: Vec<Entry>,
-    /// Every tool's name, end to end (`Entry::name` says where), so that a
-    /// listing of thousands of files is one allocation, not one per file.
-    text: String,
-    /// The directory, when `entries` is one directory, unsorted and not yet
+    /// Every tool once: set while loading, or for a lone directory (`listed`)
+    /// when a lookup first needs more than one tool's own file.
+    tools: OnceLock<Tools>,
+    /// The directory, when the registry is one directory, unsorted and not yet
     /// indexed (its entries are `Origin::Listed`).
     listed: Option<PathBuf>,
+    /// That directory, open, to be listed into `tools`.
+    lone: Option<listing::Lone>,
+    /// The one tool of `lone` found by its file's name before it was listed.
+    named: OnceLock<Named>,
     /// Name to entry; built while loading, or (`listed`) on first need.
     by_name: OnceLock<HashMap<Box<str>, usize, FnvBuild>>,
     /// Lookups made by comparing names one by one, before `by_name` is built.
@@ -176,8 +204,9 @@ pub struct Registry {
     /// Entries in the registry's order: sources in order, a directory's tools
     /// sorted by name, a list's in its order. Built on first need.
     order: OnceLock<Vec<usize>>,
-    /// Problems that do not stop the run (duplicate names, skipped files).
-    pub warnings: Vec<String>,
+    /// Problems found while loading that do not stop the run (duplicate
+    /// names, skipped files); a lone directory's are in its `tools`.
+    warnings: Vec<String>,
     /// `--ref-map`: remote references served from local directories.
     ref_map: Arc<RefMap>,
     aliases: OnceLock<Aliases>,
@@ -262,6 +291,48 @@ impl Registry {
         self.order().iter().map(|&i| self.name(i))
     }
 
+    /// Problems that do not stop the run: a tool defined twice, a file name
+    /// that is not UTF-8 (skipped). A lone directory's are known once it is
+    /// listed, which [`Registry::names`] and [`Registry::len`] do and a
+    /// lookup does only when it needs more than the tool's own file (an
+    /// unknown or misspelt name): ask again after the calls.
+    pub fn warnings(&self) -> impl Iterator<Item = &str> {
+        let listed = self.tools.get().into_iter().flat_map(|t| &t.warnings);
+        self.warnings.iter().chain(listed).map(String::as_str)
+    }
+
+    /// Every tool, listing a lone directory the first time.
+    fn tools(&self) -> &Tools {
+        self.tools.get_or_init(|| {
+            let (Some(dir), Some(lone)) = (&self.listed, &self.lone) else {
+                return Tools::default();
+            };
+            let mut warnings = Vec::new();
+            match lone.list(dir, &mut warnings) {
+                Ok(listed) => Tools {
+                    entries: (listed.names.into_iter())
+                        .map(|name| Entry {
+                            name,
+                            origin: Origin::Listed,
+                            compiled: OnceLock::new(),
+                        })
+                        .collect(),
+                    text: listed.text,
+                    warnings,
+                },
+                // It was opened when the registry loaded: a disk failing.
+                Err(e) => Tools {
+                    warnings: vec![format!(
+                        "{}: could not be listed ({}); no tool in it is known",
+                        dir.display(),
+                        crate::error::Chain(&IoCause(e))
+                    )],
+                    ..Tools::default()
+                },
+            }
+        })
+    }
+
     /// The name of the entry at `i` ([`Registry::entry`]).
     fn name(&self, i: usize) -> &str {
         self.name_of(self.entry(i))
@@ -269,22 +340,26 @@ impl Registry {
 
     /// The name of one of `entries`.
     fn name_of(&self, entry: &Entry) -> &str {
-        self.text.get(entry.name.clone()).unwrap_or_default()
+        self.tools()
+            .text
+            .get(entry.name.clone())
+            .unwrap_or_default()
     }
 
     /// The entry at `i`, one of `entries`' own indexes (from `order`, `by_name`
     /// or the aliases, all built over it).
     #[allow(clippy::indexing_slicing)] // Cannot fail: an entry is never removed.
     fn entry(&self, i: usize) -> &Entry {
-        &self.entries[i]
+        &self.tools().entries[i]
     }
 
     /// Entry indexes in the registry's order (see [`Registry::order`]).
     fn order(&self) -> &[usize] {
         self.order.get_or_init(|| {
-            let mut order: Vec<usize> = (0..self.entries.len()).collect();
+            let entries = &self.tools().entries;
+            let mut order: Vec<usize> = (0..entries.len()).collect();
             if self.listed.is_some() {
-                order.sort_unstable_by_key(|&i| self.entries.get(i).map(|e| self.name_of(e)));
+                order.sort_unstable_by_key(|&i| entries.get(i).map(|e| self.name_of(e)));
             }
             order
         })
@@ -297,45 +372,74 @@ impl Registry {
         if let Some(by_name) = self.by_name.get() {
             return by_name.get(name).copied();
         }
+        let entries = &self.tools().entries;
         if self.scans.fetch_add(1, Ordering::Relaxed) < SCANS {
-            return self.entries.iter().position(|e| self.name_of(e) == name);
+            return entries.iter().position(|e| self.name_of(e) == name);
         }
         let by_name = self.by_name.get_or_init(|| {
-            let names = self.entries.iter().enumerate();
+            let names = entries.iter().enumerate();
             names.map(|(i, e)| (self.name_of(e).into(), i)).collect()
         });
         by_name.get(name).copied()
     }
 
+    /// The lone directory's tool called `name`, found by its file's name
+    /// before the directory was listed. One such tool at most: a second name
+    /// is looked up in the listing.
+    fn by_file_name(&self, name: &str) -> Option<&Named> {
+        if let Some(named) = self.named.get() {
+            return (*named.name == *name).then_some(named);
+        }
+        let lone = self.lone.as_ref()?;
+        if self.tools.get().is_some() || !lone.holds(name) {
+            return None;
+        }
+        let named = self.named.get_or_init(|| Named {
+            name: name.into(),
+            compiled: OnceLock::new(),
+        });
+        // Another thread may have named another tool first.
+        (*named.name == *name).then_some(named)
+    }
+
+    /// Where the tool called `name` comes from, and its compiled schema.
+    fn slot(&self, name: &str) -> Option<(&Origin, &Compiled)> {
+        /// A `named` tool's origin.
+        const LISTED: &Origin = &Origin::Listed;
+        if let Some(named) = self.by_file_name(name) {
+            return Some((LISTED, &named.compiled));
+        }
+        let entry = self.tools().entries.get(self.find(name)?)?;
+        Some((&entry.origin, &entry.compiled))
+    }
+
     /// Whether a tool of this name is declared (nothing is compiled).
     pub fn contains(&self, name: &str) -> bool {
-        self.find(name).is_some()
+        self.slot(name).is_some()
     }
 
     /// How many tools.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.tools().entries.len()
     }
 
     /// Whether there is no tool.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.tools().entries.is_empty()
     }
 
     /// The file a tool's schema comes from.
     pub(crate) fn source(&self, name: &str) -> Option<PathBuf> {
-        let entry = self.entries.get(self.find(name)?)?;
-        Some(file(&entry.origin, self.listed.as_deref(), name))
+        let (origin, _) = self.slot(name)?;
+        Some(file(origin, self.listed.as_deref(), name))
     }
 
     /// Looks a tool up, compiling its schema on first use.
     pub(crate) fn lookup(&self, name: &str) -> Lookup<'_> {
-        let Some(entry) = self.find(name).and_then(|i| self.entries.get(i)) else {
+        let Some((origin, compiled)) = self.slot(name) else {
             return Lookup::Unknown;
         };
-        let compiled = entry
-            .compiled
-            .get_or_init(|| Box::new(self.compile(entry, name)));
+        let compiled = compiled.get_or_init(|| Box::new(self.compile(origin, name)));
         match &**compiled {
             Ok(tool) => Lookup::Found(tool),
             Err(e) => Lookup::Broken(e),
@@ -346,12 +450,13 @@ impl Registry {
     /// `listed` registry.
     fn add(&mut self, name: &str, origin: Origin) {
         let mut by_name = self.by_name.take().unwrap_or_default();
+        let mut tools = self.tools.take().unwrap_or_default();
         let known = by_name.contains_key(name);
         if !known {
-            by_name.insert(name.into(), self.entries.len());
+            by_name.insert(name.into(), tools.entries.len());
         }
         self.by_name = OnceLock::from(by_name);
-        let start = self.text.len();
+        let start = tools.text.len();
         let entry = Entry {
             name: start..start + name.len(),
             origin,
@@ -362,10 +467,11 @@ impl Registry {
                 "tool \"{name}\" in {} is already defined by an earlier source; ignored",
                 file(&entry.origin, None, name).display()
             ));
-            return;
+        } else {
+            tools.text.push_str(name);
+            tools.entries.push(entry);
         }
-        self.text.push_str(name);
-        self.entries.push(entry);
+        self.tools = OnceLock::from(tools);
     }
 
     /// Lists a directory's tools. `alone`: it is the only source, so its names
@@ -375,22 +481,14 @@ impl Registry {
             path: dir.to_owned(),
             problem: IoCause(e).into(),
         };
-        // Names only: no path is built and no file is read until a call needs it.
-        let listed = listing::tool_names(dir, &mut self.warnings).map_err(err)?;
         if alone {
+            // Listed on first need (`Registry::tools`).
+            self.lone = Some(listing::Lone::open(dir).map_err(err)?);
             self.listed = Some(dir.to_owned());
-            self.entries = listed
-                .names
-                .into_iter()
-                .map(|name| Entry {
-                    name,
-                    origin: Origin::Listed,
-                    compiled: OnceLock::new(),
-                })
-                .collect();
-            self.text = listed.text;
             return Ok(());
         }
+        // Names only: no path is built and no file is read until a call needs it.
+        let listed = listing::tool_names(dir, &mut self.warnings).map_err(err)?;
         let dir = Arc::new(dir.to_owned());
         let mut names: Vec<&str> = listed.names().collect();
         names.sort_unstable();
@@ -437,29 +535,29 @@ impl Registry {
 }
 
 impl Registry {
-    /// Compiles the schema of `entry`, the tool called `name`.
-    fn compile(&self, entry: &Entry, name: &str) -> Result<Tool, SchemaError> {
-        let root = matches!(entry.origin, Origin::Listed).then_some(&self.listed_root);
+    /// Compiles the schema of the tool called `name`, from `origin`.
+    fn compile(&self, origin: &Origin, name: &str) -> Result<Tool, SchemaError> {
+        let root = matches!(origin, Origin::Listed).then_some(&self.listed_root);
         compile(
-            entry,
+            origin,
             name,
-            file(&entry.origin, self.listed.as_deref(), name),
+            file(origin, self.listed.as_deref(), name),
             &self.ref_map,
             root,
         )
     }
 }
 
-/// Compiles the schema of `entry`, the tool called `name`, read from `path`;
-/// `root` keeps its directory's resolved path from one tool to the next.
+/// Compiles the schema of the tool called `name`, from `origin`, read from
+/// `path`; `root` keeps its directory's resolved path from one tool to the next.
 fn compile(
-    entry: &Entry,
+    origin: &Origin,
     name: &str,
     path: PathBuf,
     ref_map: &Arc<RefMap>,
     root: Option<&OnceLock<PathBuf>>,
 ) -> Result<Tool, SchemaError> {
-    let (file, tool) = match &entry.origin {
+    let (file, tool) = match origin {
         Origin::Listed | Origin::File(_) | Origin::Memory(_) => (&path, None),
         Origin::Inline(held) => (&held.file, Some(name.to_owned())),
     };
@@ -469,7 +567,7 @@ fn compile(
         tool: tool.clone(),
         problem,
     };
-    let (root, base, schema, text) = match &entry.origin {
+    let (root, base, schema, text) = match origin {
         Origin::Memory(held) => {
             let base = format!(
                 "json-schema:///{}.json",
@@ -508,7 +606,7 @@ fn compile(
             if !canonical.starts_with(&root) {
                 return Err(fail(SchemaProblem::Outside(canonical)));
             }
-            let (schema, text) = match &entry.origin {
+            let (schema, text) = match origin {
                 Origin::Listed | Origin::File(_) => {
                     let text = crate::source::read_text(&canonical)
                         .map_err(|e| fail(IoCause(e).into()))?;
@@ -563,7 +661,7 @@ fn compile(
                 at: e.instance_path().as_str().to_owned(),
             })
         })?;
-    let description = match &entry.origin {
+    let description = match origin {
         Origin::Inline(held) | Origin::Memory(held) if held.description.is_some() => {
             held.description.clone()
         }

@@ -289,7 +289,7 @@ impl Registry {
     fn named(&self, hits: Option<&Vec<usize>>) -> Vec<&str> {
         hits.into_iter()
             .flatten()
-            .filter_map(|&i| self.entries.get(i))
+            .filter_map(|&i| self.tools().entries.get(i))
             .map(|e| self.name_of(e))
             .collect()
     }
@@ -351,7 +351,7 @@ impl Registry {
     /// [`FUZZY_TOOLS`] tools only a unique normalised match is suggested, so an
     /// unknown name costs a lookup, not a pass over every tool.
     pub(crate) fn closest(&self, name: &str) -> Option<&str> {
-        if self.entries.len() > FUZZY_TOOLS {
+        if self.len() > FUZZY_TOOLS {
             return match self.same_normalised(name)[..] {
                 [only] => Some(only),
                 _ => None,

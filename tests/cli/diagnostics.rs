@@ -75,3 +75,36 @@ fn a_bare_callfix_at_a_terminal_says_it_is_reading_stdin() {
     let out = callfix().write_stdin("").output().unwrap();
     assert!(out.stderr.is_empty());
 }
+
+/// A schema file name that is not UTF-8 is warned about when the directory is
+/// listed: a run whose calls all name a tool's own file may never list it
+/// (then nothing is skipped that it needed); a call to an unknown tool lists
+/// it, and the warning comes once, after the results.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_file_name_that_is_not_utf8_is_warned_about_when_the_directory_is_listed() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "read.json", r#"{"type":"object"}"#);
+    let bad = std::ffi::OsStr::from_bytes(b"bad\xff.json");
+    std::fs::write(dir.path().join(bad), "{}").unwrap();
+    let run = |stdin: &str| {
+        let out = callfix()
+            .arg("-s")
+            .arg(dir.path())
+            .write_stdin(stdin.to_owned())
+            .output()
+            .unwrap();
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let known = run("{\"name\":\"read\",\"arguments\":{}}\n");
+    assert!(known.matches("not UTF-8").count() <= 1, "{known}");
+    let unknown =
+        run("{\"name\":\"nope\",\"arguments\":{}}\n{\"name\":\"nope2\",\"arguments\":{}}\n");
+    assert_eq!(
+        unknown.matches("file name is not UTF-8; skipped").count(),
+        1,
+        "{unknown}"
+    );
+    assert!(unknown.starts_with("callfix: warning: "), "{unknown}");
+}

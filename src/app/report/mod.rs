@@ -134,6 +134,7 @@ impl Run<'_> {
 }
 
 pub(crate) fn command(args: &ReportArgs, ctx: &Ctx) -> anyhow::Result<Ended> {
+    let mut told = 0;
     let mut tools = if args.schemas.is_empty() {
         Tools::Own(OwnTools::default())
     } else {
@@ -141,9 +142,7 @@ pub(crate) fn command(args: &ReportArgs, ctx: &Ctx) -> anyhow::Result<Ended> {
             schemas: args.schemas.clone(),
             ref_map: args.ref_map.clone(),
         })?;
-        for w in &registry.warnings {
-            ctx.report("warning:", w);
-        }
+        told = ctx.warnings(&registry, 0);
         Tools::Given(Box::new(registry))
     };
     let options = judge_options(&args.judge);
@@ -176,6 +175,9 @@ pub(crate) fn command(args: &ReportArgs, ctx: &Ctx) -> anyhow::Result<Ended> {
     } else {
         run.read(&inputs, &args.label, &mut report)
     };
+    if let Tools::Given(registry) = &tools {
+        ctx.warnings(registry, told);
+    }
     for said in report.diagnostics() {
         ctx.report("error:", said);
     }
