@@ -176,6 +176,15 @@ pub(crate) fn run(cli: &Cli, config: config::Loaded) -> anyhow::Result<Ended> {
 fn filter(cli: &FilterArgs, ctx: &Ctx) -> anyhow::Result<Ended> {
     let registry = load_registry(&cli.schemas)?;
     let told = ctx.warnings(&registry, 0);
+    let ended = filter_with(cli, ctx, &registry);
+    // Those the calls' lookups found (a lone directory listed), however the
+    // run ended.
+    ctx.warnings(&registry, told);
+    ended
+}
+
+/// The filter over the command line's inputs, with `registry` loaded.
+fn filter_with(cli: &FilterArgs, ctx: &Ctx, registry: &Registry) -> anyhow::Result<Ended> {
     let stdout = io::stdout();
     let format = cli.format.map_or_else(
         || {
@@ -197,7 +206,7 @@ fn filter(cli: &FilterArgs, ctx: &Ctx) -> anyhow::Result<Ended> {
         ..judge_options(&cli.judge)
     };
     let filter_run = crate::filter::Filter {
-        registry: &registry,
+        registry,
         options: &options,
     };
     let colours = ctx.colours;
@@ -272,7 +281,6 @@ fn filter(cli: &FilterArgs, ctx: &Ctx) -> anyhow::Result<Ended> {
         }
     }
     printer.flush().map_err(Error::write)?;
-    ctx.warnings(&registry, told);
     if cli.stats {
         let _ = writeln!(io::stderr().lock(), "callfix: {summary}");
     }

@@ -54,35 +54,34 @@ pub(super) fn tool_names(dir: &Path, warnings: &mut Vec<String>) -> io::Result<L
 }
 
 /// A registry's lone directory: opened when the registry loads (a directory
-/// that cannot be read is an error then, as a listing's would be), listed on
-/// first need, and until then asked for one tool's file by name where that
-/// answers as the listing would.
+/// that cannot be read is an error then, as a listing's would be) and closed
+/// again (a registry holds no descriptor: a forked child, thousands of
+/// registries), listed on first need, and until then asked for one tool's
+/// file by name where that answers as the listing would.
 #[derive(Debug)]
 pub(super) struct Lone {
-    /// The directory, open; read by the listing.
-    #[cfg(target_os = "linux")]
-    fd: std::os::fd::OwnedFd,
+    /// The directory.
+    dir: std::path::PathBuf,
     /// Whether its file system compares names byte for byte (no case
     /// folding, no normalisation), so that a file found by name is the file
     /// the listing would name.
-    #[cfg(target_os = "linux")]
     exact: bool,
 }
 
 impl Lone {
-    /// Opens `dir` for [`Lone::holds`] and, later, [`Lone::list`].
+    /// Opens `dir` to see that it can be listed and how it compares names.
     pub(super) fn open(dir: &Path) -> io::Result<Lone> {
         #[cfg(target_os = "linux")]
-        {
-            let fd = fast::open(dir)?;
-            let exact = fast::compares_names_exactly(&fd);
-            Ok(Lone { fd, exact })
-        }
+        let exact = fast::compares_names_exactly(&fast::open(dir)?);
         #[cfg(not(target_os = "linux"))]
-        {
+        let exact = {
             fs::read_dir(dir)?;
-            Ok(Lone {})
-        }
+            false
+        };
+        Ok(Lone {
+            dir: dir.to_owned(),
+            exact,
+        })
     }
 
     /// Whether the listing would hold the tool `name`, told without listing:
@@ -93,45 +92,26 @@ impl Lone {
     /// that the listing could hold (no `/`, no NUL, not `_`-prefixed, short
     /// enough), and only as an `lstat` beside the directory's other files.
     pub(super) fn holds(&self, name: &str) -> bool {
-        #[cfg(target_os = "linux")]
-        {
-            self.exact && fast::holds(&self.fd, name)
-        }
-        #[cfg(not(target_os = "linux"))]
-        {
-            let _ = name;
-            false
-        }
+        self.exact
+            && one_file(name)
+            && fs::symlink_metadata(self.dir.join(format!("{name}.json"))).is_ok()
     }
 
     /// Whether [`Lone::holds`] may answer `true` here (tests tell the
     /// lookups made by file name from those made in the listing).
     #[cfg(test)]
     pub(super) fn by_file_name(&self) -> bool {
-        #[cfg(target_os = "linux")]
-        {
-            self.exact
-        }
-        #[cfg(not(target_os = "linux"))]
-        {
-            false
-        }
+        self.exact
     }
 
-    /// The tool names in `dir` (this directory), as [`tool_names`] lists
-    /// them. Once only: the listing reads the open directory to its end.
-    pub(super) fn list(&self, dir: &Path, warnings: &mut Vec<String>) -> io::Result<Listed> {
-        #[cfg(target_os = "linux")]
-        if let Some(listed) = fast::tool_names(&self.fd)? {
-            return Ok(listed);
-        }
-        general(dir, warnings)
+    /// The tool names in the directory, as [`tool_names`] lists them.
+    pub(super) fn list(&self, warnings: &mut Vec<String>) -> io::Result<Listed> {
+        tool_names(&self.dir, warnings)
     }
 }
 
 /// Whether `name` is a tool name that one file of a directory can hold, as
 /// `<name>.json`, and the listing would name so.
-#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 fn one_file(name: &str) -> bool {
     /// The longest file name Linux's file systems take.
     const NAME_MAX: usize = 255;
@@ -170,7 +150,7 @@ mod fast {
 
     use std::os::fd::OwnedFd;
 
-    use rustix::fs::{AtFlags, Mode, OFlags, RawDir};
+    use rustix::fs::{Mode, OFlags, RawDir};
 
     use super::Listed;
 
@@ -204,13 +184,6 @@ mod fast {
         let kind = fs.f_type as u32;
         matches!(kind, EXT4 | TMPFS | BTRFS | OVERLAYFS)
             && rustix::fs::ioctl_getflags(dir).is_ok_and(|f| f.bits() & CASEFOLD == 0)
-    }
-
-    /// Whether `dir` holds `<name>.json` (any kind of file, as the listing
-    /// names any), for a `name` that is one file name (`super::one_file`).
-    pub(super) fn holds(dir: &OwnedFd, name: &str) -> bool {
-        super::one_file(name)
-            && rustix::fs::statat(dir, format!("{name}.json"), AtFlags::SYMLINK_NOFOLLOW).is_ok()
     }
 
     /// The tool names in the open directory `dir`, or `None` when a file name

@@ -193,10 +193,11 @@ pub struct Registry {
     /// The directory, when the registry is one directory, unsorted and not yet
     /// indexed (its entries are `Origin::Listed`).
     listed: Option<PathBuf>,
-    /// That directory, open, to be listed into `tools`.
+    /// That directory, to be listed into `tools`.
     lone: Option<listing::Lone>,
-    /// The one tool of `lone` found by its file's name before it was listed.
-    named: OnceLock<Named>,
+    /// The one tool of `lone` found by its file's name before it was listed;
+    /// `None` once the listing began without one (then none can be).
+    named: OnceLock<Option<Named>>,
     /// Name to entry; built while loading, or (`listed`) on first need.
     by_name: OnceLock<HashMap<Box<str>, usize, FnvBuild>>,
     /// Lookups made by comparing names one by one, before `by_name` is built.
@@ -307,8 +308,13 @@ impl Registry {
             let (Some(dir), Some(lone)) = (&self.listed, &self.lone) else {
                 return Tools::default();
             };
+            // No tool is found by its file's name from here on: a lookup
+            // racing this listing either named its tool first (then that
+            // name is looked up there, before the listing) or is answered by
+            // the listing. One compiled tool per name either way.
+            self.named.get_or_init(|| None);
             let mut warnings = Vec::new();
-            match lone.list(dir, &mut warnings) {
+            match lone.list(&mut warnings) {
                 Ok(listed) => Tools {
                     entries: (listed.names.into_iter())
                         .map(|name| Entry {
@@ -387,19 +393,23 @@ impl Registry {
     /// before the directory was listed. One such tool at most: a second name
     /// is looked up in the listing.
     fn by_file_name(&self, name: &str) -> Option<&Named> {
-        if let Some(named) = self.named.get() {
-            return (*named.name == *name).then_some(named);
+        fn is<'a>(named: &'a Option<Named>, name: &str) -> Option<&'a Named> {
+            named.as_ref().filter(|n| *n.name == *name)
         }
-        let lone = self.lone.as_ref()?;
-        if self.tools.get().is_some() || !lone.holds(name) {
+        if let Some(named) = self.named.get() {
+            return is(named, name);
+        }
+        if !self.lone.as_ref()?.holds(name) {
             return None;
         }
-        let named = self.named.get_or_init(|| Named {
-            name: name.into(),
-            compiled: OnceLock::new(),
+        // Another thread may have named another tool, or begun the listing.
+        let named = self.named.get_or_init(|| {
+            Some(Named {
+                name: name.into(),
+                compiled: OnceLock::new(),
+            })
         });
-        // Another thread may have named another tool first.
-        (*named.name == *name).then_some(named)
+        is(named, name)
     }
 
     /// Where the tool called `name` comes from, and its compiled schema.

@@ -255,16 +255,17 @@ proptest::proptest! {
     /// file, with the same names and warnings in the end.
     #[test]
     fn a_lone_directory_answers_as_one_listed_at_once(
-        files in proptest::collection::btree_map("[a-cA-C_.]{0,3}", 0..3u8, 0..8),
-        asked in proptest::collection::vec("[a-cA-C_./]{0,4}|\\.\\./x", 0..8),
+        files in proptest::collection::btree_map("[a-cA-C_. é\\\\]{0,3}|x{248,252}", 0..3u8, 0..8),
+        asked in proptest::collection::vec("[a-cA-C_./ é\\\\\0]{0,4}|\\.\\./x|x{248,252}", 0..8),
     ) {
         let root = dir_with(&[("x.json", "{}")]);
         let dir = root.path().join("d");
         fs::create_dir(&dir).unwrap();
         for (stem, kind) in &files {
             let path = dir.join(format!("{stem}.json"));
-            // Two stems that one case-folding file system takes as one file.
-            if path.exists() {
+            // Two stems that one case-folding file system takes as one file;
+            // a name too long for one.
+            if path.exists() || stem.len() > 250 {
                 continue;
             }
             match kind {
@@ -287,5 +288,66 @@ proptest::proptest! {
         }
         proptest::prop_assert_eq!(lone.names().collect::<Vec<_>>(), indexed.names().collect::<Vec<_>>());
         proptest::prop_assert_eq!(lone.warnings().collect::<Vec<_>>(), indexed.warnings().collect::<Vec<_>>());
+    }
+}
+
+/// On Linux, a directory on ext4 or tmpfs (where tests make theirs) is asked
+/// for a tool's file by name: the file system's kind and the directory's
+/// flags are read as they should be.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_directory_on_ext4_or_tmpfs_is_asked_by_file_name() {
+    let dir = dir_with(&[("read.json", "{}")]);
+    let kind = rustix::fs::statfs(dir.path()).unwrap().f_type as u32;
+    let lone = Registry::load(&[dir.path().to_owned()]).unwrap();
+    if matches!(kind, 0xEF53 | 0x0102_1994) {
+        assert!(lone.lone.as_ref().unwrap().by_file_name());
+    }
+}
+
+/// A lone directory removed after the registry loaded: the tool found by its
+/// file before is still known; the listing then says why it holds nothing.
+#[test]
+fn a_lone_directory_removed_after_loading_warns_when_listed() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("d");
+    fs::create_dir(&dir).unwrap();
+    fs::write(dir.join("read.json"), r#"{"type":"object"}"#).unwrap();
+    let reg = Registry::load(std::slice::from_ref(&dir)).unwrap();
+    let by_file = reg.lone.as_ref().unwrap().by_file_name();
+    if by_file {
+        found(&reg, "read");
+    }
+    fs::remove_dir_all(&dir).unwrap();
+    assert!(matches!(reg.lookup("write"), Lookup::Unknown));
+    assert_eq!(reg.contains("read"), by_file);
+    assert_eq!(reg.len(), 0);
+    let warnings: Vec<&str> = reg.warnings().collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0]
+            .ends_with("could not be listed (no such file or directory); no tool in it is known"),
+        "{warnings:?}"
+    );
+}
+
+/// Once the listing began, no tool is found by its file's name any more: a
+/// thread that checked the file before the listing and names the tool after
+/// it (`by_file_name` is that second step) gets the listing's entry, so a
+/// name has one compiled tool whichever thread wins.
+#[test]
+fn no_tool_is_named_once_the_listing_began() {
+    let dir = dir_with(&[("read.json", r#"{"type":"object"}"#), ("write.json", "{}")]);
+    let reg = Registry::load(&[dir.path().to_owned()]).unwrap();
+    assert!(!reg.contains("nope"));
+    assert!(reg.by_file_name("read").is_none());
+    let first: *const Tool = found(&reg, "read");
+    assert!(std::ptr::eq(first, found(&reg, "read")));
+    // Named first, then listed: the name keeps its one tool.
+    let reg = Registry::load(&[dir.path().to_owned()]).unwrap();
+    if reg.lone.as_ref().unwrap().by_file_name() {
+        let named: *const Tool = found(&reg, "read");
+        assert_eq!(reg.len(), 2);
+        assert!(std::ptr::eq(named, found(&reg, "read")));
     }
 }

@@ -107,4 +107,20 @@ fn a_file_name_that_is_not_utf8_is_warned_about_when_the_directory_is_listed() {
         "{unknown}"
     );
     assert!(unknown.starts_with("callfix: warning: "), "{unknown}");
+    // A run that fails to write still tells what its lookups found.
+    let calls = dir.path().join("calls.jsonl");
+    std::fs::write(&calls, "{\"name\":\"nope\",\"arguments\":{}}\n").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_callfix"))
+        .arg("-s")
+        .arg(dir.path())
+        .arg(&calls)
+        .current_dir(dir.path())
+        .env_remove("CALLFIX_CONFIG")
+        .env("NO_COLOR", "1")
+        .stdout(std::fs::File::create("/dev/full").unwrap())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("cannot write results"), "{stderr}");
+    assert_eq!(stderr.matches("not UTF-8; skipped").count(), 1, "{stderr}");
 }
