@@ -7,6 +7,8 @@
 #     exact-number features (bench/floor's `exact` feature), and against ajv (Node) and
 #     python-jsonschema doing the same work (scripts/peers/), all valid and 30%
 #     broken; every ratio is against the honest floors;
+#   - one call's parse and validation, into a serde_json Value or a borrowed tape
+#     (bench/floor's floor_tape, with callfix's features);
 #   - --jobs 2 against --jobs 1 (wall time; the outputs must be the same bytes);
 #   - one call through a fresh process with a 2,000-file schema directory;
 #   - peak memory for a 10,000-call and a 1,000,000-call stream, one job and two;
@@ -37,6 +39,7 @@ exact_floor=$work/exact_floor_print
 exact_floor2=$work/exact_floor_validate
 cp "$root/target/release/floor_print" "$exact_floor"
 cp "$root/target/release/floor_validate" "$exact_floor2"
+cp "$root/target/release/floor_tape" "$work/floor_tape"
 cargo build --release --quiet -p callfix-floor
 bin=$root/target/release/callfix
 floor=$root/target/release/floor_print
@@ -142,6 +145,10 @@ printf 'all valid / parse+validate floor (CPU): %.2f (target <= 1.10)\n' "$(echo
 printf 'exact-number floor / floor (CPU):       %.2f (what the features cost the floor itself)\n' "$(echo "${cpus[exact_floor2]} / ${cpus[floor2]}" | bc -l)"
 printf -- '-f json / -f args (CPU):                %.2f (target <= 1.10)\n' "$(echo "${cpus[json]} / ${cpus[args]}" | bc -l)"
 [ $have_ajv = yes ] && printf 'ajv / callfix -f json (CPU):            %.1f (target >= 15)\n' "$(echo "${cpus[ajv]} / ${cpus[json]}" | bc -l)"
+
+# What a call costs to parse and validate, into a Value or a borrowed tape
+# (callfix's features; docs/speed.md says what the tape would save).
+echo "per call, parse+validate (floor_tape): $("$work/floor_tape" "$work/schemas" "$work/valid.jsonl")"
 
 # --jobs 2 against --jobs 1: best wall time of 5 runs each, interleaved, the
 # stream given as a file; both must write the same bytes.
