@@ -38,12 +38,6 @@ use crate::healing::{Healed, heal};
 use crate::leaks::{_leaks, _with_arguments_sent};
 use crate::result::CheckResult;
 use crate::session::Session;
-
-/// Rust's allocations in the module (not Python's objects) go through
-/// mimalloc, as the binary's and the Node addon's do; musl builds keep musl's.
-#[cfg(not(target_env = "musl"))]
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use crate::toolset::Toolset;
 
 /// The deepest Python structure turned into JSON (the parser's own limit is
