@@ -84,6 +84,11 @@ impl Lone {
         })
     }
 
+    /// The directory.
+    pub(super) fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// Whether the listing would hold the tool `name`, told without listing:
     /// `true` only when it surely would (its `<name>.json` is there, found by
     /// that one file name); `false` says only "list to know".
@@ -93,8 +98,7 @@ impl Lone {
     /// enough), and only as an `lstat` beside the directory's other files.
     pub(super) fn holds(&self, name: &str) -> bool {
         self.exact
-            && one_file(name)
-            && fs::symlink_metadata(self.dir.join(format!("{name}.json"))).is_ok()
+            && one_file(name).is_some_and(|file| fs::symlink_metadata(self.dir.join(file)).is_ok())
     }
 
     /// Whether [`Lone::holds`] may answer `true` here (tests tell the
@@ -110,14 +114,14 @@ impl Lone {
     }
 }
 
-/// Whether `name` is a tool name that one file of a directory can hold, as
-/// `<name>.json`, and the listing would name so.
-fn one_file(name: &str) -> bool {
+/// The file, `<name>.json`, when `name` is a tool name that one file of a
+/// directory can hold and the listing would name so.
+fn one_file(name: &str) -> Option<String> {
     /// The longest file name Linux's file systems take.
     const NAME_MAX: usize = 255;
-    !name.contains(['/', '\0'])
-        && name.len() + ".json".len() <= NAME_MAX
-        && tool_name(&format!("{name}.json")) == Some(name)
+    let file = format!("{name}.json");
+    (!name.contains(['/', '\0']) && file.len() <= NAME_MAX && tool_name(&file) == Some(name))
+        .then_some(file)
 }
 
 /// Through `std::fs::read_dir`: any platform, any file name.
@@ -299,11 +303,11 @@ mod tests {
             "a\\b",
             &"x".repeat(250),
         ] {
-            assert!(one_file(name), "{name:?}");
+            assert_eq!(one_file(name), Some(format!("{name}.json")), "{name:?}");
         }
         let long = "x".repeat(251);
         for name in ["", "_defs", "../read", "a/b", "/", "a\0", &long] {
-            assert!(!one_file(name), "{name:?}");
+            assert_eq!(one_file(name), None, "{name:?}");
         }
     }
 

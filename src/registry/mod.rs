@@ -140,7 +140,7 @@ struct Entry {
 /// Every tool once, with its name in one text.
 #[derive(Debug, Default)]
 struct Tools {
-    /// In the registry's order, except for a lone directory (`listed`), whose
+    /// In the registry's order, except for a lone directory (`lone`), whose
     /// tools are in the order the system listed them.
     entries: Vec<Entry>,
     /// Every tool's name, end to end (`Entry::name` says where), so that a
@@ -187,18 +187,17 @@ pub(crate) const FUZZY_TOOLS: usize = 2_000;
 /// All tools from all `--schemas` sources, in source order.
 #[derive(Debug, Default)]
 pub struct Registry {
-    /// Every tool once: set while loading, or for a lone directory (`listed`)
+    /// Every tool once: set while loading, or for a lone directory (`lone`)
     /// when a lookup first needs more than one tool's own file.
     tools: OnceLock<Tools>,
-    /// The directory, when the registry is one directory, unsorted and not yet
-    /// indexed (its entries are `Origin::Listed`).
-    listed: Option<PathBuf>,
-    /// That directory, to be listed into `tools`.
+    /// The directory, when the registry is one directory: listed into `tools`
+    /// on first need, unsorted and not yet indexed (its entries are
+    /// `Origin::Listed`).
     lone: Option<listing::Lone>,
     /// The one tool of `lone` found by its file's name before it was listed;
     /// `None` once the listing began without one (then none can be).
     named: OnceLock<Option<Named>>,
-    /// Name to entry; built while loading, or (`listed`) on first need.
+    /// Name to entry; built while loading, or (`lone`) on first need.
     by_name: OnceLock<HashMap<Box<str>, usize, FnvBuild>>,
     /// Lookups made by comparing names one by one, before `by_name` is built.
     scans: AtomicU32,
@@ -211,7 +210,7 @@ pub struct Registry {
     /// `--ref-map`: remote references served from local directories.
     ref_map: Arc<RefMap>,
     aliases: OnceLock<Aliases>,
-    /// `listed`, its symlinks resolved: found when its first tool is compiled.
+    /// `lone`, its symlinks resolved: found when its first tool is compiled.
     listed_root: OnceLock<PathBuf>,
 }
 
@@ -302,10 +301,15 @@ impl Registry {
         self.warnings.iter().chain(listed).map(String::as_str)
     }
 
+    /// The registry's lone directory, if it is one.
+    fn listed(&self) -> Option<&Path> {
+        self.lone.as_ref().map(listing::Lone::dir)
+    }
+
     /// Every tool, listing a lone directory the first time.
     fn tools(&self) -> &Tools {
         self.tools.get_or_init(|| {
-            let (Some(dir), Some(lone)) = (&self.listed, &self.lone) else {
+            let Some(lone) = &self.lone else {
                 return Tools::default();
             };
             // No tool is found by its file's name from here on: a lookup
@@ -330,7 +334,7 @@ impl Registry {
                 Err(e) => Tools {
                     warnings: vec![format!(
                         "{}: could not be listed ({}); no tool in it is known",
-                        dir.display(),
+                        lone.dir().display(),
                         crate::error::Chain(&IoCause(e))
                     )],
                     ..Tools::default()
@@ -364,7 +368,7 @@ impl Registry {
         self.order.get_or_init(|| {
             let entries = &self.tools().entries;
             let mut order: Vec<usize> = (0..entries.len()).collect();
-            if self.listed.is_some() {
+            if self.lone.is_some() {
                 order.sort_unstable_by_key(|&i| entries.get(i).map(|e| self.name_of(e)));
             }
             order
@@ -441,7 +445,7 @@ impl Registry {
     /// The file a tool's schema comes from.
     pub(crate) fn source(&self, name: &str) -> Option<PathBuf> {
         let (origin, _) = self.slot(name)?;
-        Some(file(origin, self.listed.as_deref(), name))
+        Some(file(origin, self.listed(), name))
     }
 
     /// Looks a tool up, compiling its schema on first use.
@@ -457,7 +461,7 @@ impl Registry {
     }
 
     /// Adds a tool unless an earlier one has its name (then warns). Not for a
-    /// `listed` registry.
+    /// `lone` registry.
     fn add(&mut self, name: &str, origin: Origin) {
         let mut by_name = self.by_name.take().unwrap_or_default();
         let mut tools = self.tools.take().unwrap_or_default();
@@ -494,7 +498,6 @@ impl Registry {
         if alone {
             // Listed on first need (`Registry::tools`).
             self.lone = Some(listing::Lone::open(dir).map_err(err)?);
-            self.listed = Some(dir.to_owned());
             return Ok(());
         }
         // Names only: no path is built and no file is read until a call needs it.
@@ -551,7 +554,7 @@ impl Registry {
         compile(
             origin,
             name,
-            file(origin, self.listed.as_deref(), name),
+            file(origin, self.listed(), name),
             &self.ref_map,
             root,
         )

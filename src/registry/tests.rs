@@ -57,7 +57,7 @@ fn a_lone_directory_answers_as_an_indexed_one() {
     let empty = tempfile::tempdir().unwrap();
     let lone = Registry::load(&[dir.path().to_owned()]).unwrap();
     let indexed = Registry::load(&[empty.path().to_owned(), dir.path().to_owned()]).unwrap();
-    assert!(lone.listed.is_some() && indexed.listed.is_none());
+    assert!(lone.lone.is_some() && indexed.lone.is_none());
     let mut sorted = names.clone();
     sorted.sort();
     // Lookups before the names are sorted, across the switch to the index.

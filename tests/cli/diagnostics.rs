@@ -107,6 +107,23 @@ fn a_file_name_that_is_not_utf8_is_warned_about_when_the_directory_is_listed() {
         "{unknown}"
     );
     assert!(unknown.starts_with("callfix: warning: "), "{unknown}");
+    // `report` tells it too, once, when its calls list the directory.
+    let report = |calls: &str| {
+        let file = dir.path().join("log.jsonl");
+        std::fs::write(&file, calls).unwrap();
+        let out = callfix()
+            .arg("report")
+            .arg("-s")
+            .arg(dir.path())
+            .arg(&file)
+            .output()
+            .unwrap();
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let said = report("{\"name\":\"nope\",\"arguments\":{}}\n");
+    assert_eq!(said.matches("not UTF-8; skipped").count(), 1, "{said}");
+    let said = report("{\"name\":\"read\",\"arguments\":{}}\n");
+    assert!(said.matches("not UTF-8").count() <= 1, "{said}");
     // A run that fails to write still tells what its lookups found.
     let calls = dir.path().join("calls.jsonl");
     std::fs::write(&calls, "{\"name\":\"nope\",\"arguments\":{}}\n").unwrap();
