@@ -106,6 +106,7 @@ pub(crate) mod span;
 pub(crate) mod spelling;
 pub(crate) mod suggest;
 pub(crate) mod surrogates;
+pub(crate) mod tape;
 pub(crate) mod tolerant;
 pub mod tools;
 pub mod toolset;

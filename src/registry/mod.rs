@@ -22,6 +22,7 @@
 //! schema error. callfix never touches the network. How references resolve is in
 //! `crate::resolve`, one resolver for the validator and everything else.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fs;
 use std::ops::Range;
@@ -36,6 +37,7 @@ use crate::error::IoCause;
 use crate::fnv::FnvBuild;
 use crate::provider::tool_list::{self, ListedTool};
 use crate::resolve::{At, RefMap, Sandbox, file_uri, read_json};
+use crate::tape::{self, TapeJson};
 use serde_json::Value;
 
 use self::names::Aliases;
@@ -63,12 +65,50 @@ pub(crate) struct Tool {
     pub description: Option<String>,
     /// The compiled validator.
     pub validator: Validator,
+    /// What reads the documents references reach outside `refs` (the
+    /// validator's retriever), to compile [`Tool::valid_as_sent`]'s.
+    sandbox: Option<Sandbox>,
+    /// The validator of arguments read as a tape (`crate::tape`), compiled
+    /// the first time a call is checked that way; `None` if it would not.
+    tape: OnceLock<Option<Validator<TapeJson>>>,
 }
 
 impl Tool {
     /// The root of the schema, to walk it resolving `$ref` as the validator does.
     pub(crate) fn root(&self) -> At<'_> {
         At::root(&self.schema, self.refs.resolver(self.base.clone()))
+    }
+
+    /// `text` as this tool's arguments, when they are valid as sent and in
+    /// the plain JSON `crate::tape` reads: their compact text (`text` itself
+    /// when it is compact), what [`Spellings::to_text`](crate::Spellings::to_text)
+    /// writes for them. `None` says nothing: the call goes the full way.
+    pub(crate) fn valid_as_sent<'t>(&self, text: &'t str) -> Option<Cow<'t, str>> {
+        let read = tape::read(text)?;
+        let validator = self.tape.get_or_init(|| self.tape_validator()).as_ref()?;
+        if !validator.is_valid(&read.value) {
+            return None;
+        }
+        Some(if read.compact {
+            Cow::Borrowed(text)
+        } else {
+            Cow::Owned(tape::compact(text))
+        })
+    }
+
+    /// The validator [`Tool::valid_as_sent`] uses: this tool's schema,
+    /// compiled as [`Tool::validator`] was, for tape instances.
+    fn tape_validator(&self) -> Option<Validator<TapeJson>> {
+        let options = jsonschema::options_for::<TapeJson>()
+            .with_pattern_options(PatternOptions::regex())
+            .should_validate_formats(true)
+            .with_base_uri(self.base.as_str().to_owned())
+            .with_registry(&self.refs);
+        match &self.sandbox {
+            Some(sandbox) => options.with_retriever(sandbox.clone()).build(&self.schema),
+            None => options.build(&self.schema),
+        }
+        .ok()
     }
 }
 
@@ -94,6 +134,8 @@ impl Tool {
             base: referencing::uri::from_str(base).unwrap(),
             description: None,
             schema,
+            sandbox: None,
+            tape: OnceLock::new(),
         }
     }
 }
@@ -662,7 +704,7 @@ fn compile(
     }
     let validator = validator_options()
         .with_base_uri(base.clone())
-        .with_retriever(sandbox)
+        .with_retriever(sandbox.clone())
         .with_registry(&refs)
         .build(&schema)
         .map_err(|e| SchemaError {
@@ -690,6 +732,8 @@ fn compile(
         base: base_uri,
         description,
         validator,
+        sandbox: Some(sandbox),
+        tape: OnceLock::new(),
     })
 }
 

@@ -386,6 +386,42 @@ impl Toolset {
         }
     }
 
+    /// A shortcut to one answer of [`Toolset::check_bare`]: `Some(args)` when
+    /// it would say the call is valid as sent (no repair, no error), where
+    /// `args` is the arguments' compact JSON text, what a result writes for
+    /// them ([`Spellings::to_text`]; `text` itself when already compact).
+    /// `None` says nothing: the arguments are not in the plain JSON this reads
+    /// (integers only, the common string escapes, small objects) or not valid
+    /// as sent, or `tool` is not one of the tools by that exact name; then ask
+    /// `check_bare`. Nothing is counted, and no [`serde_json::Value`] is built.
+    ///
+    /// ```
+    /// use callfix::{Options, Toolset};
+    /// use serde_json::json;
+    ///
+    /// let tools = Toolset::from_schemas([(
+    ///     "read".to_owned(),
+    ///     json!({"type": "object", "properties": {"offset": {"type": "integer"}}}),
+    /// )]);
+    /// let options = Options::default();
+    /// assert_eq!(tools.valid_as_sent(&options, "read", r#"{"offset": 2}"#).as_deref(), Some(r#"{"offset":2}"#));
+    /// assert_eq!(tools.valid_as_sent(&options, "read", r#"{"offset": "2"}"#), None);
+    /// ```
+    pub fn valid_as_sent<'t>(
+        &self,
+        options: &Options,
+        tool: &str,
+        text: &'t str,
+    ) -> Option<std::borrow::Cow<'t, str>> {
+        if text.len() > options.max_record_bytes {
+            return None;
+        }
+        match self.registry.lookup(tool) {
+            crate::registry::Lookup::Found(found) => found.valid_as_sent(text),
+            _ => None,
+        }
+    }
+
     /// The one settle step ([`Judge::check`]) for one call, with `options`.
     fn judge(&self, call: &mut Call, options: &Options, tally: Tally<'_>) -> Outcome {
         Outcome::from(Judge::new(&self.registry, options).check(call, tally))

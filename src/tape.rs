@@ -1,0 +1,435 @@
+//! A call's arguments checked without building a [`serde_json::Value`]: the
+//! JSON text read into a borrowed tape (strings without escapes and every
+//! number's text stay where they are) and validated through jsonschema's
+//! custom instance representation ([`jsonschema::options_for`]).
+//!
+//! Only a plain subset of JSON is read (see [`read`]): anything else, and
+//! every call the tape's validator does not find valid, is left to the one
+//! path that parses, salvages and repairs (`verdict::judge`). So this is a
+//! shortcut to the verdict "valid as sent", never a second opinion: what it
+//! accepts is text that `crate::json` parses, without a repeated key, into a
+//! value the tool's validator accepts, and its compact text is what
+//! `Spellings::to_text` writes for that value (`tests` and the property test
+//! in `toolset/tests.rs` pin both).
+
+use std::borrow::Cow;
+
+use jsonschema::JsonType;
+use jsonschema::json::{Array, Json, JsonNumber, Node, NodeIdentity, Object};
+use serde_json::Value;
+
+/// Containers nested deeper than this are left to the full path.
+const MAX_DEPTH: usize = 64;
+
+/// Objects with more members than this are left to the full path (each key
+/// is compared with the ones before it, to find a repeated one).
+const MAX_MEMBERS: usize = 32;
+
+/// Integers with more digits than this are left to the full path: up to it
+/// every reading (`u64`, `i64`, `f64`, the text) agrees.
+const MAX_DIGITS: usize = 15;
+
+/// A JSON value over its text.
+#[derive(Debug, Default, PartialEq)]
+pub(crate) enum Tape<'t> {
+    #[default]
+    Null,
+    Bool(bool),
+    /// An integer's text: `-?(0|[1-9][0-9]*)`, at most [`MAX_DIGITS`]
+    /// digits, never `-0`.
+    Integer(&'t str),
+    String(Cow<'t, str>),
+    Array(Vec<Tape<'t>>),
+    Object(Vec<(Cow<'t, str>, Tape<'t>)>),
+}
+
+/// Text [`read`]: its value, and whether the text is already compact (no
+/// white space between tokens), i.e. what `Spellings::to_text` writes for it.
+#[derive(Debug)]
+pub(crate) struct Read<'t> {
+    pub value: Tape<'t>,
+    pub compact: bool,
+}
+
+/// `text` as a [`Tape`], when it is one JSON value in the plain subset this
+/// module reads, and `None` otherwise: strings whose escapes are only
+/// `\" \\ \n \r \t \b \f` and that hold no DEL, C1 control character,
+/// U+2028 or U+2029 (which callfix writes escaped: `spelling.rs`); integers of at most 15 digits (no
+/// fraction, no exponent, not `-0`); objects of at most 32 members, none
+/// named twice; at most 64 levels of nesting. Linear in the text's length.
+pub(crate) fn read(text: &str) -> Option<Read<'_>> {
+    let mut reader = Reader {
+        text,
+        at: 0,
+        spaced: false,
+    };
+    let value = reader.value(0)?;
+    reader.space();
+    (reader.at == text.len()).then_some(Read {
+        value,
+        compact: !reader.spaced,
+    })
+}
+
+/// `text`, which [`read`] accepted, without the white space between its
+/// tokens.
+pub(crate) fn compact(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_string = false;
+    let mut escaped = false;
+    for c in text.chars() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if matches!(c, ' ' | '\n' | '\r' | '\t') {
+            continue;
+        } else if c == '"' {
+            in_string = true;
+        }
+        out.push(c);
+    }
+    out
+}
+
+struct Reader<'t> {
+    text: &'t str,
+    at: usize,
+    /// White space was skipped somewhere.
+    spaced: bool,
+}
+
+impl<'t> Reader<'t> {
+    fn peek(&self) -> Option<u8> {
+        self.text.as_bytes().get(self.at).copied()
+    }
+
+    fn space(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\n' | b'\r' | b'\t')) {
+            self.at += 1;
+            self.spaced = true;
+        }
+    }
+
+    fn eat(&mut self, byte: u8) -> bool {
+        self.space();
+        let found = self.peek() == Some(byte);
+        if found {
+            self.at += 1;
+        }
+        found
+    }
+
+    fn value(&mut self, depth: usize) -> Option<Tape<'t>> {
+        self.space();
+        match self.peek()? {
+            b'{' if depth < MAX_DEPTH => {
+                self.at += 1;
+                let mut members: Vec<(Cow<'t, str>, Tape<'t>)> = Vec::new();
+                if self.eat(b'}') {
+                    return Some(Tape::Object(members));
+                }
+                loop {
+                    self.space();
+                    let key = self.string()?;
+                    if members.len() >= MAX_MEMBERS || members.iter().any(|(k, _)| *k == key) {
+                        return None;
+                    }
+                    if !self.eat(b':') {
+                        return None;
+                    }
+                    let value = self.value(depth + 1)?;
+                    members.push((key, value));
+                    if !self.eat(b',') {
+                        return self.eat(b'}').then_some(Tape::Object(members));
+                    }
+                }
+            }
+            b'[' if depth < MAX_DEPTH => {
+                self.at += 1;
+                let mut items = Vec::new();
+                if self.eat(b']') {
+                    return Some(Tape::Array(items));
+                }
+                loop {
+                    items.push(self.value(depth + 1)?);
+                    if !self.eat(b',') {
+                        return self.eat(b']').then_some(Tape::Array(items));
+                    }
+                }
+            }
+            b'"' => self.string().map(Tape::String),
+            b't' => self.word("true", Tape::Bool(true)),
+            b'f' => self.word("false", Tape::Bool(false)),
+            b'n' => self.word("null", Tape::Null),
+            b'-' | b'0'..=b'9' => self.integer(),
+            _ => None,
+        }
+    }
+
+    fn word(&mut self, word: &str, value: Tape<'t>) -> Option<Tape<'t>> {
+        let rest = self.text.get(self.at..)?;
+        rest.starts_with(word).then(|| {
+            self.at += word.len();
+            value
+        })
+    }
+
+    /// An integer: `-?(0|[1-9][0-9]*)` of at most [`MAX_DIGITS`] digits, not
+    /// `-0`, followed by no more of a number.
+    fn integer(&mut self) -> Option<Tape<'t>> {
+        let start = self.at;
+        if self.peek() == Some(b'-') {
+            self.at += 1;
+        }
+        let digits = self.at;
+        while matches!(self.peek(), Some(b'0'..=b'9')) {
+            self.at += 1;
+        }
+        let count = self.at - digits;
+        let first = self.text.as_bytes().get(digits).copied();
+        let plain = match (first, count) {
+            (Some(b'0'), 1) => digits == start,
+            (Some(b'1'..=b'9'), 1..=MAX_DIGITS) => true,
+            _ => false,
+        };
+        if !plain || matches!(self.peek(), Some(b'.' | b'e' | b'E' | b'+' | b'-')) {
+            return None;
+        }
+        self.text.get(start..self.at).map(Tape::Integer)
+    }
+
+    /// A string at `"`: borrowed when it holds no escape, else unescaped.
+    fn string(&mut self) -> Option<Cow<'t, str>> {
+        let bytes = self.text.as_bytes();
+        if bytes.get(self.at) != Some(&b'"') {
+            return None;
+        }
+        let start = self.at + 1;
+        let mut i = start;
+        let mut owned: Option<String> = None;
+        // Where the text not yet copied into `owned` starts.
+        let mut from = start;
+        loop {
+            match *bytes.get(i)? {
+                b'"' => break,
+                b'\\' => {
+                    let unescaped = match *bytes.get(i + 1)? {
+                        b'"' => '"',
+                        b'\\' => '\\',
+                        b'n' => '\n',
+                        b'r' => '\r',
+                        b't' => '\t',
+                        b'b' => '\u{8}',
+                        b'f' => '\u{c}',
+                        _ => return None,
+                    };
+                    let out = owned.get_or_insert_with(String::new);
+                    out.push_str(self.text.get(from..i)?);
+                    out.push(unescaped);
+                    i += 2;
+                    from = i;
+                }
+                // Control characters: invalid raw below U+0020; DEL written
+                // as `\u007f`.
+                0x00..=0x1f | 0x7f => return None,
+                // U+0080..U+009F (written as `\u0080`..), U+2028 and U+2029
+                // (written as `\u2028`, `\u2029`).
+                0xc2 if matches!(bytes.get(i + 1), Some(0x80..=0x9f)) => return None,
+                0xe2 if bytes.get(i + 1) == Some(&0x80)
+                    && matches!(bytes.get(i + 2), Some(0xa8 | 0xa9)) =>
+                {
+                    return None;
+                }
+                _ => i += 1,
+            }
+        }
+        self.at = i + 1;
+        match owned {
+            Some(mut out) => {
+                out.push_str(self.text.get(from..i)?);
+                Some(Cow::Owned(out))
+            }
+            None => self.text.get(start..i).map(Cow::Borrowed),
+        }
+    }
+}
+
+/// The tape as jsonschema's instance representation.
+pub(crate) struct TapeJson;
+
+impl Json for TapeJson {
+    type Node<'a> = &'a Tape<'a>;
+    type PreparedKey = Box<str>;
+    type StringBuffer = Tape<'static>;
+    /// Objects are short lists: a pass over their members costs as little as
+    /// a few lookups.
+    const KEYS_PER_LOOKUP: usize = 8;
+
+    fn prepare_key(key: &str) -> Box<str> {
+        key.into()
+    }
+
+    fn with_string_node<T>(
+        buffer: &mut Tape<'static>,
+        string: &str,
+        f: impl FnOnce(Self::Node<'_>) -> T,
+    ) -> T {
+        *buffer = Tape::String(Cow::Owned(string.to_owned()));
+        f(buffer)
+    }
+}
+
+/// An integer's text, read as the validator asks.
+pub(crate) struct Integer<'a>(&'a str);
+
+impl JsonNumber for Integer<'_> {
+    fn as_u64(&self) -> Option<u64> {
+        self.0.parse().ok()
+    }
+    fn as_i64(&self) -> Option<i64> {
+        self.0.parse().ok()
+    }
+    fn as_f64(&self) -> Option<f64> {
+        self.0.parse().ok()
+    }
+    fn as_str(&self) -> Cow<'_, str> {
+        Cow::Borrowed(self.0)
+    }
+    fn to_number(&self) -> Cow<'_, serde_json::Number> {
+        Cow::Owned(number(self.0))
+    }
+    fn is_integer(&self) -> bool {
+        true
+    }
+    fn is_written_as_integer(&self) -> bool {
+        true
+    }
+}
+
+/// The number `text` (an integer [`read`] accepted) as serde_json holds it.
+fn number(text: &str) -> serde_json::Number {
+    text.parse().unwrap_or_else(|_| serde_json::Number::from(0))
+}
+
+impl<'a> Node<'a, TapeJson> for &'a Tape<'a> {
+    type Object = &'a [(Cow<'a, str>, Tape<'a>)];
+    type Array = &'a [Tape<'a>];
+    type Number = Integer<'a>;
+
+    fn as_object(&self) -> Option<Self::Object> {
+        match self {
+            Tape::Object(members) => Some(members),
+            _ => None,
+        }
+    }
+    fn as_array(&self) -> Option<Self::Array> {
+        match self {
+            Tape::Array(items) => Some(items),
+            _ => None,
+        }
+    }
+    fn as_string(&self) -> Option<Cow<'a, str>> {
+        match self {
+            Tape::String(s) => Some(Cow::Borrowed(s.as_ref())),
+            _ => None,
+        }
+    }
+    fn as_number(&self) -> Option<Integer<'a>> {
+        match self {
+            Tape::Integer(text) => Some(Integer(text)),
+            _ => None,
+        }
+    }
+    fn as_boolean(&self) -> Option<bool> {
+        match self {
+            Tape::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+    fn is_null(&self) -> bool {
+        matches!(self, Tape::Null)
+    }
+    fn json_type(&self) -> JsonType {
+        match self {
+            Tape::Null => JsonType::Null,
+            Tape::Bool(_) => JsonType::Boolean,
+            Tape::Integer(_) => JsonType::Number,
+            Tape::String(_) => JsonType::String,
+            Tape::Array(_) => JsonType::Array,
+            Tape::Object(_) => JsonType::Object,
+        }
+    }
+    fn to_value(&self) -> Cow<'a, Value> {
+        Cow::Owned(to_value(self))
+    }
+    fn identity(&self) -> Option<NodeIdentity> {
+        Some(NodeIdentity::new(
+            std::ptr::from_ref::<Tape<'_>>(*self) as usize
+        ))
+    }
+}
+
+/// The [`Value`] a tape stands for (its depth is bounded by [`read`]).
+fn to_value(tape: &Tape<'_>) -> Value {
+    match tape {
+        Tape::Null => Value::Null,
+        Tape::Bool(b) => Value::Bool(*b),
+        Tape::Integer(text) => Value::Number(number(text)),
+        Tape::String(s) => Value::String(s.to_string()),
+        Tape::Array(items) => Value::Array(items.iter().map(to_value).collect()),
+        Tape::Object(members) => Value::Object(
+            members
+                .iter()
+                .map(|(k, v)| (k.to_string(), to_value(v)))
+                .collect(),
+        ),
+    }
+}
+
+impl<'a> Object<'a, TapeJson> for &'a [(Cow<'a, str>, Tape<'a>)] {
+    type Node = &'a Tape<'a>;
+    type MemberName = &'a str;
+    type MembersIter = Members<'a>;
+
+    fn len(&self) -> usize {
+        <[_]>::len(self)
+    }
+    fn get(&self, key: &Box<str>) -> Option<&'a Tape<'a>> {
+        self.iter()
+            .find(|(name, _)| name.as_ref() == key.as_ref())
+            .map(|(_, v)| v)
+    }
+    fn members(&self) -> Members<'a> {
+        Members(self.iter())
+    }
+}
+
+/// An object's members, as jsonschema walks them.
+pub(crate) struct Members<'a>(std::slice::Iter<'a, (Cow<'a, str>, Tape<'a>)>);
+
+impl<'a> Iterator for Members<'a> {
+    type Item = (&'a str, &'a Tape<'a>);
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next().map(|(k, v)| (k.as_ref(), v))
+    }
+}
+
+impl<'a> Array<'a, TapeJson> for &'a [Tape<'a>] {
+    type Node = &'a Tape<'a>;
+    type ElementsIter = std::slice::Iter<'a, Tape<'a>>;
+
+    fn len(&self) -> usize {
+        <[_]>::len(self)
+    }
+    fn elements(&self) -> std::slice::Iter<'a, Tape<'a>> {
+        self.iter()
+    }
+}
+
+#[cfg(test)]
+mod tests;
