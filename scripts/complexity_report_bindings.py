@@ -84,6 +84,14 @@ NODE_PRELUDE = textwrap.dedent(
       console.log(JSON.stringify({ cpu: (used.user + used.system) / 1e6, calls: r.calls, broken: r.broken_records }));
     }
     const range = (k) => Array.from({ length: k }, (_, i) => i);
+    // One call's arguments text through ts.check: "calls" is 1 when its
+    // status is the one wanted.
+    function measureCheck(text, status) {
+      const start = process.cpuUsage();
+      const r = ts.check('read', text);
+      const used = process.cpuUsage(start);
+      console.log(JSON.stringify({ cpu: (used.user + used.system) / 1e6, calls: Number(r.status === status), broken: 0 }));
+    }
     """
 )
 
@@ -100,6 +108,17 @@ NODE = [
     ("node: one record of n bytes",
      "measure([{ name: 'read', arguments: { file_path: 'a'.repeat(n) } }])",
      4_000_000, lambda n: (1, 0)),
+    # ts.check reads plain JSON arguments without a Value (src/tape.rs) and
+    # hands what it cannot answer to the full path: both ways, at size.
+    ("node: ts.check, one valid call of n bytes",
+     "measureCheck(`{\"file_path\": \"${'a'.repeat(n)}\"}`, 'valid')",
+     4_000_000, lambda n: (1, 0)),
+    ("node: ts.check, n escapes in one valid call",
+     "measureCheck(`{\"file_path\": \"${'a\\\\n'.repeat(n)}\"}`, 'valid')",
+     1_000_000, lambda n: (1, 0)),
+    ("node: ts.check, n items, then the full path",
+     "measureCheck(`{\"file_path\": \"/a\", \"limit\": [${'1, '.repeat(n)}1]}`, 'rejected')",
+     200_000, lambda n: (1, 0)),
 ]
 
 
