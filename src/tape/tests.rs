@@ -71,6 +71,43 @@ fn compact_drops_only_the_space_between_tokens() {
     );
 }
 
+#[test]
+fn references_to_sibling_files_resolve_as_the_full_path_resolves_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+    write(
+        "a.json",
+        r#"{"type": "object", "properties": {"v": {"$ref": "defs/b.json#/$defs/n"}}}"#,
+    );
+    std::fs::create_dir(dir.path().join("defs")).unwrap();
+    write(
+        "defs/b.json",
+        r#"{"$defs": {"n": {"type": "integer", "minimum": 2}}}"#,
+    );
+    let registry = crate::registry::Registry::load(&[dir.path().to_owned()]).unwrap();
+    let tools = crate::Toolset::new(registry);
+    let options = crate::Options::default();
+    assert_eq!(
+        tools.valid_as_sent(&options, "a", r#"{"v": 3}"#).as_deref(),
+        Some(r#"{"v":3}"#)
+    );
+    for invalid in [r#"{"v": 1}"#, r#"{"v": "3"}"#] {
+        assert_eq!(
+            tools.valid_as_sent(&options, "a", invalid),
+            None,
+            "{invalid}"
+        );
+        let full = tools.check_bare(&options, "a", invalid.into(), "<in>", None);
+        assert_ne!(
+            full.verdict.status(),
+            crate::verdict::Status::Valid,
+            "{invalid}"
+        );
+    }
+    // An unknown or misspelt name is the full path's to answer.
+    assert_eq!(tools.valid_as_sent(&options, "A", r#"{"v": 3}"#), None);
+}
+
 /// Near-plain JSON text: mostly the subset, now and then one of its edges
 /// (numbers, escapes and characters it leaves, keys named twice, a broken
 /// token).
