@@ -15,7 +15,7 @@
 use std::borrow::Cow;
 
 use jsonschema::JsonType;
-use jsonschema::json::{Array, Json, JsonNumber, Node, NodeIdentity, Object};
+use jsonschema::json::{Array, Json, JsonNumber, Node, NodeIdentity, Object, cmp};
 use serde_json::Value;
 
 /// Containers nested deeper than this are left to the full path.
@@ -28,6 +28,10 @@ const MAX_MEMBERS: usize = 32;
 /// Integers with more digits than this are left to the full path: up to it
 /// every reading (`u64`, `i64`, `f64`, the text) agrees.
 const MAX_DIGITS: usize = 15;
+
+/// The keys serde_json reserves for itself (`$serde_json::private::Number`,
+/// with `arbitrary_precision`): an object with one is left to the full path.
+const SERDE_PRIVATE: &str = "$serde_json::private::";
 
 /// A JSON value over its text.
 #[derive(Debug, Default, PartialEq)]
@@ -54,9 +58,10 @@ pub(crate) struct Read<'t> {
 /// `text` as a [`Tape`], when it is one JSON value in the plain subset this
 /// module reads, and `None` otherwise: strings whose escapes are only
 /// `\" \\ \n \r \t \b \f` and that hold no DEL, C1 control character,
-/// U+2028 or U+2029 (which callfix writes escaped: `spelling.rs`); integers of at most 15 digits (no
-/// fraction, no exponent, not `-0`); objects of at most 32 members, none
-/// named twice; at most 64 levels of nesting. Linear in the text's length.
+/// U+2028 or U+2029 (which callfix writes escaped: `spelling.rs`); integers
+/// of at most 15 digits (no fraction, no exponent, not `-0`); objects of at
+/// most 32 members, none named twice and none named as serde_json names its
+/// private ones; at most 64 levels of nesting. Linear in the text's length.
 pub(crate) fn read(text: &str) -> Option<Read<'_>> {
     let mut reader = Reader {
         text,
@@ -136,7 +141,12 @@ impl<'t> Reader<'t> {
                 loop {
                     self.space();
                     let key = self.string()?;
-                    if members.len() >= MAX_MEMBERS || members.iter().any(|(k, _)| *k == key) {
+                    // serde_json's own key for a number's text (`src/json.rs`
+                    // reads such an object as a number).
+                    if members.len() >= MAX_MEMBERS
+                        || key.starts_with(SERDE_PRIVATE)
+                        || members.iter().any(|(k, _)| *k == key)
+                    {
                         return None;
                     }
                     if !self.eat(b':') {
@@ -364,6 +374,9 @@ impl<'a> Node<'a, TapeJson> for &'a Tape<'a> {
             Tape::Object(_) => JsonType::Object,
         }
     }
+    fn equals_value(&self, expected: &Value) -> bool {
+        equals(self, expected)
+    }
     fn to_value(&self) -> Cow<'a, Value> {
         Cow::Owned(to_value(self))
     }
@@ -371,6 +384,30 @@ impl<'a> Node<'a, TapeJson> for &'a Tape<'a> {
         Some(NodeIdentity::new(
             std::ptr::from_ref::<Tape<'_>>(*self) as usize
         ))
+    }
+}
+
+/// Whether `tape` is `expected` as jsonschema compares them (`cmp::equal`:
+/// numbers by value, objects whatever their order), without building a
+/// [`Value`]: `enum` asks this of each of its items, so a large value against
+/// many items costs one length check each, as for a `Value`.
+fn equals(tape: &Tape<'_>, expected: &Value) -> bool {
+    match (tape, expected) {
+        (Tape::Null, Value::Null) => true,
+        (Tape::Bool(a), Value::Bool(b)) => a == b,
+        (Tape::Integer(text), Value::Number(n)) => cmp::equal_numbers(&Integer(text), n),
+        (Tape::String(a), Value::String(b)) => a.as_ref() == b.as_str(),
+        (Tape::Array(items), Value::Array(others)) => {
+            items.len() == others.len() && items.iter().zip(others).all(|(a, b)| equals(a, b))
+        }
+        // Keys are unique on both sides: the same count, and each found equal.
+        (Tape::Object(members), Value::Object(others)) => {
+            members.len() == others.len()
+                && members
+                    .iter()
+                    .all(|(key, a)| others.get(key.as_ref()).is_some_and(|b| equals(a, b)))
+        }
+        _ => false,
     }
 }
 

@@ -38,6 +38,8 @@ fn the_plain_subset_is_read_and_everything_else_is_left() {
         "\"\u{85}\"",
         "\"\u{2028}\"",
         r#"{"a":1,"a":2}"#,
+        r#"{"$serde_json::private::Number":"12"}"#,
+        r#"{"n":{"$serde_json::private::Number":"5"}}"#,
         r#"{"a":1,}"#,
         "[1,]",
         "[1] [2]",
@@ -108,6 +110,44 @@ fn references_to_sibling_files_resolve_as_the_full_path_resolves_them() {
     assert_eq!(tools.valid_as_sent(&options, "A", r#"{"v": 3}"#), None);
 }
 
+#[test]
+fn enum_and_const_compare_as_the_full_path_does() {
+    use serde_json::json;
+    let cases = [
+        (json!({"enum": [1.0]}), "1", true),
+        (json!({"const": -12.0}), "-12", true),
+        (json!({"const": 1e2}), "100", true),
+        (json!({"const": 100.5}), "100", false),
+        (json!({"enum": [[0], [1]]}), "[1]", true),
+        (json!({"enum": [[0], [1]]}), "[2]", false),
+        (json!({"enum": [[0], [1]]}), "[1, 1]", false),
+        (
+            json!({"const": {"b": 2, "a": 1.0}}),
+            r#"{"a": 1, "b": 2}"#,
+            true,
+        ),
+        (
+            json!({"const": {"b": 2, "a": 1}}),
+            r#"{"a": 1, "c": 2}"#,
+            false,
+        ),
+        (json!({"const": {"a": 1}}), r#"{"a": 1, "b": 2}"#, false),
+        (json!({"const": "é\n"}), r#""é\n""#, true),
+    ];
+    let options = crate::Options {
+        loop_limit: 0,
+        ..crate::Options::default()
+    };
+    for (schema, text, valid) in cases {
+        let tools = crate::Toolset::from_schemas([("t".to_owned(), schema.clone())]);
+        let full = tools.check_bare(&options, "t", text.into(), "<in>", None);
+        let full_valid = full.verdict.status() == crate::verdict::Status::Valid;
+        assert_eq!(full_valid, valid, "the full path: {schema} {text}");
+        let fast = tools.valid_as_sent(&options, "t", text);
+        assert_eq!(fast.is_some(), valid, "the shortcut: {schema} {text}");
+    }
+}
+
 /// Near-plain JSON text: mostly the subset, now and then one of its edges
 /// (numbers, escapes and characters it leaves, keys named twice, a broken
 /// token).
@@ -128,7 +168,14 @@ pub(crate) fn near_plain_json() -> impl Strategy<Value = String> {
         ]),
     ];
     let string = prop::collection::vec(piece, 0..4).prop_map(|p| format!("\"{}\"", p.concat()));
-    let key = prop::sample::select(vec!["\"a\"", "\"b\"", "\"x\"", "\"é\"", "\"a\\n\""]);
+    let key = prop::sample::select(vec![
+        "\"a\"",
+        "\"b\"",
+        "\"x\"",
+        "\"é\"",
+        "\"a\\n\"",
+        "\"$serde_json::private::Number\"",
+    ]);
     let leaf = prop_oneof![
         3 => number.prop_map(str::to_owned),
         3 => string,
