@@ -23,6 +23,7 @@ into a temporary directory.
 """
 import argparse
 import glob
+import hashlib
 import json
 import os
 import re
@@ -30,9 +31,13 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import time
+import urllib.request
 
 # python-jsonschema's sdist carries the suite under json/ (tests/, remotes/, LICENSE).
-SUITE_SDIST = "jsonschema==4.26.0"
+SUITE_SDIST = "jsonschema-4.26.0.tar.gz"
+SUITE_SHA256 = "0c26707e2efad8aa1bfc5b7ce170f3fccc2e4918ff85989ba9ffa9facb2be326"
+SUITE_INDEX = "https://pypi.org/simple/jsonschema/"
 
 DRAFTS = {
     "draft4": "http://json-schema.org/draft-04/schema#",
@@ -43,13 +48,30 @@ DRAFTS = {
 
 
 def fetch_suite(work):
-    """Downloads the pinned sdist with pip and unpacks its json/ directory."""
-    subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
-         SUITE_SDIST, "-d", work],
-        check=True,
-    )
-    (archive,) = glob.glob(os.path.join(work, "jsonschema-*.tar.gz"))
+    """Downloads the pinned sdist from PyPI (its file found in the package
+    index, as pip finds it; checked against the pinned SHA-256) and unpacks
+    its json/ directory. Not `pip download --no-binary :all:`: that builds the
+    sdist's metadata, and so its build backend and the backend's own build
+    dependencies from source, minutes without a pip cache."""
+    os.makedirs(work, exist_ok=True)
+    archive = os.path.join(work, SUITE_SDIST)
+    data = None
+    for attempt in (1, 2, 3):
+        try:
+            index = urllib.request.urlopen(SUITE_INDEX, timeout=60).read().decode()
+            (url,) = set(re.findall(r'href="([^"#]*/' + re.escape(SUITE_SDIST) + r')[#"]', index))
+            data = urllib.request.urlopen(url, timeout=120).read()
+            break
+        except (OSError, ValueError) as err:
+            if attempt == 3:
+                raise
+            print(f"retry: {SUITE_SDIST}: {err}; again in {attempt * 30} s", file=sys.stderr)
+            time.sleep(attempt * 30)
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != SUITE_SHA256:
+        sys.exit(f"{SUITE_SDIST}: SHA-256 {digest}, expected {SUITE_SHA256}")
+    with open(archive, "wb") as f:
+        f.write(data)
     with tarfile.open(archive) as tar:
         members = [m for m in tar.getmembers() if "/json/" in m.name]
         tar.extractall(work, members=members, filter="data")
