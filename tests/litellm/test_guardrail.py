@@ -202,20 +202,20 @@ def stream_calls(chunks):
 
 
 def test_stream_text_first_then_the_call_repaired(proxy, upstream):
+    # LiteLLM's first stream after start holds its text until the call begins,
+    # with or without a guardrail (measured: without one, the text 1.55 s
+    # after the request and the call 1.57 s; then 0.09 s and 0.49 s), so the
+    # stream path is warmed first and the measured stream is the second.
+    stream(proxy, "repaired")
     mark = upstream.mark()
     chunks = stream(proxy, "repaired")
     text = [(t, d.content) for t, d, _ in chunks if d.content]
     call_at = [t for t, d, _ in chunks if d.tool_calls]
     assert "".join(c for _, c in text) == "Reading it."
     # The upstream pauses 0.4 s between its text and its call: the text came
-    # through before the call was complete. Held back by the guardrail, it
-    # would arrive with the call. The first text chunk is the one measured:
-    # LiteLLM's stream wrapper holds each chunk until the next one arrives
-    # (to look for stop sequences), so the last text chunk comes when the
-    # call's first chunk does, a few hundredths of a second before the
-    # guardrail has the whole call (CI saw that margin at 0.07 s; measured
-    # on the last chunk with a 0.1 s margin, this test failed).
-    assert len(call_at) == 1 and min(t for t, _ in text) < call_at[0] - 0.2
+    # through before the call was complete. Held back, it would arrive with
+    # the call; half the pause is the margin.
+    assert len(call_at) == 1 and max(t for t, _ in text) < call_at[0] - 0.2
     [c] = stream_calls(chunks)
     assert (c["name"], c["arguments"]) == ("read", '{"path":"/a","offset":2}')
     assert chunks[-1][2] == "tool_calls"
