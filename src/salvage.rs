@@ -49,14 +49,7 @@ pub(crate) enum Unusable {
 
 /// `text` parsed strictly; unusable if an object in it names a key twice.
 fn parse_unambiguous(text: &str) -> serde_json::Result<Result<Value, Unusable>> {
-    let (value, repeated) = crate::json::parse_str_once(text)?;
-    if !repeated {
-        return Ok(Ok(value));
-    }
-    let path = crate::span::Spanned::parse(text)
-        .repeated_key()
-        .unwrap_or_default();
-    Ok(Err(Unusable::RepeatedKey(path)))
+    Ok(crate::json::parse_str_unrepeated(text)?.map_err(Unusable::RepeatedKey))
 }
 
 /// Parses argument text, salvaging what the enabled rules allow.
@@ -102,7 +95,12 @@ pub(crate) fn salvage(text: &str, enabled: Enabled) -> Result<Salvaged, Unusable
         Failure::Trailing { at } => {
             duplicate(body, at, enabled, repairs).ok_or(Unusable::TwoValues)
         }
-        Failure::Invalid { .. } => Err(Unusable::Invalid(strict)),
+        // Read leniently, but a key is named twice: which value counts
+        // depends on the reader (rejected as strict JSON is).
+        Failure::Repeated { path, .. } if enabled.has(Kind::TolerantParse) => {
+            Err(Unusable::RepeatedKey(path))
+        }
+        Failure::Invalid { .. } | Failure::Repeated { .. } => Err(Unusable::Invalid(strict)),
     }
 }
 

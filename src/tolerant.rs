@@ -64,6 +64,16 @@ pub(crate) enum Failure {
         /// The byte offset where the rest starts.
         at: usize,
     },
+    /// A complete value, ending at this offset, in which an object names a
+    /// key twice: which of its values a reader keeps depends on the reader,
+    /// so the value is no reading of the text.
+    Repeated {
+        /// The byte offset where the value ends.
+        at: usize,
+        /// The dotted path of the first key named twice (in the order of
+        /// the text: `options.limit`, `items.0.name`).
+        path: String,
+    },
 }
 
 /// Same limit as serde_json's: deeper input is rejected, not recursed into.
@@ -74,6 +84,7 @@ const MAX_DEPTH: usize = 128;
 pub(crate) fn parse(text: &str) -> Result<(Value, Leniency), Failure> {
     let mut p = Parser::new(text);
     let v = p.value()?;
+    p.unrepeated()?;
     p.skip_space()?;
     if p.i < p.s.len() {
         return Err(Failure::Trailing { at: p.i });
@@ -85,6 +96,7 @@ pub(crate) fn parse(text: &str) -> Result<(Value, Leniency), Failure> {
 pub(crate) fn parse_prefix(text: &str) -> Result<(Value, Leniency, usize), Failure> {
     let mut p = Parser::new(text);
     let v = p.value()?;
+    p.unrepeated()?;
     Ok((v, p.used, p.i))
 }
 
@@ -94,6 +106,9 @@ struct Parser<'a> {
     i: usize,
     used: Leniency,
     depth: usize,
+    /// The path of the first key named twice, innermost segment first (each
+    /// container that holds it adds its own segment as the parse returns).
+    repeated: Option<Vec<String>>,
 }
 
 impl<'a> Parser<'a> {
@@ -104,7 +119,33 @@ impl<'a> Parser<'a> {
             i: 0,
             used: Leniency::default(),
             depth: 0,
+            repeated: None,
         }
+    }
+
+    /// After a whole value: a key named twice in it is a failure.
+    fn unrepeated(&mut self) -> Result<(), Failure> {
+        match self.repeated.take() {
+            None => Ok(()),
+            Some(mut path) => {
+                path.reverse();
+                Err(Failure::Repeated {
+                    at: self.i,
+                    path: path.join("."),
+                })
+            }
+        }
+    }
+
+    /// A member's or item's value, adding `segment` to the path of the first
+    /// repeated key when that is in it.
+    fn value_at(&mut self, segment: impl FnOnce() -> String) -> Result<Value, Failure> {
+        let before = self.repeated.is_some();
+        let v = self.value()?;
+        if !before && let Some(path) = &mut self.repeated {
+            path.push(segment());
+        }
+        Ok(v)
     }
 
     /// The text from `start` to the cursor. The parser only stops at ASCII
@@ -200,7 +241,12 @@ impl<'a> Parser<'a> {
                 Some(b':') => self.i += 1,
                 _ => return self.invalid("':' after a key"),
             }
-            let v = self.value()?;
+            // A key named twice is noticed before its second value is read,
+            // as the text orders them.
+            if self.repeated.is_none() && map.contains_key(&key) {
+                self.repeated = Some(vec![key.clone()]);
+            }
+            let v = self.value_at(|| key.clone())?;
             map.insert(key, v);
             self.after_item(b'}', "',' or '}'")?;
         }
@@ -245,7 +291,8 @@ impl<'a> Parser<'a> {
             if self.closes(b']')? {
                 return Ok(Value::Array(items));
             }
-            items.push(self.value()?);
+            let index = items.len();
+            items.push(self.value_at(|| index.to_string())?);
             self.after_item(b']', "',' or ']'")?;
         }
     }
@@ -433,160 +480,4 @@ fn is_ident_char(b: u8) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn ok(text: &str) -> (Value, Vec<&'static str>) {
-        let (v, used) = parse(text).unwrap_or_else(|e| panic!("{text}: {e:?}"));
-        (v, used.names())
-    }
-
-    #[test]
-    fn strict_json_needs_no_leniency() {
-        let text = r#"{"a": [1, -2.5e3, "x\u00e9\ud83d\ude00\n"], "b": {"c": null, "d": true}}"#;
-        let (v, used) = ok(text);
-        assert_eq!(v, serde_json::from_str::<Value>(text).unwrap());
-        assert!(used.is_empty());
-    }
-
-    #[test]
-    fn the_mastra_and_kimi_cases() {
-        assert_eq!(ok(r#"{"a":1,}"#), (json!({"a": 1}), vec!["trailing comma"]));
-        assert_eq!(
-            ok(r#"{command:"ls"}"#),
-            (json!({"command": "ls"}), vec!["unquoted key"])
-        );
-        assert_eq!(
-            ok(r#"{'key':'val'}"#),
-            (json!({"key": "val"}), vec!["single quotes"])
-        );
-        assert_eq!(
-            ok("{'paths': ['app.py', 'b.py',],}"),
-            (
-                json!({"paths": ["app.py", "b.py"]}),
-                vec!["trailing comma", "single quotes"]
-            )
-        );
-    }
-
-    #[test]
-    fn python_literals_only_outside_strings() {
-        assert_eq!(
-            ok("{'theme': 'dark', 'size': 14, 'on': True, 'x': None, 's': 'True'}"),
-            (
-                json!({"theme": "dark", "size": 14, "on": true, "x": null, "s": "True"}),
-                vec!["single quotes", "Python literal"]
-            )
-        );
-    }
-
-    #[test]
-    fn comments() {
-        assert_eq!(
-            ok("{\n  // the file\n  \"a\": 1, /* two */ \"b\": 2\n}"),
-            (json!({"a": 1, "b": 2}), vec!["comment"])
-        );
-        assert_eq!(ok(r#"{"url": "http://x//y"}"#).1, Vec::<&str>::new());
-    }
-
-    #[test]
-    fn quotes_inside_other_quotes() {
-        assert_eq!(
-            ok(r#"{'say': "it's", 'q': 'a \'b\' "c"'}"#).0,
-            json!({"say": "it's", "q": "a 'b' \"c\""})
-        );
-    }
-
-    #[test]
-    fn truncated_text_is_never_completed() {
-        for text in [
-            r#"{"command":"rm -rf /tmp/scra"#,
-            r#"{"command":"#,
-            r#"{"a":[1,2"#,
-            r#"{"a":1,"#,
-            r#"{"a":tr"#,
-            r#"{"a":12"#,
-            r#"{"a":"\u00"#,
-            "{'a': 'b' /* open",
-            "",
-            "  ",
-        ] {
-            assert_eq!(parse(text), Err(Failure::Truncated), "{text:?}");
-        }
-    }
-
-    #[test]
-    fn dangling_key_is_invalid_not_null() {
-        assert!(matches!(
-            parse(r#"{"command":}"#),
-            Err(Failure::Invalid { .. })
-        ));
-    }
-
-    #[test]
-    fn what_json5_would_allow_but_we_do_not() {
-        for text in [
-            "{a: NaN}",
-            "{a: 0x10}",
-            "{a: .5}",
-            "{a: +1}",
-            "{a: 01}",
-            "{a: Infinity}",
-            "[1,,2]",
-            "{a: {1, 2}}",
-        ] {
-            assert!(
-                matches!(parse(text), Err(Failure::Invalid { .. })),
-                "{text}"
-            );
-        }
-    }
-
-    #[test]
-    fn trailing_values_are_reported() {
-        assert_eq!(
-            parse(r#"{"a":1} {"a":1}"#),
-            Err(Failure::Trailing { at: 8 })
-        );
-        let (v, _, end) = parse_prefix(r#"{"a":1}{"b":2}"#).unwrap();
-        assert_eq!((v, end), (json!({"a": 1}), 7));
-    }
-
-    #[test]
-    fn deep_nesting_is_an_error_not_a_crash() {
-        // Issue 25: every recursive reader has a depth limit. 100,000 levels of
-        // each container and leniency, on a thread with a quarter of a worker's stack (the
-        // limit, not the stack, bounds the recursion).
-        let n = 100_000;
-        let texts = [
-            format!("{}{}", "[".repeat(n), "]".repeat(n)),
-            format!("{}1{}", "{a: ".repeat(n), "}".repeat(n)),
-            format!("{}1{}", "{'a': [".repeat(n), "]}".repeat(n)),
-            "[".repeat(n),
-        ];
-        let small = std::thread::Builder::new().stack_size(512 * 1024);
-        let got = small
-            .spawn(move || texts.iter().map(|t| parse(t)).collect::<Vec<_>>())
-            .unwrap()
-            .join()
-            .unwrap();
-        for g in got {
-            assert_eq!(
-                g,
-                Err(Failure::Invalid {
-                    at: match g {
-                        Err(Failure::Invalid { at, .. }) => at,
-                        _ => 0,
-                    },
-                    what: "nesting deeper than 128"
-                })
-            );
-        }
-        // 128 levels are read.
-        let text = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
-        assert!(parse(&text).is_ok());
-        let text = format!("{}{}", "[".repeat(MAX_DEPTH + 1), "]".repeat(MAX_DEPTH + 1));
-        assert!(parse(&text).is_err());
-    }
-}
+mod tests;

@@ -98,6 +98,10 @@ impl fmt::Display for LeakProblem {
                 f,
                 "parameter \"{name}\" is given twice in the tool call written in the text"
             ),
+            LeakProblem::KeyTwice(path) => write!(
+                f,
+                "key {path:?} is given twice in the tool call written in the text; send each key once"
+            ),
             LeakProblem::PairNotComplete => {
                 f.write_str("an <arg_key>/<arg_value> pair is not complete")
             }
@@ -137,6 +141,7 @@ impl fmt::Display for PythonProblem {
             PythonProblem::ArgumentTwice { name, at } => {
                 write!(f, "argument {name:?} is given twice (byte {at})")
             }
+            PythonProblem::KeyTwice(path) => write!(f, "key {path:?} is given twice"),
             PythonProblem::PositionalAfterNamed(at) => {
                 write!(f, "a positional argument after a named one (byte {at})")
             }

@@ -257,8 +257,8 @@ pub(crate) fn convert_rejected(
         (Args::Malformed(_), true) => (Value::String("{}".into()), text),
         (_, true) => (Value::String(text.unwrap_or_else(|| "{}".into())), None),
         (Args::Value(Value::Object(m)), false) => (Value::Object(m.clone()), None),
-        (Args::Text(t), false) => match serde_json::from_str::<Value>(t) {
-            Ok(Value::Object(m)) => (Value::Object(m), None),
+        (Args::Text(t), false) => match crate::json::parse_str_unrepeated(t) {
+            Ok(Ok(Value::Object(m))) => (Value::Object(m), None),
             _ => (Value::Object(Map::new()), text),
         },
         (_, false) => (Value::Object(Map::new()), text),

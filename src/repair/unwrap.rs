@@ -74,9 +74,9 @@ fn wrapped(
     let (key, value) = wrapper?;
     let value = match value {
         Value::Object(_) => value.clone(),
-        // Double-encoded: JSON text of an object, strictly.
-        Value::String(text) => match serde_json::from_str::<Value>(text) {
-            Ok(v @ Value::Object(_)) => v,
+        // Double-encoded: JSON text of an object, strictly, read one way.
+        Value::String(text) => match crate::json::parse_str_unrepeated(text) {
+            Ok(Ok(v @ Value::Object(_))) => v,
             _ => return None,
         },
         _ => return None,

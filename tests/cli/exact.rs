@@ -197,6 +197,64 @@ fn a_key_given_twice_in_argument_text_is_rejected_naming_it() {
 }
 
 #[test]
+fn a_key_given_twice_read_leniently_streamed_or_double_encoded_is_rejected() {
+    // Found by an attack pass: these readings kept the last value and wrote
+    // a call no JSON reader agrees on ("valid" for the stream).
+    let sse = [
+        r#"data: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"read","input":{}}}"#,
+        "",
+        r#"data: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"file_path\":\"/a\",\"file_path\":\"/etc/shadow\"}"}}"#,
+        "",
+        r#"data: {"type":"content_block_stop","index":0}"#,
+        "",
+        r#"data: {"type":"message_stop"}"#,
+        "",
+    ]
+    .join("\n");
+    let records = [
+        r#"{"name":"read","arguments":"{'file_path': '/a', 'file_path': '/etc/shadow'}"}"#,
+        r#"{"name":"read","arguments":"{\"file_path\":\"/a\",\"file_path\":\"/etc/shadow\",}"}"#,
+        r#"{"name":"read","arguments":"{\"file_path\":\"/a\",\"x\":{\"k\":1,\"k\":2},}"}"#,
+    ]
+    .join("\n");
+    for input in [sse, records] {
+        let (lines, code) = shipped_json(input.clone());
+        assert!(!lines.is_empty(), "{input}");
+        for line in &lines {
+            assert_eq!(line["status"], "rejected", "{line}");
+            assert!(
+                line["errors"][0]["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("given twice"),
+                "{line}"
+            );
+        }
+        assert_eq!(code, Some(1));
+    }
+    let (lines, _) = shipped_json(records_paths());
+    let paths: Vec<&str> = lines
+        .iter()
+        .map(|l| l["errors"][0]["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["file_path", "x.k"]);
+    // Arguments double-encoded under a wrapper key are not unwrapped.
+    let (lines, _) = shipped_json(
+        r#"{"name":"read","arguments":{"arguments":"{\"file_path\":\"/a\",\"file_path\":\"/etc/shadow\"}"}}"#.to_owned(),
+    );
+    assert_eq!(lines[0]["status"], "rejected");
+    assert_eq!(lines[0]["args"], serde_json::Value::Null);
+}
+
+fn records_paths() -> String {
+    [
+        r#"{"name":"read","arguments":"{'file_path': '/a', 'file_path': '/b'}"}"#,
+        r#"{"name":"read","arguments":"{'file_path': '/a', 'x': {'k': 1, 'k': 1}}"}"#,
+    ]
+    .join("\n")
+}
+
+#[test]
 fn a_call_a_repeated_key_makes_read_two_ways_is_rejected_and_no_other() {
     // Objects inside a record: a reader keeping the first value and one
     // keeping the last make different calls of the first record's and of

@@ -224,6 +224,36 @@ fn prose_explaining_calls_stays_text() {
 }
 
 #[test]
+fn a_key_given_twice_in_a_json_call_written_in_the_text_is_rejected() {
+    // Found by an attack pass: each of these took the last value and
+    // reported an extracted call to /etc/shadow.
+    for text in [
+        "<tool_call>{\"name\": \"read\", \"arguments\": {\"file_path\": \"/a\", \"file_path\": \"/etc/shadow\"}}</tool_call>",
+        "[TOOL_CALLS][{\"name\": \"read\", \"arguments\": {\"file_path\": \"/a\", \"file_path\": \"/etc/shadow\"}}]",
+        "{\"name\": \"read\", \"arguments\": {\"file_path\": \"/a\", \"file_path\": \"/etc/shadow\"}}",
+        "```json\n{\"name\": \"read\", \"arguments\": {\"file_path\": \"/a\", \"file_path\": \"/etc/shadow\"}}\n```",
+        "<function=read>\n<parameter=file_path>\n/a\n</parameter>\n<parameter=file_path>\n/etc/shadow\n</parameter>\n</function>",
+    ] {
+        let (code, out, _) = json_stats(text);
+        assert_eq!((code, out.len()), (1, 1), "{text}: {out:?}");
+        assert_eq!(out[0]["status"], "rejected", "{text}");
+        let message = out[0]["errors"][0]["message"].as_str().unwrap();
+        assert!(message.contains("given twice"), "{text}: {message}");
+        assert!(!out[0].to_string().contains("\"args\":{"), "{text}");
+    }
+    // Python and JavaScript keep the last value; which one the model meant,
+    // no reader knows.
+    for text in [
+        "read({file_path: \"/a\", file_path: \"/etc/shadow\"})",
+        "[read(file_path=\"/a\", options={\"k\": 1, \"k\": 2})]",
+    ] {
+        // Left as text, or rejected: never a call with either value.
+        let (_, out, _) = json_stats(text);
+        assert!(out.iter().all(|l| l["args"].is_null()), "{text}: {out:?}");
+    }
+}
+
+#[test]
 fn a_parameter_given_twice_is_rejected_and_seed_json_is_read() {
     let (code, out, _) = json_stats(
         "<function name=\"read\"><param name=\"file_path\">/tmp/a</param><param name=\"file_path\">/etc/shadow</param></function>",

@@ -473,6 +473,60 @@ fn found_an_anthropic_stream_respelling_numbers() {
 
 // ------------------------------------------------------------------ mutated records
 
+#[test]
+fn found_a_key_named_twice_in_a_written_call_read_as_its_last_value() {
+    // Every family's markup with its one parameter given twice: no reader
+    // knows which value the model meant, so no call is made with either.
+    let twice: [(&str, &str); 8] = [
+        (r#""pattern": "@""#, r#""pattern": "@", "pattern": "/w""#),
+        (r#"pattern="@""#, r#"pattern="@", pattern="/w""#),
+        ("pattern='@'", "pattern='@', pattern='/w'"),
+        (
+            "<parameter name=\"pattern\">@</parameter>",
+            "<parameter name=\"pattern\">@</parameter><parameter name=\"pattern\">/w</parameter>",
+        ),
+        (
+            "<parameter=pattern>\n@\n</parameter>",
+            "<parameter=pattern>\n@\n</parameter>\n<parameter=pattern>\n/w\n</parameter>",
+        ),
+        (
+            "<arg_key>pattern</arg_key>\n<arg_value>@</arg_value>",
+            "<arg_key>pattern</arg_key>\n<arg_value>@</arg_value>\n<arg_key>pattern</arg_key>\n<arg_value>/w</arg_value>",
+        ),
+        (
+            "<｜DSML｜parameter name=\"pattern\" string=\"true\">@</｜DSML｜parameter>",
+            "<｜DSML｜parameter name=\"pattern\" string=\"true\">@</｜DSML｜parameter><｜DSML｜parameter name=\"pattern\" string=\"true\">/w</｜DSML｜parameter>",
+        ),
+        (
+            r#"{"pattern": "@"}"#,
+            r#"{"pattern": "@", "pattern": "/w"}"#,
+        ),
+    ];
+    let templates = grammar::LEAK_TEMPLATES
+        .iter()
+        .chain(grammar::BARE_TEMPLATES);
+    for template in templates {
+        let (from, to) = twice
+            .iter()
+            .find(|(from, _)| template.contains(from))
+            .unwrap_or_else(|| panic!("no way to name a key twice in {template}"));
+        let markup = template.replacen(from, to, 1).replace('@', "/v");
+        let record = serde_json::json!({"role": "assistant", "content": markup});
+        let input = format!("{record}\n");
+        let (lines, summary) = run(input.as_bytes());
+        assert_eq!(
+            lines.len() as u64,
+            summary.total().calls + summary.broken_records()
+        );
+        for line in &lines {
+            assert!(
+                !line.contains(r#""pattern":"/v""#) && !line.contains(r#""pattern":"/w""#),
+                "{markup}: {line}"
+            );
+        }
+    }
+}
+
 fn examples() -> &'static Vec<Vec<u8>> {
     static EX: OnceLock<Vec<Vec<u8>>> = OnceLock::new();
     EX.get_or_init(|| {

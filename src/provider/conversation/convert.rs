@@ -207,8 +207,8 @@ fn to_anthropic(
                             .cloned()
                             .unwrap_or(Value::Null);
                         let input = match f.and_then(|f| f.get("arguments")) {
-                            Some(Value::String(t)) => match serde_json::from_str::<Value>(t) {
-                                Ok(v @ Value::Object(_)) => v,
+                            Some(Value::String(t)) => match crate::json::parse_str_unrepeated(t) {
+                                Ok(Ok(v @ Value::Object(_))) => v,
                                 _ => Value::Object(Map::new()),
                             },
                             Some(v @ Value::Object(_)) => v.clone(),

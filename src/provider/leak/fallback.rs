@@ -175,7 +175,11 @@ fn scan(text: &str, declared: Declared) -> Scan {
         let used = match &parsed {
             Ok((_, _, end)) => *end,
             Err(Failure::Truncated) => rest.len(),
-            Err(Failure::Invalid { at, .. } | Failure::Trailing { at }) => *at,
+            Err(
+                Failure::Invalid { at, .. }
+                | Failure::Trailing { at }
+                | Failure::Repeated { at, .. },
+            ) => *at,
         };
         steps += used;
         from = s + used.max(1);
@@ -413,6 +417,7 @@ fn not_json(failure: Failure) -> LeakProblem {
         Failure::Invalid { what, .. } if what.starts_with("nesting") => super::pythonic::too_deep(),
         Failure::Invalid { at, what } => LeakProblem::InvalidAt { at, expected: what },
         Failure::Trailing { at } => LeakProblem::TrailingAt(at),
+        Failure::Repeated { path, .. } => LeakProblem::KeyTwice(path),
     }
 }
 

@@ -19,9 +19,10 @@ pub(super) fn json_first_name(text: &str) -> Option<&str> {
 
 /// A call to `name` whose arguments are the JSON object `json`.
 pub(super) fn object_call(name: &str, json: &str, markup: &str) -> Read {
-    match serde_json::from_str::<Value>(json.trim()) {
-        Ok(Value::Object(args)) => found(name.to_owned(), args, markup),
-        Ok(_) => malformed(markup, name, LeakProblem::ArgsNotAnObject),
+    match crate::json::parse_str_unrepeated(json.trim()) {
+        Ok(Ok(Value::Object(args))) => found(name.to_owned(), args, markup),
+        Ok(Ok(_)) => malformed(markup, name, LeakProblem::ArgsNotAnObject),
+        Ok(Err(path)) => malformed(markup, name, LeakProblem::KeyTwice(path)),
         Err(e) => malformed(markup, name, not_json(&e)),
     }
 }
@@ -30,8 +31,9 @@ pub(super) fn object_call(name: &str, json: &str, markup: &str) -> Read {
 pub(super) fn object_args(value: Option<&Value>) -> Result<Map<String, Value>, LeakProblem> {
     match value {
         Some(Value::Object(m)) => Ok(m.clone()),
-        Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
-            Ok(Value::Object(m)) => Ok(m),
+        Some(Value::String(s)) => match crate::json::parse_str_unrepeated(s) {
+            Ok(Ok(Value::Object(m))) => Ok(m),
+            Ok(Err(path)) => Err(LeakProblem::KeyTwice(path)),
             _ => Err(LeakProblem::ArgsNotAnObject),
         },
         None => Ok(Map::new()),
@@ -47,7 +49,11 @@ pub(super) fn json_value<'t>(c: &mut Cursor<'t>) -> Result<(Value, &'t str), Lea
     let mut values = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
     match values.next() {
         Some(Ok(v)) => match c.take(values.byte_offset()) {
-            Some(json) => Ok((v, json)),
+            // A key named twice: read one way by no JSON reader.
+            Some(json) => match crate::json::parse_str_unrepeated(json) {
+                Ok(Err(path)) => Err(LeakProblem::KeyTwice(path)),
+                _ => Ok((v, json)),
+            },
             None => Err(LeakProblem::JsonNotTaken),
         },
         Some(Err(e)) if e.is_eof() => Err(LeakProblem::NotClosed),

@@ -71,6 +71,9 @@ pub(crate) enum LeakProblem {
     },
     /// A parameter (this one) given twice: two readings, neither taken.
     ParameterTwice(String),
+    /// A key (at this dotted path) named twice in one object of JSON: which
+    /// value a reader keeps depends on the reader, so neither is taken.
+    KeyTwice(String),
     /// A GLM `<arg_key>`/`<arg_value>` pair with a half missing.
     PairNotComplete,
     /// A `{name, arguments}` object with no sentinel that does not parse: the
@@ -114,6 +117,8 @@ pub(crate) enum PythonProblem {
         /// The byte its second value starts at.
         at: usize,
     },
+    /// A dict or object literal naming a key (at this dotted path) twice.
+    KeyTwice(String),
     /// A value given by position after a named one (byte).
     PositionalAfterNamed(usize),
     /// A dict key that is not a string.

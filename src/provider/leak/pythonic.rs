@@ -361,6 +361,11 @@ impl<'t> Parser<'t> {
                         _ => return Err(Stop::Bad(PythonProblem::DictKeyNotString)),
                     };
                     self.expect(&[':'])?;
+                    // Python keeps a repeated key's last value; which one the
+                    // model meant, no reader knows.
+                    if map.contains_key(&key) {
+                        return Err(Stop::Bad(PythonProblem::KeyTwice(key)));
+                    }
                     map.insert(key, self.value(depth + 1)?);
                     if self.expect(&[',', '}'])? == '}' {
                         return Ok(Value::Object(map));
@@ -400,6 +405,11 @@ impl<'t> Parser<'t> {
             Err(crate::tolerant::Failure::Truncated) => Err(Stop::Cut),
             Err(crate::tolerant::Failure::Invalid { what, .. }) if what.starts_with("nesting") => {
                 Err(Stop::Deep)
+            }
+            // JavaScript keeps a repeated key's last value; which one the
+            // model meant, no reader knows.
+            Err(crate::tolerant::Failure::Repeated { path, .. }) => {
+                Err(Stop::Bad(PythonProblem::KeyTwice(path)))
             }
             Err(_) => Err(Stop::Bad(PythonProblem::NotAnObjectLiteral(self.c.at()))),
         }

@@ -174,15 +174,17 @@ pub(super) fn inner_call(row: &Row, body: &str, markup: &str, ctx: &mut Ctx) -> 
 /// A body between its opening and its closing sentinel.
 fn closed(syntax: &Syntax, inner: &str, markup: &str, ctx: &Ctx) -> Vec<Leaked> {
     match syntax {
-        Syntax::Calls { .. } => match serde_json::from_str::<Value>(inner.trim()) {
-            Ok(value) => json_calls(&value, inner, markup),
-            Err(e) => {
-                let name = cut::json_name(inner)
-                    .and_then(cut::plain)
-                    .unwrap_or_default();
-                malformed(markup, name, not_json(&e)).0
-            }
-        },
+        Syntax::Calls { .. } => {
+            let why = match crate::json::parse_str_unrepeated(inner.trim()) {
+                Ok(Ok(value)) => return json_calls(&value, inner, markup),
+                Ok(Err(path)) => LeakProblem::KeyTwice(path),
+                Err(e) => not_json(&e),
+            };
+            let name = cut::json_name(inner)
+                .and_then(cut::plain)
+                .unwrap_or_default();
+            malformed(markup, name, why).0
+        }
         Syntax::Named { id, sep } => {
             let Some((head, json)) = inner.split_once(sep) else {
                 return malformed(markup, "", LeakProblem::NoArguments).0;

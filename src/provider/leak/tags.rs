@@ -207,12 +207,18 @@ fn params(
         };
         let string = p.string_attr.then(|| attribute(head, "string")).flatten();
         let value = match string.as_deref() {
-            Some("false") => serde_json::from_str::<Value>(raw.trim()).map_err(|e| {
-                LeakProblem::ParameterNotJson {
-                    name: pname.clone(),
-                    why: e.to_string(),
+            Some("false") => match crate::json::parse_str_unrepeated(raw.trim()) {
+                Ok(Ok(value)) => value,
+                Ok(Err(path)) => {
+                    return Err(LeakProblem::KeyTwice(format!("{pname}.{path}")));
                 }
-            })?,
+                Err(e) => {
+                    return Err(LeakProblem::ParameterNotJson {
+                        name: pname.clone(),
+                        why: e.to_string(),
+                    });
+                }
+            },
             _ if p.layout && cdata.is_none() => Value::String(layout_trimmed(raw)),
             _ => Value::String(raw.to_owned()),
         };

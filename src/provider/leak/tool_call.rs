@@ -157,8 +157,14 @@ fn complete_at_end(text: &str, ctx: &mut Ctx) -> Option<Read> {
 }
 
 fn hermes(body: &str, markup: &str) -> Vec<Leaked> {
-    match serde_json::from_str::<Value>(body) {
-        Ok(value) => json_calls(&value, body, markup),
+    match crate::json::parse_str_unrepeated(body) {
+        Ok(Ok(value)) => json_calls(&value, body, markup),
+        Ok(Err(path)) => {
+            let name = cut::json_name(body)
+                .and_then(cut::plain)
+                .unwrap_or_default();
+            malformed(markup, name, LeakProblem::KeyTwice(path)).0
+        }
         Err(e) => malformed(markup, "", not_json(&e)).0,
     }
 }

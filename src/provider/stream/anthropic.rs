@@ -188,14 +188,17 @@ impl Anthropic {
                     incomplete.push((calls, Unfinished::CutOff));
                 }
                 calls += 1;
-                // The input is the fragments joined; text that does not parse
-                // stays text, for salvage to judge (never completed here). Its
-                // numbers are written back as spelled here.
+                // The input is the fragments joined; text that does not parse,
+                // or names a key twice, stays text, for salvage to judge
+                // (never completed here). Its numbers are written back as
+                // spelled here.
                 if !json.text.is_empty() {
                     spelled.push_str(&json.text);
                     spelled.push('\n');
-                    let input =
-                        serde_json::from_str(&json.text).unwrap_or(Value::String(json.text));
+                    let input = match crate::json::parse_str_unrepeated(&json.text) {
+                        Ok(Ok(value)) => value,
+                        _ => Value::String(json.text),
+                    };
                     block.insert("input".into(), input);
                 }
             }

@@ -81,7 +81,7 @@ pub(super) const LEAK_TEMPLATES: &[&str] = &[
 ];
 
 /// Sentinel-free lists: a call only as the whole message.
-const BARE_TEMPLATES: &[&str] = &[
+pub(super) const BARE_TEMPLATES: &[&str] = &[
     "[glob(pattern='@')]",
     "[{\"name\": \"glob\", \"arguments\": {\"pattern\": \"@\"}}]",
 ];

@@ -263,8 +263,9 @@ fn element_spans<'t>(list: &'t str, steps: &mut usize) -> Vec<&'t str> {
         if t.starts_with(']') || t.is_empty() {
             break;
         }
-        let Ok((_, _, end)) = tolerant::parse_prefix(t) else {
-            break;
+        let end = match tolerant::parse_prefix(t) {
+            Ok((_, _, end)) | Err(tolerant::Failure::Repeated { at: end, .. }) => end,
+            Err(_) => break,
         };
         *steps += end;
         spans.push(t.get(..end).unwrap_or_default());
