@@ -189,33 +189,42 @@ fn duplicate(
 }
 
 /// A JSON string whose content is itself a JSON object, peeled at most twice.
-pub(crate) fn peel(value: Value, enabled: Enabled, repairs: &mut Vec<Repair>) -> Value {
+/// `Err` with the dotted path of a key named twice in the object it would
+/// peel to: that text has two readings, so neither is taken.
+pub(crate) fn peel(
+    value: Value,
+    enabled: Enabled,
+    repairs: &mut Vec<Repair>,
+) -> Result<Value, String> {
     let mut value = value;
+    if !enabled.has(Kind::DoubleEncoded) {
+        return Ok(value);
+    }
     for _ in 0..2 {
         let Value::String(text) = &value else { break };
-        match serde_json::from_str::<Value>(text) {
-            Ok(inner)
-                if enabled.has(Kind::DoubleEncoded) && (inner.is_object() || inner.is_string()) =>
-            {
-                // A string that holds a string is only peeled on if that one
-                // holds an object in turn.
-                if let Value::String(t) = &inner
-                    && !serde_json::from_str::<Value>(t).is_ok_and(|v| v.is_object())
-                {
-                    break;
-                }
-                repairs.push(Repair {
-                    path: String::new(),
-                    kind: Kind::DoubleEncoded,
-                    from: value.clone(),
-                    to: Value::Null,
-                });
-                value = inner;
-            }
+        let inner = match crate::json::parse_str_unrepeated(text) {
+            Ok(Ok(inner @ (Value::Object(_) | Value::String(_)))) => inner,
+            Ok(Err(path)) => return Err(path),
             _ => break,
+        };
+        // A string that holds a string is only peeled on if that one holds
+        // an object in turn.
+        if let Value::String(t) = &inner {
+            match crate::json::parse_str_unrepeated(t) {
+                Ok(Ok(Value::Object(_))) => {}
+                Ok(Err(path)) => return Err(path),
+                _ => break,
+            }
         }
+        repairs.push(Repair {
+            path: String::new(),
+            kind: Kind::DoubleEncoded,
+            from: value.clone(),
+            to: Value::Null,
+        });
+        value = inner;
     }
-    value
+    Ok(value)
 }
 
 /// A value embedded in a string argument (for `parse-json-string`): strict JSON,
@@ -369,7 +378,11 @@ mod tests {
                     .collect();
                 let mut r = Vec::new();
                 let peeled = peel(Value::String(deep), Enabled::ALL, &mut r);
-                (salvaged, peeled.is_string(), parse_embedded(&"[".repeat(n)))
+                (
+                    salvaged,
+                    peeled.is_ok_and(|p| p.is_string()),
+                    parse_embedded(&"[".repeat(n)),
+                )
             })
             .unwrap()
             .join()
@@ -383,17 +396,27 @@ mod tests {
         let once = json!("{\"shop_name\": \"A店\"}");
         assert_eq!(
             peel(once, Enabled::ALL, &mut r),
-            json!({"shop_name": "A店"})
+            Ok(json!({"shop_name": "A店"}))
         );
         assert_eq!(kinds(&r), vec!["double-encoded"]);
         let twice = Value::String(json!("{\"a\":1}").to_string());
         let mut r = Vec::new();
-        assert_eq!(peel(twice, Enabled::ALL, &mut r), json!({"a": 1}));
+        assert_eq!(peel(twice, Enabled::ALL, &mut r), Ok(json!({"a": 1})));
         assert_eq!(r.len(), 2);
         // A plain string, or a string holding an array, is left alone.
         let mut r = Vec::new();
-        assert_eq!(peel(json!("hello"), Enabled::ALL, &mut r), json!("hello"));
-        assert_eq!(peel(json!("[1]"), Enabled::ALL, &mut r), json!("[1]"));
+        assert_eq!(
+            peel(json!("hello"), Enabled::ALL, &mut r),
+            Ok(json!("hello"))
+        );
+        assert_eq!(peel(json!("[1]"), Enabled::ALL, &mut r), Ok(json!("[1]")));
+        assert!(r.is_empty());
+        // Text with a key named twice has two readings: neither is taken,
+        // however deep it is encoded.
+        let dup = r#"{"a":1,"a":2}"#;
+        assert_eq!(peel(json!(dup), Enabled::ALL, &mut r), Err("a".to_owned()));
+        let deeper = Value::String(json!(dup).to_string());
+        assert_eq!(peel(deeper, Enabled::ALL, &mut r), Err("a".to_owned()));
         assert!(r.is_empty());
     }
 }

@@ -387,7 +387,14 @@ pub(crate) fn judge(registry: &Registry, call: &mut Call, policy: Policy) -> Ver
     // input itself, invalid as just validated, and is neither copied nor
     // validated again.
     let mut peeled = match &args {
-        Value::String(_) => Some(salvage::peel(args.clone(), policy.enabled, &mut repairs)),
+        Value::String(_) => match salvage::peel(args.clone(), policy.enabled, &mut repairs) {
+            Ok(work) => Some(work),
+            Err(path) => {
+                let mut verdict = Verdict::invalid(Some(args), vec![message::repeated_key(&path)]);
+                verdict.raw = sent_text;
+                return verdict;
+            }
+        },
         _ => None,
     };
     if let Some(work) = peeled.take_if(|work| tool.validator.is_valid(work)) {

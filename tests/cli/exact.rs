@@ -215,6 +215,7 @@ fn a_key_given_twice_read_leniently_streamed_or_double_encoded_is_rejected() {
         r#"{"name":"read","arguments":"{'file_path': '/a', 'file_path': '/etc/shadow'}"}"#,
         r#"{"name":"read","arguments":"{\"file_path\":\"/a\",\"file_path\":\"/etc/shadow\",}"}"#,
         r#"{"name":"read","arguments":"{\"file_path\":\"/a\",\"x\":{\"k\":1,\"k\":2},}"}"#,
+        r#"{"type":"function","id":"x","function":{"name":"read","arguments":"\"{\\\"file_path\\\":\\\"/a\\\",\\\"file_path\\\":\\\"/etc/shadow\\\"}\""}}"#,
     ]
     .join("\n");
     for input in [sse, records] {
