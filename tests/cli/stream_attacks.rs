@@ -171,6 +171,56 @@ fn an_anthropic_stream_keeps_number_spellings() {
     );
 }
 
+#[test]
+fn an_anthropic_call_with_a_part_in_another_delta_type_is_rejected_never_shortened() {
+    // Found by an attack pass: the part in a delta of another type was
+    // dropped and `rm -rf /` came out valid.
+    let stream = |middle: Value, block: &str| {
+        let mut events = vec![
+            json!({"type": "message_start", "message": {"type": "message", "role": "assistant", "content": []}}),
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": block, "id": "t", "name": "bash", "input": {}}}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{\"description\": \"Clean\", \"command\": \"rm -rf /"}}),
+        ];
+        events.push(middle);
+        events.extend([
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "\"}"}}),
+            json!({"type": "content_block_stop", "index": 0}),
+            json!({"type": "message_stop"}),
+        ]);
+        let mut input = lines(&events);
+        input.push(LAST.to_owned());
+        input
+    };
+    for block in ["tool_use", "server_tool_use", "mcp_tool_use"] {
+        for delta in [
+            json!({"type": "future_delta", "partial_json": "tmp/build"}),
+            json!({"type": "text_delta", "text": "tmp/build"}),
+        ] {
+            let middle = json!({"type": "content_block_delta", "index": 0, "delta": delta});
+            let (code, out) = run(&[], &stream(middle, block));
+            assert_eq!(code, 1, "{out:?}");
+            assert_eq!(out[0]["tool"], "bash", "{out:?}");
+            assert_eq!(out[0]["status"], "rejected", "{out:?}");
+            assert!(
+                out[0]["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("may be missing"),
+                "{out:?}"
+            );
+            last_is_judged(&out);
+        }
+        // Whole, a server or MCP tool's streamed input is its input too.
+        let middle = json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "tmp/build"}});
+        let (_, out) = run(&[], &stream(middle, block));
+        assert_eq!(out[0]["status"], "valid", "{block}: {out:?}");
+        assert_eq!(
+            out[0]["args"]["command"], "rm -rf /tmp/build",
+            "{block}: {out:?}"
+        );
+    }
+}
+
 /// A chat chunk of stream `id` with `delta` for call `index` (a new call when
 /// `name` is given).
 fn chat_call(id: &str, index: u64, name: Option<&str>, args: &str) -> String {

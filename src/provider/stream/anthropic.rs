@@ -43,6 +43,16 @@ struct Block {
     lost: bool,
 }
 
+/// Whether a content block is a call, its input streamed as
+/// `input_json_delta` fragments: a client tool's, a server tool's or an MCP
+/// tool's use (what the provider reads as calls, in this order).
+fn is_call(block: &Map<String, Value>) -> bool {
+    matches!(
+        block.field("type").and_then(Value::as_str),
+        Some("tool_use" | "server_tool_use" | "mcp_tool_use")
+    )
+}
+
 impl Anthropic {
     /// The block `event` is about, if it names one that started.
     fn slot(&self, event: &Map<String, Value>) -> Option<usize> {
@@ -91,8 +101,15 @@ impl Anthropic {
                         let json = delta.field("partial_json").and_then(Value::as_str)?;
                         slot.json.push(json, limit, &mut self.size);
                     }
+                    // A call's input comes in `input_json_delta` fragments
+                    // only: any other part of it, unread, may be a part of
+                    // the input (its call is then rejected as incomplete).
                     Some("text_delta") => {
                         let text = delta.field("text").and_then(Value::as_str)?;
+                        if is_call(&slot.block) {
+                            slot.lost = true;
+                            return Some(self.stopped);
+                        }
                         match slot.block.field_mut("text") {
                             Some(Value::String(kept)) => kept.push_str(text),
                             _ => {
@@ -101,6 +118,7 @@ impl Anthropic {
                         }
                         self.size = self.size.saturating_add(text.len());
                     }
+                    _ if is_call(&slot.block) => slot.lost = true,
                     _ => {}
                 }
             }
@@ -144,8 +162,7 @@ impl Anthropic {
                 match at.and_then(|at| self.blocks.get_mut(at)) {
                     Some(block) if !block.stopped => {
                         block.lost = true;
-                        self.text_lost |=
-                            block.block.field("type").and_then(Value::as_str) != Some("tool_use");
+                        self.text_lost |= !is_call(&block.block);
                     }
                     Some(_) => {}
                     // A block whose start never came: text or not.
@@ -179,7 +196,7 @@ impl Anthropic {
             lost,
         } in self.blocks
         {
-            if block.field("type").and_then(Value::as_str) == Some("tool_use") {
+            if is_call(&block) {
                 if json.too_large {
                     incomplete.push((calls, Unfinished::TooLarge));
                 } else if lost || (!stopped && self.lost > serial) {
