@@ -264,7 +264,24 @@ pub(super) fn drop_unknown(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<
     if s.object(doc, path).near.any(key) {
         return None;
     }
-    let value = get(doc, path)?.as_object()?.get(key)?;
+    let object = get(doc, path)?.as_object()?;
+    let value = object.get(key)?;
+    // An undeclared wrapper key at the root holding an object or text may
+    // hold the arguments themselves (`unwrap-arguments` found no way to take
+    // them out: cut off, not valid inside, or beside a `name` naming another
+    // tool): nothing at the root is dropped, neither it (that would drop the
+    // arguments) nor a key beside it (that would leave it to be unwrapped).
+    if path.is_empty() {
+        let declared = &s.object(doc, path).declared;
+        let wrapped = object.iter().any(|(k, v)| {
+            super::unwrap::is_wrapper(k)
+                && (v.is_object() || v.is_string())
+                && !declared.contains(k.as_str())
+        });
+        if wrapped {
+            return None;
+        }
+    }
     let mut key_path = path.clone();
     key_path.push(key.clone());
     Some(Fix {

@@ -404,6 +404,37 @@ fn drop_unknown_in_closed_objects_only() {
 }
 
 #[test]
+fn drop_unknown_never_drops_arguments_it_could_not_unwrap() {
+    // Found by an attack pass: with every property optional, a wrapper whose
+    // content was cut off, or held a near miss, was dropped, leaving `{}`.
+    let open = object(
+        json!({"s": {"type": "string"}, "n": {"type": "integer"}}),
+        &[],
+    );
+    for args in [
+        json!({"arguments": "{\"s\": \"rm -rf /tmp/bu"}),
+        json!({"arguments": {"S": "x"}}),
+        json!({"input": {"s": "a", "s2": 1}}),
+        json!({"parameters": "s=x"}),
+        json!({"s": "a", "args": {"n": "1"}}),
+        // Not `name` beside it either: the wrapper would then be unwrapped,
+        // and the call was to another tool.
+        json!({"name": "other_tool", "arguments": {"s": "a"}}),
+    ] {
+        assert_eq!(fix(open.clone(), args.clone()), None, "{args}");
+    }
+    // Not a place arguments go: dropped as before.
+    assert_eq!(
+        fix(open.clone(), json!({"s": "a", "input": 5})),
+        Some((json!({"s": "a"}), vec!["drop-unknown"]))
+    );
+    assert_eq!(
+        fix(open, json!({"s": "a", "comment": {"n": 1}})),
+        Some((json!({"s": "a"}), vec!["drop-unknown"]))
+    );
+}
+
+#[test]
 fn drop_unknown_never_drops_a_near_miss() {
     // Issue 9: `forced` for a schema declaring `force` was dropped, turning a
     // forced restart into a plain one.

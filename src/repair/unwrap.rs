@@ -11,6 +11,12 @@ use super::site::Site;
 /// The keys models put the arguments under.
 const WRAPPERS: [&str; 5] = ["arguments", "parameters", "input", "args", "tool_call"];
 
+/// Whether models put the arguments under `key` (`drop-unknown` never drops
+/// such a key at the root).
+pub(super) fn is_wrapper(key: &str) -> bool {
+    WRAPPERS.contains(&key)
+}
+
 /// At most this many wrappers are taken off (`{"tool_call": {"name": …,
 /// "arguments": {…}}}` is two).
 const MAX_WRAPPERS: usize = 2;
