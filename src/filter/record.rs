@@ -23,8 +23,9 @@ use crate::verdict::{Fault, Status, Verdict};
 #[derive(Debug)]
 pub(crate) enum Prepared {
     /// An event of a streamed response: only the sequential stage can tell what
-    /// it completes.
-    Event(Value, (u64, u64, u64)),
+    /// it completes. (And whether its lone surrogate escapes were masked to
+    /// read it.)
+    Event(Value, (u64, u64, u64), bool),
     /// The record's calls, judged (or why it has none).
     Judged(Box<Judged>),
 }
@@ -98,7 +99,7 @@ impl Filter<'_> {
     ) -> Prepared {
         let first = (meta.index, meta.line, meta.offset);
         match parsed.value {
-            Ok(value) if stream::is_event(&value) => Prepared::Event(value, first),
+            Ok(value) if stream::is_event(&value) => Prepared::Event(value, first, parsed.masked),
             _ => {
                 // Only a number with an exponent can be spelled two ways; the
                 // framer says whether the record has one.
@@ -235,16 +236,26 @@ impl Filter<'_> {
                 }
                 self.write(*judged, source, summary, printer)
             }
-            Prepared::Event(value, at) => {
-                let (ended, fed) = streams.feed(value, at, self.options.max_record_bytes);
+            Prepared::Event(value, at, masked) => {
+                let (ended, mut fed) = streams.feed(value, at, self.options.max_record_bytes);
                 if let Some(ended) = ended {
                     self.assembled(ended, source, summary, printer)?;
+                }
+                if masked {
+                    match &mut fed {
+                        Fed::Kept => streams.masked(),
+                        Fed::Done(done) => done.masked = true,
+                        Fed::Record(_) => {}
+                    }
                 }
                 match fed {
                     Fed::Kept => Ok(()),
                     // `is_event` and `feed` agree; judged as a record all the same.
                     Fed::Record(value) => {
-                        let parsed = ParsedRecord::of(Ok(value));
+                        let parsed = ParsedRecord {
+                            masked,
+                            ..ParsedRecord::of(Ok(value))
+                        };
                         let judged = self.judge(parsed, at, b"", (&[], true, false), source);
                         self.write(judged, source, summary, printer)
                     }
@@ -267,8 +278,12 @@ impl Filter<'_> {
         let record = done.record.map_err(|stream::TooLarge| {
             message::stream_too_large(source, line, self.options.max_record_bytes)
         });
+        let parsed = ParsedRecord {
+            masked: done.masked,
+            ..ParsedRecord::of(record)
+        };
         let judged = self.judge(
-            ParsedRecord::of(record),
+            parsed,
             done.first,
             done.spelled.as_bytes(),
             (&done.incomplete, done.whole, done.text_lost),

@@ -99,6 +99,9 @@ pub(crate) struct Assembled {
     /// An event that could not be used may have held a part of the message's
     /// text: a call read from that text may miss a part.
     pub text_lost: bool,
+    /// An event of it held a lone surrogate escape, masked to read it
+    /// ([`Streams::masked`]): its calls are judged as a masked record's.
+    pub masked: bool,
 }
 
 /// Why a streamed call is not whole.
@@ -131,6 +134,8 @@ struct Open {
     /// A chat stream's `id` (chunks of one stream share it).
     id: Value,
     kind: Kind,
+    /// An event taken held a lone surrogate escape, masked to read it.
+    masked: bool,
 }
 
 #[derive(Debug)]
@@ -213,6 +218,15 @@ impl Streams {
         }
     }
 
+    /// The event just fed (kept into the open stream) held a lone surrogate
+    /// escape, masked to read it: the stream's calls are judged as a masked
+    /// record's (a call holding one is rejected saying where).
+    pub(crate) fn masked(&mut self) {
+        if let Some(open) = self.open.as_mut() {
+            open.masked = true;
+        }
+    }
+
     /// The input ended: a stream still open comes out as far as it got.
     pub(crate) fn finish(&mut self) -> Option<Assembled> {
         self.open.take().and_then(Open::end)
@@ -233,7 +247,7 @@ impl Streams {
                 };
                 // What was kept is freed now; the rest is read and dropped.
                 open.kind = Kind::Dropped;
-                let first = open.first;
+                let (first, masked) = (open.first, open.masked);
                 if complete {
                     self.open = None;
                 }
@@ -244,6 +258,7 @@ impl Streams {
                     spelled: String::new(),
                     whole: false,
                     text_lost: false,
+                    masked,
                 })
             }
         }
@@ -266,6 +281,7 @@ impl Open {
             of,
             id,
             kind,
+            masked: false,
         }
     }
 
@@ -330,6 +346,7 @@ impl Open {
             spelled,
             whole,
             text_lost,
+            masked: self.masked,
         })
     }
 }

@@ -240,6 +240,60 @@ fn chat_finish(id: &str) -> String {
 }
 
 #[test]
+fn a_lone_surrogate_escape_in_streamed_arguments_is_rejected_where_it_is() {
+    // Found by an attack pass: the events were masked to be read, but the
+    // reassembled call was judged unmasked, and came out valid with the
+    // mask's characters (U+F0000 and the escape's hex digits) for the escape.
+    // `@` stands for the escape, written into the event's JSON.
+    let anthropic = lines(&[
+        json!({"type": "message_start", "message": {"type": "message", "role": "assistant", "content": []}}),
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "t", "name": "read", "input": {}}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{\"file_path\": \"/a@"}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "\"}"}}),
+        json!({"type": "content_block_stop", "index": 0}),
+        json!({"type": "message_stop"}),
+    ]);
+    let responses = lines(&[
+        json!({"type": "response.output_item.added", "output_index": 0, "item": {"type": "function_call", "id": "fc", "call_id": "c", "name": "read", "arguments": ""}}),
+        json!({"type": "response.function_call_arguments.delta", "output_index": 0, "delta": "{\"file_path\": \"/a@\"}"}),
+        json!({"type": "response.output_item.done", "output_index": 0, "item": {"type": "function_call", "id": "fc", "call_id": "c", "name": "read", "arguments": "{\"file_path\": \"/a@\"}"}}),
+        json!({"type": "response.completed", "response": {"id": "r", "status": "completed", "output": []}}),
+    ]);
+    let chat = vec![
+        chat_call("s", 0, Some("read"), "{\"file_path\": \"/a@"),
+        chat_call("s", 0, None, "\"}"),
+        chat_finish("s"),
+    ];
+    // A pair split over two events: one reader joins the halves, another
+    // keeps two lone ones.
+    let split = vec![
+        chat_call("p", 0, Some("read"), "{\"file_path\": \"/a@"),
+        chat_call("p", 0, None, "#\"}"),
+        chat_finish("p"),
+    ];
+    for stream in [anthropic, responses, chat, split] {
+        let mut input: Vec<String> = stream
+            .iter()
+            .map(|l| l.replace('@', "\\ud83d").replace('#', "\\ude00"))
+            .collect();
+        input.push(LAST.to_owned());
+        let (code, out) = run(&[], &input);
+        assert_eq!(code, 1, "{out:?}");
+        assert_eq!(out.len(), 2, "{out:?}");
+        assert_eq!(out[0]["status"], "rejected", "{out:?}");
+        assert_eq!(out[0]["errors"][0]["path"], "file_path", "{out:?}");
+        assert!(
+            out[0]["message"]
+                .as_str()
+                .unwrap()
+                .contains("lone surrogate"),
+            "{out:?}"
+        );
+        last_is_judged(&out);
+    }
+}
+
+#[test]
 fn a_streamed_call_over_max_record_bytes_is_rejected_and_the_rest_goes_on() {
     let mut input = vec![chat_call("s", 0, Some("glob"), "{\"pattern\": \"")];
     // 40 fragments of 100 bytes: each record is small, the call is 4 KB.
