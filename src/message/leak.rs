@@ -164,6 +164,9 @@ impl fmt::Display for PythonProblem {
             PythonProblem::EscapeDigits { escape, digits } => {
                 write!(f, "\\{escape} needs {digits} hex digits")
             }
+            PythonProblem::NamedEscape => {
+                f.write_str("a \\N{…} escape is not read; write the character itself")
+            }
             PythonProblem::NotACharacter { escape, hex } => {
                 write!(f, "\\{escape}{hex} is not a character")
             }

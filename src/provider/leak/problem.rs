@@ -142,6 +142,8 @@ pub(crate) enum PythonProblem {
         /// How many hex digits it needs.
         digits: usize,
     },
+    /// A `\N{…}` escape (a character by its Unicode name).
+    NamedEscape,
     /// An escape whose hex digits are no character.
     NotACharacter {
         /// The escape's letter.

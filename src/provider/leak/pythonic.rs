@@ -471,13 +471,33 @@ impl<'t> Parser<'t> {
             'n' => Some('\n'),
             't' => Some('\t'),
             'r' => Some('\r'),
-            '0' => Some('\0'),
+            'a' => Some('\u{7}'),
+            'b' => Some('\u{8}'),
+            'f' => Some('\u{c}'),
+            'v' => Some('\u{b}'),
             '\n' => return Ok(()),
             _ => None,
         };
         if let Some(s) = simple {
             out.push(s);
             return Ok(());
+        }
+        // Octal: one to three digits (`\0`, `\012`, `\101`), up to `\777`.
+        if let Some(first) = c.to_digit(8) {
+            let mut code = first;
+            for _ in 0..2 {
+                let Some(d) = self.c.peek() else { break };
+                let Some(value) = d.to_digit(8) else { break };
+                self.eat(d);
+                code = code * 8 + value;
+            }
+            // At most 0o777: always a character.
+            out.extend(char::from_u32(code));
+            return Ok(());
+        }
+        // A character by its Unicode name: no table of names here.
+        if c == 'N' {
+            return Err(Stop::Bad(PythonProblem::NamedEscape));
         }
         let digits = match c {
             'x' => 2,

@@ -14,6 +14,20 @@ fn read(text: &str) -> Parsed<Vec<(String, Value)>> {
 }
 
 #[test]
+fn escapes_read_as_python_reads_them() {
+    // Found by an attack pass: `\012` was read as NUL then `12`, and `\b`
+    // and `\101` were kept as written.
+    let calls = read(r"[f(a='\a\b\f\v', b='\012\101\0\08\777\7x', c='\d\8\q')]").unwrap();
+    let [(_, args)] = calls.as_slice() else {
+        panic!("{calls:?}");
+    };
+    assert_eq!(
+        args,
+        &json!({"a": "\u{7}\u{8}\u{c}\u{b}", "b": "\nA\0\08\u{1ff}\u{7}x", "c": "\\d\\8\\q"})
+    );
+}
+
+#[test]
 fn literals() {
     let calls = read(
         r#"[f(a=1, b=-2.5e3, c="x\"y", d='it\'s', e=True, f=None, g=[1, 'a'], h={"k": False}, i="\u00e9\d")]"#,
@@ -65,6 +79,8 @@ fn what_is_not_read() {
         "[f(a='x\ny')]",
         "[f(a='\\x+1')]",
         "[f(a='\\u00g1')]",
+        "[f(a='\\N{BULLET}')]",
+        "[f(a={'k': 1, 'k': 2})]",
     ] {
         assert!(matches!(read(text), Err(Stop::Bad(_))), "{text}");
     }
