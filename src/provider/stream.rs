@@ -380,7 +380,9 @@ enum EventKind {
 impl EventKind {
     fn of(map: &Map<String, Value>) -> Self {
         let t = type_of(map);
-        if map.field("object").and_then(Value::as_str) == Some("chat.completion.chunk") {
+        if map.field("object").and_then(Value::as_str) == Some("chat.completion.chunk")
+            || is_unnamed_chunk(map)
+        {
             EventKind::Chat
         } else if t.starts_with("response.") {
             EventKind::Responses
@@ -405,6 +407,18 @@ fn completes(of: EventKind, map: &Map<String, Value>) -> bool {
         EventKind::Anthropic => type_of(map) == "message_stop",
         EventKind::None => false,
     }
+}
+
+/// A chat chunk some servers send without its `object`: no `object`, and
+/// choices whose first holds a `delta` (a response's hold a `message`).
+fn is_unnamed_chunk(map: &Map<String, Value>) -> bool {
+    map.field("object").is_none_or(Value::is_null)
+        && map
+            .field("choices")
+            .and_then(Value::as_array)
+            .and_then(|c| c.first())
+            .and_then(|c| c.field("delta"))
+            .is_some_and(Value::is_object)
 }
 
 fn type_of(map: &Map<String, Value>) -> &str {

@@ -240,6 +240,32 @@ fn chat_finish(id: &str) -> String {
 }
 
 #[test]
+fn chat_chunks_without_their_object_are_a_stream_all_the_same() {
+    // Found by an attack pass: some servers leave out `object`, and each
+    // chunk was a record without calls: the call went by unjudged.
+    let unnamed = |line: String| line.replace(r#""object":"chat.completion.chunk","#, "");
+    let input: Vec<String> = [
+        chat_call("u", 0, Some("read"), "{\"file_path\": "),
+        chat_call("u", 0, None, "7}"),
+        chat_finish("u"),
+    ]
+    .into_iter()
+    .map(unnamed)
+    .chain([LAST.to_owned()])
+    .collect();
+    assert!(!input[0].contains("object"), "{input:?}");
+    let (code, out) = run(&[], &input);
+    assert_eq!(code, 1, "{out:?}");
+    assert_eq!(out.len(), 2, "{out:?}");
+    assert_eq!(out[0]["tool"], "read", "{out:?}");
+    assert_eq!(
+        out[0]["errors"][0]["message"], "expected string, got number",
+        "{out:?}"
+    );
+    last_is_judged(&out);
+}
+
+#[test]
 fn a_lone_surrogate_escape_in_streamed_arguments_is_rejected_where_it_is() {
     // Found by an attack pass: the events were masked to be read, but the
     // reassembled call was judged unmasked, and came out valid with the
