@@ -260,8 +260,9 @@ pub(super) fn drop_unknown(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<
     let Site::UnknownKey(path, key) = site else {
         return None;
     };
+    let o = s.object(doc, path);
     // Past the object's work budget a key counts as near: never dropped.
-    if s.object(doc, path).near.any(key) {
+    if o.near.any(key) {
         return None;
     }
     let object = get(doc, path)?.as_object()?;
@@ -271,16 +272,8 @@ pub(super) fn drop_unknown(s: &Schemas<'_>, doc: &Value, site: &Site) -> Option<
     // them out: cut off, not valid inside, or beside a `name` naming another
     // tool): nothing at the root is dropped, neither it (that would drop the
     // arguments) nor a key beside it (that would leave it to be unwrapped).
-    if path.is_empty() {
-        let declared = &s.object(doc, path).declared;
-        let wrapped = object.iter().any(|(k, v)| {
-            super::unwrap::is_wrapper(k)
-                && (v.is_object() || v.is_string())
-                && !declared.contains(k.as_str())
-        });
-        if wrapped {
-            return None;
-        }
+    if path.is_empty() && super::unwrap::holds_wrapper(object, &o.declared) {
+        return None;
     }
     let mut key_path = path.clone();
     key_path.push(key.clone());

@@ -2,6 +2,8 @@
 //! does not declare (`{"arguments": {"file_path": "/a"}}` for `read`), as
 //! models write them when they repeat the call's envelope inside it.
 
+use std::collections::HashSet;
+
 use serde_json::{Map, Value};
 
 use super::rules::{Change, Fix};
@@ -11,10 +13,17 @@ use super::site::Site;
 /// The keys models put the arguments under.
 const WRAPPERS: [&str; 5] = ["arguments", "parameters", "input", "args", "tool_call"];
 
-/// Whether models put the arguments under `key` (`drop-unknown` never drops
-/// such a key at the root).
-pub(super) fn is_wrapper(key: &str) -> bool {
-    WRAPPERS.contains(&key)
+/// Whether `object` holds an object or text under a key models put the
+/// arguments under, not one of the `declared` properties: what this rule
+/// would take out if it could (`drop-unknown` drops nothing beside it at the
+/// root). A lookup per wrapper key, whatever the object's size.
+pub(super) fn holds_wrapper(object: &Map<String, Value>, declared: &HashSet<&str>) -> bool {
+    WRAPPERS.iter().any(|key| {
+        !declared.contains(key)
+            && object
+                .get(*key)
+                .is_some_and(|v| v.is_object() || v.is_string())
+    })
 }
 
 /// At most this many wrappers are taken off (`{"tool_call": {"name": …,
