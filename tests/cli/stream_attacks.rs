@@ -47,6 +47,29 @@ fn last_is_judged(out: &[Value]) {
     assert_eq!(last["args"], json!({"pattern": "*"}), "{out:?}");
 }
 
+/// An Anthropic stream of one call block (of type `block`) to `tool`: its
+/// start, a `content_block_delta` for each of `deltas`, its stop and the
+/// message's.
+fn anthropic_call(block: &str, tool: &str, deltas: Vec<Value>) -> Vec<String> {
+    let mut events = vec![
+        json!({"type": "message_start", "message": {"type": "message", "role": "assistant", "content": []}}),
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": block, "id": "t", "name": tool, "input": {}}}),
+    ];
+    events.extend(
+        deltas
+            .into_iter()
+            .map(|delta| json!({"type": "content_block_delta", "index": 0, "delta": delta})),
+    );
+    events.push(json!({"type": "content_block_stop", "index": 0}));
+    events.push(json!({"type": "message_stop"}));
+    lines(&events)
+}
+
+/// An `input_json_delta` of `partial` JSON.
+fn json_delta(partial: &str) -> Value {
+    json!({"type": "input_json_delta", "partial_json": partial})
+}
+
 #[test]
 fn a_delta_with_no_delta_is_one_result_and_the_next_call_is_judged() {
     let input = [
@@ -156,14 +179,14 @@ fn responses_and_chat_events_of_the_wrong_shape_never_crash() {
 
 #[test]
 fn an_anthropic_stream_keeps_number_spellings() {
-    let input = lines(&[
-        json!({"type": "message_start", "message": {"type": "message", "role": "assistant", "content": []}}),
-        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "t", "name": "read", "input": {}}}),
-        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{\"file_path\": \"/a\", \"offset\": 1E3, "}}),
-        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "\"limit\": 2e1}"}}),
-        json!({"type": "content_block_stop", "index": 0}),
-        json!({"type": "message_stop"}),
-    ]);
+    let input = anthropic_call(
+        "tool_use",
+        "read",
+        vec![
+            json_delta("{\"file_path\": \"/a\", \"offset\": 1E3, "),
+            json_delta("\"limit\": 2e1}"),
+        ],
+    );
     let out = callfix().write_stdin(input.join("\n")).output().unwrap();
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
@@ -176,18 +199,8 @@ fn an_anthropic_call_with_a_part_in_another_delta_type_is_rejected_never_shorten
     // Found by an attack pass: the part in a delta of another type was
     // dropped and `rm -rf /` came out valid.
     let stream = |middle: Value, block: &str| {
-        let mut events = vec![
-            json!({"type": "message_start", "message": {"type": "message", "role": "assistant", "content": []}}),
-            json!({"type": "content_block_start", "index": 0, "content_block": {"type": block, "id": "t", "name": "bash", "input": {}}}),
-            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{\"description\": \"Clean\", \"command\": \"rm -rf /"}}),
-        ];
-        events.push(middle);
-        events.extend([
-            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "\"}"}}),
-            json!({"type": "content_block_stop", "index": 0}),
-            json!({"type": "message_stop"}),
-        ]);
-        let mut input = lines(&events);
+        let head = json_delta("{\"description\": \"Clean\", \"command\": \"rm -rf /");
+        let mut input = anthropic_call(block, "bash", vec![head, middle, json_delta("\"}")]);
         input.push(LAST.to_owned());
         input
     };
@@ -196,8 +209,7 @@ fn an_anthropic_call_with_a_part_in_another_delta_type_is_rejected_never_shorten
             json!({"type": "future_delta", "partial_json": "tmp/build"}),
             json!({"type": "text_delta", "text": "tmp/build"}),
         ] {
-            let middle = json!({"type": "content_block_delta", "index": 0, "delta": delta});
-            let (code, out) = run(&[], &stream(middle, block));
+            let (code, out) = run(&[], &stream(delta, block));
             assert_eq!(code, 1, "{out:?}");
             assert_eq!(out[0]["tool"], "bash", "{out:?}");
             assert_eq!(out[0]["status"], "rejected", "{out:?}");
@@ -211,8 +223,7 @@ fn an_anthropic_call_with_a_part_in_another_delta_type_is_rejected_never_shorten
             last_is_judged(&out);
         }
         // Whole, a server or MCP tool's streamed input is its input too.
-        let middle = json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "tmp/build"}});
-        let (_, out) = run(&[], &stream(middle, block));
+        let (_, out) = run(&[], &stream(json_delta("tmp/build"), block));
         assert_eq!(out[0]["status"], "valid", "{block}: {out:?}");
         assert_eq!(
             out[0]["args"]["command"], "rm -rf /tmp/build",
@@ -271,14 +282,11 @@ fn a_lone_surrogate_escape_in_streamed_arguments_is_rejected_where_it_is() {
     // reassembled call was judged unmasked, and came out valid with the
     // mask's characters (U+F0000 and the escape's hex digits) for the escape.
     // `@` stands for the escape, written into the event's JSON.
-    let anthropic = lines(&[
-        json!({"type": "message_start", "message": {"type": "message", "role": "assistant", "content": []}}),
-        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "t", "name": "read", "input": {}}}),
-        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{\"file_path\": \"/a@"}}),
-        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "\"}"}}),
-        json!({"type": "content_block_stop", "index": 0}),
-        json!({"type": "message_stop"}),
-    ]);
+    let anthropic = anthropic_call(
+        "tool_use",
+        "read",
+        vec![json_delta("{\"file_path\": \"/a@"), json_delta("\"}")],
+    );
     let responses = lines(&[
         json!({"type": "response.output_item.added", "output_index": 0, "item": {"type": "function_call", "id": "fc", "call_id": "c", "name": "read", "arguments": ""}}),
         json!({"type": "response.function_call_arguments.delta", "output_index": 0, "delta": "{\"file_path\": \"/a@\"}"}),
@@ -349,18 +357,7 @@ fn a_streamed_call_over_max_record_bytes_is_rejected_and_the_rest_goes_on() {
 #[test]
 fn each_provider_caps_a_streamed_call_by_max_record_bytes() {
     let big = "a".repeat(300);
-    let anthropic = {
-        let mut e = vec![
-            json!({"type": "message_start", "message": {"type": "message", "role": "assistant", "content": []}}),
-            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "t", "name": "glob", "input": {}}}),
-        ];
-        for _ in 0..10 {
-            e.push(json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": big}}));
-        }
-        e.push(json!({"type": "content_block_stop", "index": 0}));
-        e.push(json!({"type": "message_stop"}));
-        lines(&e)
-    };
+    let anthropic = anthropic_call("tool_use", "glob", vec![json_delta(&big); 10]);
     let responses = {
         let mut e = vec![
             json!({"type": "response.created", "response": {"object": "response", "output": []}}),
