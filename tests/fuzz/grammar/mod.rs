@@ -234,7 +234,15 @@ pub(crate) fn stream_events(shape: &Shape, want: &str, tool: &str, nonce: &str) 
         Shape::ChatStream(_, f) => {
             let (a, b) = split(want, *f);
             let id = format!("chatcmpl-{nonce}");
-            let chunk = |choice: Value| json!({"id": id, "object": "chat.completion.chunk", "model": "m", "choices": [choice]});
+            // One stream in three from a server that leaves `object` out.
+            let named = f % 3 != 1;
+            let chunk = |choice: Value| {
+                let mut chunk = json!({"id": id, "object": "chat.completion.chunk", "model": "m", "choices": [choice]});
+                if !named && let Some(map) = chunk.as_object_mut() {
+                    map.remove("object");
+                }
+                chunk
+            };
             if f % 4 == 0 {
                 // n = 2: a second choice's call 0, interleaved (a merge of the
                 // two would spoil the nonce call; `cut.rs` never asks for it).
