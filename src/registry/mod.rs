@@ -22,7 +22,6 @@
 //! schema error. callfix never touches the network. How references resolve is in
 //! `crate::resolve`, one resolver for the validator and everything else.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fs;
 use std::ops::Range;
@@ -30,115 +29,23 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use jsonschema::{PatternOptions, Validator};
-use referencing::Uri;
-
 use crate::error::IoCause;
 use crate::fnv::FnvBuild;
 use crate::provider::tool_list::{self, ListedTool};
-use crate::resolve::{At, RefMap, Sandbox, file_uri, read_json};
-use crate::tape::{self, TapeJson};
+use crate::resolve::{RefMap, read_json};
 use serde_json::Value;
 
 use self::names::Aliases;
 
 mod listing;
 mod names;
+mod tool;
+
+use self::tool::Need;
+pub(crate) use self::tool::{Loaded, Tool};
 
 /// A schema that could not be loaded or compiled.
 pub use crate::error::{SchemaError, SchemaProblem, SourceError, SourceProblem};
-
-/// A compiled tool schema.
-#[derive(Debug)]
-pub(crate) struct Tool {
-    /// The tool's name.
-    pub name: String,
-    /// The schema as written (for message details and repair).
-    pub schema: Value,
-    /// The schema and every document its references reach, as the validator
-    /// resolves them.
-    refs: referencing::Registry<'static>,
-    /// The schema's base URI (its file's `file://` URI).
-    base: Uri<String>,
-    /// The tool's own description: beside the schema in a tool list, else the
-    /// schema's `description`.
-    pub description: Option<String>,
-    /// The compiled validator.
-    pub validator: Validator,
-    /// What reads the documents references reach outside `refs` (the
-    /// validator's retriever), to compile [`Tool::valid_as_sent`]'s.
-    sandbox: Option<Sandbox>,
-    /// The validator of arguments read as a tape (`crate::tape`), compiled
-    /// the first time a call is checked that way; `None` if it would not.
-    tape: OnceLock<Option<Validator<TapeJson>>>,
-}
-
-impl Tool {
-    /// The root of the schema, to walk it resolving `$ref` as the validator does.
-    pub(crate) fn root(&self) -> At<'_> {
-        At::root(&self.schema, self.refs.resolver(self.base.clone()))
-    }
-
-    /// `text` as this tool's arguments, when they are valid as sent and in
-    /// the plain JSON `crate::tape` reads: their compact text (`text` itself
-    /// when it is compact), what [`Spellings::to_text`](crate::Spellings::to_text)
-    /// writes for them. `None` says nothing: the call goes the full way.
-    pub(crate) fn valid_as_sent<'t>(&self, text: &'t str) -> Option<Cow<'t, str>> {
-        let read = tape::read(text)?;
-        let validator = self.tape.get_or_init(|| self.tape_validator()).as_ref()?;
-        if !validator.is_valid(&read.value) {
-            return None;
-        }
-        Some(if read.compact {
-            Cow::Borrowed(text)
-        } else {
-            Cow::Owned(tape::compact(text))
-        })
-    }
-
-    /// The validator [`Tool::valid_as_sent`] uses: this tool's schema,
-    /// compiled as [`Tool::validator`] was, for tape instances.
-    fn tape_validator(&self) -> Option<Validator<TapeJson>> {
-        let options = jsonschema::options_for::<TapeJson>()
-            .with_pattern_options(PatternOptions::regex())
-            .should_validate_formats(true)
-            .with_base_uri(self.base.as_str().to_owned())
-            .with_registry(&self.refs);
-        match &self.sandbox {
-            Some(sandbox) => options.with_retriever(sandbox.clone()).build(&self.schema),
-            None => options.build(&self.schema),
-        }
-        .ok()
-    }
-}
-
-#[cfg(test)]
-impl Tool {
-    /// A tool from an inline schema, validated as the registry would (formats
-    /// asserted), for tests.
-    pub(crate) fn from_schema(schema: Value) -> Tool {
-        let base = "json-schema:///t.json";
-        let refs = referencing::Registry::new()
-            .add(base, referencing::Resource::from_contents(schema.clone()))
-            .unwrap()
-            .prepare()
-            .unwrap();
-        Tool {
-            name: "t".into(),
-            validator: validator_options()
-                .with_base_uri(base)
-                .with_registry(&refs)
-                .build(&schema)
-                .unwrap(),
-            refs,
-            base: referencing::uri::from_str(base).unwrap(),
-            description: None,
-            schema,
-            sandbox: None,
-            tape: OnceLock::new(),
-        }
-    }
-}
 
 /// Where a tool's schema comes from. Two words: a directory of thousands of
 /// tools is listed into an entry each, so what only lists and tool lists hold
@@ -166,8 +73,14 @@ struct Held {
     description: Option<String>,
 }
 
-/// A compiled tool, once a call needs it.
-type Compiled = OnceLock<Box<Result<Tool, SchemaError>>>;
+/// A tool's schema once a call needs it: loaded (all that
+/// [`Loaded::valid_as_sent`] needs), then compiled. Boxed: a directory of
+/// thousands of tools is listed into entries of a few words each.
+#[derive(Debug, Default)]
+struct Compiled {
+    loaded: OnceLock<Box<Result<Arc<Loaded>, SchemaError>>>,
+    tool: OnceLock<Box<Result<Tool, SchemaError>>>,
+}
 
 #[derive(Debug)]
 struct Entry {
@@ -366,7 +279,7 @@ impl Registry {
                         .map(|name| Entry {
                             name,
                             origin: Origin::Listed,
-                            compiled: OnceLock::new(),
+                            compiled: Compiled::default(),
                         })
                         .collect(),
                     text: listed.text,
@@ -452,7 +365,7 @@ impl Registry {
         let named = self.named.get_or_init(|| {
             Some(Named {
                 name: name.into(),
-                compiled: OnceLock::new(),
+                compiled: Compiled::default(),
             })
         });
         is(named, name)
@@ -495,11 +408,56 @@ impl Registry {
         let Some((origin, compiled)) = self.slot(name) else {
             return Lookup::Unknown;
         };
-        let compiled = compiled.get_or_init(|| Box::new(self.compile(origin, name)));
-        match &**compiled {
+        let loaded = match self.load_tool(origin, name, compiled, Need::Full) {
+            Ok(loaded) => loaded,
+            Err(e) => return Lookup::Broken(e),
+        };
+        // Loaded for `valid_as_sent` first: compiled now. Its tape's
+        // validator compiled, so this one does too (the same schema, options
+        // and references; only the instances' representation differs): an
+        // error here has no place in the file to name.
+        let tool = compiled
+            .tool
+            .get_or_init(|| Box::new(Tool::compile(Arc::clone(loaded), None)));
+        match &**tool {
             Ok(tool) => Lookup::Found(tool),
             Err(e) => Lookup::Broken(e),
         }
+    }
+
+    /// The tool called `name` loaded, for [`Loaded::valid_as_sent`]: its
+    /// validator is compiled only when a call needs more ([`Registry::lookup`]).
+    /// `None` if there is no such tool or its schema is broken.
+    pub(crate) fn loaded(&self, name: &str) -> Option<&Loaded> {
+        let (origin, compiled) = self.slot(name)?;
+        self.load_tool(origin, name, compiled, Need::Tape)
+            .ok()
+            .map(|l| &**l)
+    }
+
+    /// The tool's schema loaded on first need (with its validator when
+    /// `need` asks for it, or when the tape's will not compile).
+    fn load_tool<'r>(
+        &self,
+        origin: &Origin,
+        name: &str,
+        compiled: &'r Compiled,
+        need: Need,
+    ) -> Result<&'r Arc<Loaded>, &'r SchemaError> {
+        let loaded = compiled.loaded.get_or_init(|| {
+            let root = matches!(origin, Origin::Listed).then_some(&self.listed_root);
+            let path = file(origin, self.listed(), name);
+            Box::new(
+                tool::load(origin, name, path, &self.ref_map, root, need).map(|(loaded, tool)| {
+                    if let Some(tool) = tool {
+                        // Nothing else sets it before `loaded` is set.
+                        let _ = compiled.tool.set(Box::new(Ok(tool)));
+                    }
+                    loaded
+                }),
+            )
+        });
+        (**loaded).as_ref()
     }
 
     /// Adds a tool unless an earlier one has its name (then warns). Not for a
@@ -516,7 +474,7 @@ impl Registry {
         let entry = Entry {
             name: start..start + name.len(),
             origin,
-            compiled: OnceLock::new(),
+            compiled: Compiled::default(),
         };
         if known {
             self.warnings.push(format!(
@@ -587,165 +545,6 @@ impl Registry {
         }
         Ok(())
     }
-}
-
-impl Registry {
-    /// Compiles the schema of the tool called `name`, from `origin`.
-    fn compile(&self, origin: &Origin, name: &str) -> Result<Tool, SchemaError> {
-        let root = matches!(origin, Origin::Listed).then_some(&self.listed_root);
-        compile(
-            origin,
-            name,
-            file(origin, self.listed(), name),
-            &self.ref_map,
-            root,
-        )
-    }
-}
-
-/// Compiles the schema of the tool called `name`, from `origin`, read from
-/// `path`; `root` keeps its directory's resolved path from one tool to the next.
-fn compile(
-    origin: &Origin,
-    name: &str,
-    path: PathBuf,
-    ref_map: &Arc<RefMap>,
-    root: Option<&OnceLock<PathBuf>>,
-) -> Result<Tool, SchemaError> {
-    let (file, tool) = match origin {
-        Origin::Listed | Origin::File(_) | Origin::Memory(_) => (&path, None),
-        Origin::Inline(held) => (&held.file, Some(name.to_owned())),
-    };
-    let fail = |problem: SchemaProblem| SchemaError {
-        file: file.clone(),
-        at: None,
-        tool: tool.clone(),
-        problem,
-    };
-    let (root, base, schema, text) = match origin {
-        Origin::Memory(held) => {
-            let base = format!(
-                "json-schema:///{}.json",
-                file_uri(Path::new(name)).trim_start_matches("file://")
-            );
-            (None, base, held.schema.clone(), None)
-        }
-        Origin::Listed | Origin::File(_) | Origin::Inline(_) => {
-            // Where the file really is, checked against the directory before
-            // anything is opened: a symlink out of it (to /dev/zero, say) is
-            // never read.
-            let dir = file
-                .parent()
-                .filter(|p| !p.as_os_str().is_empty())
-                .unwrap_or(Path::new("."));
-            let root = match root.and_then(OnceLock::get) {
-                Some(known) => known.clone(),
-                None => {
-                    let found = dir
-                        .canonicalize()
-                        .map_err(|e| fail(SchemaProblem::Directory(IoCause(e))))?;
-                    if let Some(cache) = root {
-                        // Another thread may have set it first: the same path.
-                        let _ = cache.set(found.clone());
-                    }
-                    found
-                }
-            };
-            // A file that is no symlink is where its name says, in the
-            // resolved directory (one `lstat`, not one `readlink` per
-            // component); a symlink is followed to where it leads.
-            let canonical = match (file.file_name(), fs::symlink_metadata(file)) {
-                (Some(name), Ok(meta)) if !meta.file_type().is_symlink() => root.join(name),
-                _ => file.canonicalize().map_err(|e| fail(IoCause(e).into()))?,
-            };
-            if !canonical.starts_with(&root) {
-                return Err(fail(SchemaProblem::Outside(canonical)));
-            }
-            let (schema, text) = match origin {
-                Origin::Listed | Origin::File(_) => {
-                    let text = crate::source::read_text(&canonical)
-                        .map_err(|e| fail(IoCause(e).into()))?;
-                    let schema = crate::json::parse_str(&text).map_err(|e| SchemaError {
-                        at: Some(crate::span::Loc::of_line_byte(&text, e.line(), e.column())),
-                        ..fail(SchemaProblem::Json(e))
-                    })?;
-                    (schema, Some(text))
-                }
-                Origin::Inline(held) | Origin::Memory(held) => (held.schema.clone(), None),
-            };
-            (Some(root), file_uri(&canonical), schema, text)
-        }
-    };
-    let sandbox = Sandbox {
-        root,
-        ref_map: Arc::clone(ref_map),
-    };
-    // Documents the references reach are read in the root's draft unless they
-    // name their own, as the validator reads them.
-    let draft = referencing::Draft::default().detect(&schema);
-    let refs = referencing::Registry::new()
-        .draft(draft)
-        .retriever(sandbox.clone())
-        .add(&base, draft.create_resource(schema.clone()))
-        .and_then(referencing::RegistryBuilder::prepare)
-        .map_err(|e| fail(e.into()))?;
-    // References that multiply (each level naming the next twice) would make the
-    // validator's work exponential: such a schema is broken, said at once.
-    let base_uri = referencing::uri::from_str(&base).map_err(|e| fail(e.into()))?;
-    let expanded = crate::resolve::expansion(
-        At::root(&schema, refs.resolver(base_uri.clone())),
-        MAX_EXPANSION,
-    );
-    if expanded > MAX_EXPANSION {
-        return Err(fail(SchemaProblem::Expansion {
-            limit: MAX_EXPANSION,
-            depth: crate::resolve::MAX_REF_DEPTH,
-        }));
-    }
-    let validator = validator_options()
-        .with_base_uri(base.clone())
-        .with_retriever(sandbox.clone())
-        .with_registry(&refs)
-        .build(&schema)
-        .map_err(|e| SchemaError {
-            at: text
-                .as_deref()
-                .map(|t| crate::span::Spanned::parse(t).locate(e.instance_path().as_str())),
-            ..fail(SchemaProblem::Invalid {
-                message: e.to_string(),
-                at: e.instance_path().as_str().to_owned(),
-            })
-        })?;
-    let description = match origin {
-        Origin::Inline(held) | Origin::Memory(held) if held.description.is_some() => {
-            held.description.clone()
-        }
-        _ => schema
-            .get("description")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
-    };
-    Ok(Tool {
-        name: name.to_owned(),
-        schema,
-        refs,
-        base: base_uri,
-        description,
-        validator,
-        sandbox: Some(sandbox),
-        tape: OnceLock::new(),
-    })
-}
-
-/// The most subschemas a schema may stand for once its `$ref`s are followed.
-const MAX_EXPANSION: u64 = 100_000;
-
-/// How every schema is compiled: the linear-time regex engine (no pattern can
-/// backtrack catastrophically) and formats asserted in every draft.
-fn validator_options() -> jsonschema::ValidationOptions<'static> {
-    jsonschema::options()
-        .with_pattern_options(PatternOptions::regex())
-        .should_validate_formats(true)
 }
 
 #[cfg(test)]

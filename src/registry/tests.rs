@@ -351,3 +351,48 @@ fn no_tool_is_named_once_the_listing_began() {
         assert!(std::ptr::eq(named, found(&reg, "read")));
     }
 }
+
+/// A tool loaded for `valid_as_sent` compiles the tape's validator only; the
+/// one every other check uses is compiled when a lookup first needs it. A
+/// schema that will not compile is found either way, and said the same way,
+/// located in its file.
+#[test]
+fn a_tool_loaded_for_valid_as_sent_compiles_its_validator_when_a_lookup_needs_it() {
+    let dir = dir_with(&[
+        (
+            "read.json",
+            r#"{"type":"object","properties":{"p":{"type":"integer"}}}"#,
+        ),
+        (
+            "broken.json",
+            "{\n  \"type\": \"object\",\n  \"minProperties\": \"two\"\n}",
+        ),
+    ]);
+    let reg = Registry::load(&[dir.path().to_owned()]).unwrap();
+    let read = reg.loaded("read").unwrap();
+    assert_eq!(
+        read.valid_as_sent(r#"{"p": 1}"#).as_deref(),
+        Some(r#"{"p":1}"#)
+    );
+    assert_eq!(read.valid_as_sent(r#"{"p": "1"}"#), None);
+    let (_, compiled) = reg.slot("read").unwrap();
+    assert!(compiled.tool.get().is_none(), "compiled before a lookup");
+    assert!(!found(&reg, "read").validator.is_valid(&json!({"p": "1"})));
+    assert!(compiled.tool.get().is_some());
+    assert!(std::ptr::eq(
+        reg.loaded("read").unwrap(),
+        &**found(&reg, "read")
+    ));
+
+    assert!(reg.loaded("broken").is_none());
+    let via_tape = broken(&reg, "broken");
+    let fresh = Registry::load(&[dir.path().to_owned()]).unwrap();
+    assert_eq!(via_tape, broken(&fresh, "broken"));
+    assert!(via_tape.contains("(at /minProperties)"), "{via_tape}");
+    let Lookup::Broken(e) = reg.lookup("broken") else {
+        panic!("not broken")
+    };
+    assert_eq!(e.at.map(|at| at.line), Some(3));
+    assert!(fresh.loaded("broken").is_none());
+    assert!(reg.loaded("nothing").is_none());
+}

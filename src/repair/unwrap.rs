@@ -126,8 +126,7 @@ mod tests {
     }
 
     fn fix(schema: Value, args: Value) -> Option<(Value, Vec<(&'static str, Value)>)> {
-        let mut t = Tool::from_schema(schema);
-        t.name = "read".into();
+        let t = Tool::named("read", schema);
         assert!(!t.validator.is_valid(&args), "{args}");
         repair(&t, &args, Policy::default()).map(|(v, r)| {
             assert!(t.validator.is_valid(&v));

@@ -393,7 +393,9 @@ impl Toolset {
     /// `None` says nothing: the arguments are not in the plain JSON this reads
     /// (integers only, the common string escapes, small objects) or not valid
     /// as sent, or `tool` is not one of the tools by that exact name; then ask
-    /// `check_bare`. Nothing is counted, and no [`serde_json::Value`] is built.
+    /// `check_bare`. Nothing is counted, and no [`serde_json::Value`] is built;
+    /// a tool first met here compiles only the validator this needs (the one
+    /// `check_bare` uses is compiled when a call first goes that way).
     ///
     /// ```
     /// use callfix::{Options, Toolset};
@@ -416,10 +418,7 @@ impl Toolset {
         if text.len() > options.max_record_bytes {
             return None;
         }
-        match self.registry.lookup(tool) {
-            crate::registry::Lookup::Found(found) => found.valid_as_sent(text),
-            _ => None,
-        }
+        self.registry.loaded(tool)?.valid_as_sent(text)
     }
 
     /// The one settle step ([`Judge::check`]) for one call, with `options`.
