@@ -79,26 +79,57 @@ pub(crate) fn read(text: &str) -> Option<Read<'_>> {
 /// `text`, which [`read`] accepted, without the white space between its
 /// tokens.
 pub(crate) fn compact(text: &str) -> String {
+    let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     let mut in_string = false;
     let mut escaped = false;
-    for c in text.chars() {
+    // Where the run not yet copied starts: runs are copied whole, between
+    // the white space left out (ASCII, so every run is whole characters).
+    let mut from = 0;
+    for (i, &b) in bytes.iter().enumerate() {
         if in_string {
             if escaped {
                 escaped = false;
-            } else if c == '\\' {
+            } else if b == b'\\' {
                 escaped = true;
-            } else if c == '"' {
+            } else if b == b'"' {
                 in_string = false;
             }
-        } else if matches!(c, ' ' | '\n' | '\r' | '\t') {
-            continue;
-        } else if c == '"' {
+        } else if matches!(b, b' ' | b'\n' | b'\r' | b'\t') {
+            out.push_str(text.get(from..i).unwrap_or_default());
+            from = i + 1;
+        } else if b == b'"' {
             in_string = true;
         }
-        out.push(c);
     }
+    out.push_str(text.get(from..).unwrap_or_default());
     out
+}
+
+/// The bytes [`Reader::string`] passes without a look: all but `"`, `\\`,
+/// control characters (U+0000..U+001F, DEL) and the first bytes of the
+/// characters it refuses (`0xc2` of U+0080..U+009F, `0xe2` of U+2028 and
+/// U+2029).
+#[allow(clippy::indexing_slicing)] // Cannot fail: indexes below 256.
+const PLAIN: [bool; 256] = {
+    let mut plain = [true; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        plain[b] = false;
+        b += 1;
+    }
+    plain[b'"' as usize] = false;
+    plain[b'\\' as usize] = false;
+    plain[0x7f] = false;
+    plain[0xc2] = false;
+    plain[0xe2] = false;
+    plain
+};
+
+/// Whether [`Reader::string`] passes `b` without a look ([`PLAIN`]).
+#[allow(clippy::indexing_slicing)] // Cannot fail: a byte indexes a 256-entry table.
+fn plain(b: u8) -> bool {
+    PLAIN[usize::from(b)]
 }
 
 struct Reader<'t> {
@@ -134,10 +165,11 @@ impl<'t> Reader<'t> {
         match self.peek()? {
             b'{' if depth < MAX_DEPTH => {
                 self.at += 1;
-                let mut members: Vec<(Cow<'t, str>, Tape<'t>)> = Vec::new();
                 if self.eat(b'}') {
-                    return Some(Tape::Object(members));
+                    return Some(Tape::Object(Vec::new()));
                 }
+                // Room for most calls' arguments at once.
+                let mut members: Vec<(Cow<'t, str>, Tape<'t>)> = Vec::with_capacity(8);
                 loop {
                     self.space();
                     let key = self.string()?;
@@ -225,6 +257,9 @@ impl<'t> Reader<'t> {
         // Where the text not yet copied into `owned` starts.
         let mut from = start;
         loop {
+            // Past the bytes that need no look (most of a string), in a
+            // tight loop: a table lookup a byte.
+            i += bytes.get(i..)?.iter().position(|&b| !plain(b))?;
             match *bytes.get(i)? {
                 b'"' => break,
                 b'\\' => {

@@ -161,7 +161,7 @@ pub(crate) fn near_plain_json() -> impl Strategy<Value = String> {
     ];
     let piece = prop_oneof![
         12 => prop::sample::select(vec![
-            "a", "é", " ", "\\n", "\\\"", "\\\\", "\\t", "\\b", "\\f", "\\r", "x", "\u{7f}", "\u{a0}",
+            "a", "é", " ", "\\n", "\\\"", "\\\\", "\\t", "\\b", "\\f", "\\r", "x", "\u{7f}", "\u{a0}", "…", "€",
         ]),
         1 => prop::sample::select(vec![
             "\\/", "\\u0041", "\\ud800", "\u{85}", "\u{2028}", "\u{2029}", "\t", "\\q",
