@@ -8,6 +8,7 @@ use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use napi::bindgen_prelude::Utf16String;
 use napi_derive::napi;
 use serde_json::Value;
 
@@ -16,7 +17,7 @@ use callfix::registry::Registry;
 use callfix::toolset::BareCheck;
 use callfix::{Input, Options, Position, Summary};
 
-use crate::boundary::{catch, error, nesting, shield, shield_at};
+use crate::boundary::{catch, error, nesting, shield, shield_at, utf8};
 use crate::options::Opts;
 use crate::result::{Collect, Line, write_all};
 
@@ -200,19 +201,35 @@ impl NativeToolset {
     /// One call: `args` the arguments' JSON text. No loop detection. A call
     /// valid as sent comes back in short ([`Line::write_fast`]).
     #[napi]
-    pub fn check(&self, name: String, args: String) -> napi::Result<String> {
+    pub fn check(&self, name: Utf16String, args: Utf16String) -> napi::Result<String> {
         let options = self.inner.options();
         let mut fresh = (options.loop_limit > 0).then(|| Summary::default().without_per_tool());
-        one(&self.inner, options, fresh.as_mut(), args, &name, 0, true)
+        one(
+            &self.inner,
+            options,
+            fresh.as_mut(),
+            utf8(&args),
+            &utf8(&name),
+            0,
+            true,
+        )
     }
 
     /// `check`, always as the whole `--format json` object (for the test that
     /// pins the short form to it).
     #[napi]
-    pub fn check_full(&self, name: String, args: String) -> napi::Result<String> {
+    pub fn check_full(&self, name: Utf16String, args: Utf16String) -> napi::Result<String> {
         let options = self.inner.options();
         let mut fresh = (options.loop_limit > 0).then(|| Summary::default().without_per_tool());
-        one(&self.inner, options, fresh.as_mut(), args, &name, 0, false)
+        one(
+            &self.inner,
+            options,
+            fresh.as_mut(),
+            utf8(&args),
+            &utf8(&name),
+            0,
+            false,
+        )
     }
 
     /// Every call in one record (its JSON text). `source` names it in
@@ -263,15 +280,15 @@ pub struct NativeSession {
 impl NativeSession {
     /// As `NativeToolset::check`, counting repeated rejections.
     #[napi]
-    pub fn check(&self, name: String, args: String) -> napi::Result<String> {
+    pub fn check(&self, name: Utf16String, args: Utf16String) -> napi::Result<String> {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         let (summary, next) = &mut *state;
         let out = one(
             &self.toolset,
             &self.options,
             Some(summary),
-            args,
-            &name,
+            utf8(&args),
+            &utf8(&name),
             *next,
             false,
         )?;

@@ -80,6 +80,25 @@ test('lone UTF-16 surrogates, in objects and in text', () => {
   stillWorks();
 });
 
+test('a lone surrogate in arguments text is read as U+FFFD, as napi reads strings', () => {
+  const fffd = new Toolset({ t: { type: 'object', properties: { s: { const: 'x'.repeat(40) + '\uFFFD' } } } });
+  for (const lone of ['\uD800', '\uDC00', '\uDBFF']) {
+    assert.equal(fffd.check('t', `{"s":"${'x'.repeat(40)}${lone}"}`).status, 'valid');
+    assert.equal(fffd.check('t', `{"s":"${'x'.repeat(40)}${lone}a"}`).status, 'rejected');
+  }
+  assert.equal(fffd.check('t', `{"s":"${'x'.repeat(40)}\uD83D\uDE00"}`).status, 'rejected');
+});
+
+test('names and arguments beyond ASCII cross as they are, wherever they start', () => {
+  for (const s of ['é', '日本', 'a😀b', '\u0080', '\u0100', 'x'.repeat(40) + 'é', 'x'.repeat(31) + '€' + 'y'.repeat(40), 'x'.repeat(40) + '\u0141']) {
+    const tools = new Toolset({ [`t${s}`]: { type: 'object', properties: { s: { const: s } }, required: ['s'] } });
+    const r = tools.check(`t${s}`, `{"s": ${JSON.stringify(s)}}`);
+    assert.equal(r.status, 'valid', s);
+    assert.deepEqual(r.args, { s });
+    assert.equal(tools.check(`t${s}`, `{"s": ${JSON.stringify(s + 'z')}}`).status, 'rejected', s);
+  }
+});
+
 test('values JSON cannot hold and wrong types: a thrown Error', () => {
   assert.throws(() => ts.check('t', { n: 10n }), TypeError);
   assert.throws(() => ts.check('t', undefined), TypeError);
