@@ -7,7 +7,12 @@
 // the CPU time of each first pass (every thread of the process: V8's garbage
 // collector's too), which moves less than wall time on a shared machine.
 //
-//   node bench/check.mjs [CALLS] [TOOLS]     (defaults 100000 1000)
+//   node bench/check.mjs [CALLS] [TOOLS] [ROUNDS]     (defaults 100000 1000 3)
+//
+// Each round runs the four measurements one after another, each in a fresh
+// process; every round's ratios are printed, then their median: on a shared
+// machine one process's time moves by a third between runs, and rounds that
+// alternate the sides let both meet the same moments.
 //
 // Forms: "text" is the arguments' JSON text as the model sent it (callfix
 // takes it as is; ajv needs JSON.parse first); "object" is the parsed value
@@ -101,23 +106,42 @@ if (process.argv[2] === '--measure') {
       '--calls', calls, '--tools', tools,
     ], { stdio: 'inherit' });
     if (gen.status !== 0) throw new Error('scripts/gen_calls.py failed');
-    const secs = {};
-    for (const mode of ['callfix-text', 'callfix-object', 'ajv-text', 'ajv-object']) {
-      const run = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--measure', mode, dir], {
-        encoding: 'utf8',
-      });
-      if (run.status !== 0) throw new Error(`${mode}: ${run.stderr}`);
-      secs[mode] = JSON.parse(run.stdout);
-    }
     const n = Number(calls);
+    const rounds = Number(process.argv[4] || '3');
+    const ratios = { text: [], object: [], textCpu: [], objectCpu: [], textAgain: [], objectAgain: [] };
     console.log(`${n} valid calls over ${tools} tools (node ${process.version}); seconds, first pass (compile included) / second pass`);
-    for (const [mode, [a, b, c]] of Object.entries(secs)) {
-      console.log(`${mode.padEnd(15)} ${a.toFixed(3)} s (${Math.round(n / a)} calls/s, CPU ${c.toFixed(3)} s)   again ${b.toFixed(3)} s (${Math.round(n / b)} calls/s)`);
+    for (let round = 1; round <= rounds; round++) {
+      const secs = {};
+      for (const mode of ['callfix-text', 'callfix-object', 'ajv-text', 'ajv-object']) {
+        const run = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--measure', mode, dir], {
+          encoding: 'utf8',
+        });
+        if (run.status !== 0) throw new Error(`${mode}: ${run.stderr}`);
+        secs[mode] = JSON.parse(run.stdout);
+      }
+      console.log(`round ${round}:`);
+      for (const [mode, [a, b, c]] of Object.entries(secs)) {
+        console.log(`  ${mode.padEnd(15)} ${a.toFixed(3)} s (${Math.round(n / a)} calls/s, CPU ${c.toFixed(3)} s)   again ${b.toFixed(3)} s (${Math.round(n / b)} calls/s)`);
+      }
+      const r = (x, y, i) => secs[x][i] / secs[y][i];
+      ratios.text.push(r('ajv-text', 'callfix-text', 0));
+      ratios.object.push(r('ajv-object', 'callfix-object', 0));
+      ratios.textCpu.push(r('ajv-text', 'callfix-text', 2));
+      ratios.objectCpu.push(r('ajv-object', 'callfix-object', 2));
+      ratios.textAgain.push(r('ajv-text', 'callfix-text', 1));
+      ratios.objectAgain.push(r('ajv-object', 'callfix-object', 1));
+      const f = (k) => ratios[k][round - 1].toFixed(1);
+      console.log(`  ajv ÷ callfix: text ${f('text')}x, object ${f('object')}x; CPU time: text ${f('textCpu')}x, object ${f('objectCpu')}x; second pass: text ${f('textAgain')}x, object ${f('objectAgain')}x`);
     }
-    const r = (x, y, i) => (secs[x][i] / secs[y][i]).toFixed(1);
-    console.log(`ajv ÷ callfix, one run: text ${r('ajv-text', 'callfix-text', 0)}x, object ${r('ajv-object', 'callfix-object', 0)}x`);
-    console.log(`ajv ÷ callfix, one run, CPU time: text ${r('ajv-text', 'callfix-text', 2)}x, object ${r('ajv-object', 'callfix-object', 2)}x`);
-    console.log(`ajv ÷ callfix, second pass: text ${r('ajv-text', 'callfix-text', 1)}x, object ${r('ajv-object', 'callfix-object', 1)}x`);
+    const median = (k) => {
+      const sorted = [...ratios[k]].sort((a, b) => a - b);
+      return sorted[Math.floor(sorted.length / 2)].toFixed(1);
+    };
+    const all = (k) => ratios[k].map((x) => x.toFixed(1)).join(' / ');
+    console.log(`ajv ÷ callfix, first pass, each round: text ${all('text')}, object ${all('object')}`);
+    console.log(`ajv ÷ callfix, median of ${rounds} rounds: text ${median('text')}x, object ${median('object')}x`);
+    console.log(`ajv ÷ callfix, median of ${rounds} rounds, CPU time: text ${median('textCpu')}x, object ${median('objectCpu')}x`);
+    console.log(`ajv ÷ callfix, median of ${rounds} rounds, second pass: text ${median('textAgain')}x, object ${median('objectAgain')}x`);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
