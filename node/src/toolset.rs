@@ -43,6 +43,22 @@ impl NativeToolset {
         }
     }
 
+    /// One call, no loop detection: [`one`], `fast` or not.
+    fn one(&self, name: &[u16], args: &[u16], fast: bool) -> napi::Result<String> {
+        let options = self.inner.options();
+        let mut fresh = (options.loop_limit > 0).then(|| Summary::default().without_per_tool());
+        let name = utf8(name);
+        one(
+            &self.inner,
+            options,
+            fresh.as_mut(),
+            utf8(args),
+            &name,
+            0,
+            fast,
+        )
+    }
+
     /// Compiles every schema now, so that a broken one throws here, naming
     /// its tool (for toolsets built in memory; a directory's schemas are
     /// compiled when first needed).
@@ -202,34 +218,14 @@ impl NativeToolset {
     /// valid as sent comes back in short ([`Line::write_fast`]).
     #[napi]
     pub fn check(&self, name: Utf16String, args: Utf16String) -> napi::Result<String> {
-        let options = self.inner.options();
-        let mut fresh = (options.loop_limit > 0).then(|| Summary::default().without_per_tool());
-        one(
-            &self.inner,
-            options,
-            fresh.as_mut(),
-            utf8(&args),
-            &utf8(&name),
-            0,
-            true,
-        )
+        self.one(&name, &args, true)
     }
 
     /// `check`, always as the whole `--format json` object (for the test that
     /// pins the short form to it).
     #[napi]
     pub fn check_full(&self, name: Utf16String, args: Utf16String) -> napi::Result<String> {
-        let options = self.inner.options();
-        let mut fresh = (options.loop_limit > 0).then(|| Summary::default().without_per_tool());
-        one(
-            &self.inner,
-            options,
-            fresh.as_mut(),
-            utf8(&args),
-            &utf8(&name),
-            0,
-            false,
-        )
+        self.one(&name, &args, false)
     }
 
     /// Every call in one record (its JSON text). `source` names it in
