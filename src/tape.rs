@@ -106,20 +106,19 @@ pub(crate) fn compact(text: &str) -> String {
     out
 }
 
-/// The bytes [`Reader::string`] passes without a look: all but `"`, `\\`,
-/// control characters (U+0000..U+001F, DEL) and the first bytes of the
-/// characters it refuses (`0xc2` of U+0080..U+009F, `0xe2` of U+2028 and
-/// U+2029).
+/// The bytes [`Reader::string`] passes without a look: all but those that
+/// end a string's plain run for every reader of JSON text in callfix
+/// ([`STRING_STOP`](crate::input::STRING_STOP): `"`, `\\`, control
+/// characters) and those the tape leaves to the full path: DEL, and the first
+/// bytes of U+0080..U+009F (`0xc2`) and of U+2028 and U+2029 (`0xe2`).
 #[allow(clippy::indexing_slicing)] // Cannot fail: indexes below 256.
 const PLAIN: [bool; 256] = {
     let mut plain = [true; 256];
     let mut b = 0;
-    while b < 0x20 {
-        plain[b] = false;
+    while b < 256 {
+        plain[b] = !crate::input::STRING_STOP[b];
         b += 1;
     }
-    plain[b'"' as usize] = false;
-    plain[b'\\' as usize] = false;
     plain[0x7f] = false;
     plain[0xc2] = false;
     plain[0xe2] = false;

@@ -98,6 +98,8 @@ pub(crate) enum Ending {
 
 mod scan;
 
+pub(crate) use self::scan::STRING_STOP;
+
 use scan::{Scan, Step};
 
 /// Splits a reader into records. Reuse one `Framer` for the whole stream.

@@ -463,9 +463,10 @@ impl Scan {
 }
 
 /// Bytes that end the plain run of a string: a quote, a backslash or a control
-/// character (a newline among them). Both scanners skip the others in one loop.
+/// character (a newline among them). Both scanners skip the others in one loop,
+/// and the tape reader (`src/tape.rs`) starts its own table from this one.
 #[allow(clippy::indexing_slicing)] // Every index is below 0x20, or `"` or `\\`: in the table.
-const STRING_STOP: [bool; 256] = {
+pub(crate) const STRING_STOP: [bool; 256] = {
     let mut table = [false; 256];
     let mut b = 0;
     while b < 0x20 {
