@@ -74,7 +74,7 @@ struct Held {
 }
 
 /// A tool's schema once a call needs it: loaded (all that
-/// [`Loaded::valid_as_sent`] needs), then compiled. Boxed: a directory of
+/// [`Loaded::valid_as_sent`] needs), then compiled. Each step boxed: a directory of
 /// thousands of tools is listed into entries of a few words each.
 #[derive(Debug, Default)]
 struct Compiled {
