@@ -109,17 +109,23 @@ function logBytes(records) {
 
 const NEWLINE = Buffer.from('\n');
 
-function wrapToolset(inner) {
-  const ts = Object.create(Toolset.prototype);
+// `_native` is the addon's toolset; `_check` its `check` as a function of
+// its own (`checker`), which a call reaches without the receiver checks a
+// method pays.
+function hold(ts, inner) {
   Object.defineProperty(ts, '_native', { value: inner });
+  Object.defineProperty(ts, '_check', { value: inner.checker() });
   return ts;
+}
+
+function wrapToolset(inner) {
+  return hold(Object.create(Toolset.prototype), inner);
 }
 
 class Toolset {
   /** Tools from schemas in memory: `{ toolName: jsonSchema }` (or its JSON text). */
   constructor(schemas, options) {
-    const inner = NativeToolset.fromSchemas(jsonText(schemas, 'schemas'), optionsText(options));
-    Object.defineProperty(this, '_native', { value: inner });
+    hold(this, NativeToolset.fromSchemas(jsonText(schemas, 'schemas'), optionsText(options)));
   }
 
   /** Tools from a directory of `<tool>.json` schemas (or one tool-list file). */
@@ -146,7 +152,7 @@ class Toolset {
   /** Checks one call: `args` as the JSON text the model wrote, or a value. */
   check(name, args) {
     const text = jsonText(args, 'args');
-    return result(this._native.check(toolName(name), text), name, text);
+    return result(this._check(toolName(name), text), name, text);
   }
 
   /**

@@ -117,6 +117,22 @@ test('values JSON cannot hold and wrong types: a thrown Error', () => {
   stillWorks();
 });
 
+test("the addon's check function, called directly with what index.js never gives it: an Error", () => {
+  // `_check` is what `ts.check` calls, after its own type checks; called
+  // around them, the native side still answers with an Error, not a crash.
+  const check = ts._check;
+  assert.throws(() => check(), Error);
+  assert.throws(() => check('t'), Error);
+  assert.throws(() => check(1, '{}'), Error);
+  assert.throws(() => check('t', {}), Error);
+  assert.throws(() => check('t', null), Error);
+  // Bound to its toolset, not to `this`.
+  assert.equal(check.call(undefined, 't', '{"s":"ok"}'), 'v');
+  assert.equal(check.call({}, 't', '{"s":"ok"}'), 'v');
+  assert.equal(check('t', '{"s":"ok"}', 'more', 'arguments', 'than', 'four'), 'v');
+  stillWorks();
+});
+
 test('a key given twice: rejected when the readings differ', () => {
   // JSON.parse keeps the last value; some readers keep the first.
   const r = ts.check('t', '{"n": 1, "n": 2}');
