@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::message::{self, one_line};
 use crate::provider::{self, Call, Provider};
 use crate::spelling::Spellings;
-use crate::verdict::{Status, Verdict};
+use crate::verdict::{Arguments, Status, Verdict};
 
 /// How results are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -191,8 +191,7 @@ impl<W: Write> Sink for Printer<W> {
         for (i, (call, verdict)) in results.iter().enumerate() {
             let place = place(Position { call: i, ..at });
             match verdict
-                .args
-                .as_ref()
+                .args()
                 .filter(|_| verdict.status != Status::Rejected)
             {
                 Some(args) => calls.push(
@@ -201,7 +200,7 @@ impl<W: Write> Sink for Printer<W> {
                 None => {
                     // As sent: the text, else the parsed value, else what the
                     // call still holds (judging stopped before taking it).
-                    let sent = match (&verdict.raw, &verdict.args) {
+                    let sent = match (&verdict.raw, verdict.args()) {
                         (Some(text), _) => provider::Args::Text(text.clone()),
                         (None, Some(v)) => provider::Args::Value(v.clone()),
                         (None, None) => call.args.clone(),
@@ -295,6 +294,19 @@ impl Object<'_, Vec<u8>> {
             None => self.out.extend_from_slice(b"null"),
         }
     }
+
+    /// [`Object::value_field`] for a verdict's arguments: their text as
+    /// sent, when they were kept so.
+    fn arguments_field(&mut self, name: &str, args: &Arguments) {
+        match args.text() {
+            Some(text) => {
+                // Writing to a `Vec` cannot fail.
+                let _ = self.name(name);
+                self.out.extend_from_slice(text.as_bytes());
+            }
+            None => self.value_field(name, Some(args.value())),
+        }
+    }
 }
 
 /// One repair in a `--format json` result.
@@ -370,7 +382,7 @@ impl<W: Write> Printer<W> {
             Format::Json => self.json_line(at, Some(call), verdict),
             Format::Call => {
                 let message = verdict.message.as_deref().unwrap_or("no arguments");
-                let value = match (&verdict.status, &verdict.args, self.to) {
+                let value = match (&verdict.status, verdict.args(), self.to) {
                     (Status::Rejected, _, None) | (_, None, None) => {
                         provider::error_result(call, message)
                     }
@@ -420,7 +432,14 @@ impl<W: Write> Printer<W> {
 
     fn args_line(&mut self, verdict: &Verdict) -> io::Result<()> {
         match (&verdict.status, &verdict.args) {
-            (Status::Valid | Status::Repaired, Some(args)) => self.value_line(args),
+            (Status::Valid | Status::Repaired, Some(args)) => match args.text() {
+                // Valid as sent: the model's own compact text.
+                Some(text) => {
+                    self.out.write_all(text.as_bytes())?;
+                    self.out.write_all(b"\n")
+                }
+                None => self.value_line(args.value()),
+            },
             // A message is one line already; a line reader's split is kept
             // whatever a caller's own message holds.
             _ => {
@@ -464,11 +483,10 @@ impl<W: Write> Printer<W> {
         o.field("tool", &call.map(|c| c.name.as_str()))?;
         o.field("status", verdict.status.as_str())?;
         // The arguments passed on (null when rejected).
-        let args = match verdict.status {
-            Status::Rejected => None,
-            _ => verdict.args.as_ref(),
-        };
-        o.value_field("args", args);
+        match (verdict.status, &verdict.args) {
+            (Status::Rejected, _) | (_, None) => o.value_field("args", None),
+            (_, Some(args)) => o.arguments_field("args", args),
+        }
         let repairs: Vec<RepairOut<'_>> = verdict
             .repairs
             .iter()

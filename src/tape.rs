@@ -446,7 +446,7 @@ fn equals(tape: &Tape<'_>, expected: &Value) -> bool {
 }
 
 /// The [`Value`] a tape stands for (its depth is bounded by [`read`]).
-fn to_value(tape: &Tape<'_>) -> Value {
+pub(crate) fn to_value(tape: &Tape<'_>) -> Value {
     match tape {
         Tape::Null => Value::Null,
         Tape::Bool(b) => Value::Bool(*b),

@@ -4,9 +4,14 @@
 //!
 //! The fast path for a valid call is parse → cached validator → `is_valid`: no
 //! error collection, no salvage, no copy of the arguments. Everything else runs
-//! only for calls that fail.
+//! only for calls that fail. Before it, the settle step (`Judge::judge`) asks
+//! `crate::tape` about arguments sent as plain JSON text: a call valid as sent
+//! keeps its text ([`Arguments`]) and never comes here; one the tape read but
+//! found invalid comes with the value it read ([`judge_read`]).
 
 use serde_json::Value;
+
+pub(crate) use arguments::Arguments;
 
 use crate::message::{self, ArgError, Style};
 use crate::provider::{Args, Call};
@@ -118,7 +123,7 @@ pub struct Verdict {
     pub(crate) status: Status,
     /// The arguments: as passed on for valid/repaired calls, as received (when they
     /// parsed) for rejected ones.
-    pub(crate) args: Option<Value>,
+    pub(crate) args: Option<Arguments>,
     /// The repairs made, in order.
     pub(crate) repairs: Vec<Repair>,
     /// What is wrong, when rejected.
@@ -150,7 +155,7 @@ impl Verdict {
     /// The arguments: as passed on for a valid or repaired call, as received
     /// (when they parsed) for a rejected one.
     pub fn args(&self) -> Option<&Value> {
-        self.args.as_ref()
+        self.args.as_ref().map(Arguments::value)
     }
 
     /// The repairs made, in order.
@@ -192,7 +197,7 @@ impl Verdict {
             } else {
                 Status::Repaired
             },
-            args: Some(args),
+            args: Some(Arguments::Value(args)),
             repairs,
             errors: Vec::new(),
             told: Told::Errors,
@@ -204,11 +209,20 @@ impl Verdict {
         }
     }
 
+    /// A call valid as sent, its arguments kept as their compact JSON `text`
+    /// (`crate::tape`'s answer): written from it, parsed only when read.
+    pub(crate) fn as_sent(text: String) -> Self {
+        Verdict {
+            args: Some(Arguments::sent(text)),
+            ..Verdict::accepted(Value::Null, Vec::new())
+        }
+    }
+
     /// A rejection whose message will be the instruction built from `errors`.
     pub(crate) fn invalid(args: Option<Value>, errors: Vec<ArgError>) -> Self {
         Verdict {
             status: Status::Rejected,
-            args,
+            args: args.map(Arguments::Value),
             repairs: Vec::new(),
             errors,
             told: Told::Errors,
@@ -268,6 +282,27 @@ impl Verdict {
 /// Judges one call. Its arguments are moved out of `call`; a `rename-tool`
 /// repair renames the call itself.
 pub(crate) fn judge(registry: &Registry, call: &mut Call, policy: Policy) -> Verdict {
+    judge_from(registry, call, policy, None)
+}
+
+/// [`judge`] of a call whose argument text `crate::tape` has read and found
+/// not valid as sent (`Loaded::as_sent`): `read` is its value, which the
+/// text is not parsed again for.
+pub(crate) fn judge_read(
+    registry: &Registry,
+    call: &mut Call,
+    policy: Policy,
+    read: Value,
+) -> Verdict {
+    judge_from(registry, call, policy, Some(read))
+}
+
+fn judge_from(
+    registry: &Registry,
+    call: &mut Call,
+    policy: Policy,
+    read: Option<Value>,
+) -> Verdict {
     if let Some(path) = call.read_two_ways.take() {
         call.args = Args::Missing;
         return Verdict::invalid(None, vec![message::read_two_ways(&path)]).class_of(Class::Other);
@@ -318,9 +353,17 @@ pub(crate) fn judge(registry: &Registry, call: &mut Call, policy: Policy) -> Ver
         });
     }
     let mut sent_text = None;
+    // The tape's validator found the value it read not valid (the same
+    // schema, so this one would too): not validated again.
+    let invalid = read.is_some();
     let mut args = match sent {
         Args::Value(v) => v,
-        Args::Text(text) => match salvage::salvage(&text, policy.enabled) {
+        // Text the tape read is plain JSON without a key named twice: what
+        // salvage would make of it is its value, nothing repaired.
+        Args::Text(text) => match read.map_or_else(
+            || salvage::salvage(&text, policy.enabled),
+            |v| Ok(Salvaged::Value(v, Vec::new())),
+        ) {
             Ok(Salvaged::Value(v, r)) => {
                 repairs.extend(r);
                 sent_text = Some(text);
@@ -379,7 +422,7 @@ pub(crate) fn judge(registry: &Registry, call: &mut Call, policy: Policy) -> Ver
         }
         repair::type_untyped(tool, &mut args, &written.untyped);
     }
-    if tool.validator.is_valid(&args) {
+    if !invalid && tool.validator.is_valid(&args) {
         return Verdict::accepted(args, repairs);
     }
     // Repair works on a copy; a rejection reports the errors of the input.
@@ -548,5 +591,6 @@ fn empty_repair() -> Repair {
     }
 }
 
+mod arguments;
 #[cfg(test)]
 mod tests;

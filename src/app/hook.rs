@@ -85,7 +85,7 @@ fn answer(args: &HookArgs) -> anyhow::Result<Option<(Value, Spellings)>> {
     };
     judge.settle(&call.name, &mut verdict, tally);
     let reason = crate::message::repaired(&verdict.repairs);
-    let answer = match (verdict.status, &verdict.args) {
+    let answer = match (verdict.status, verdict.args()) {
         (Status::Valid, _) => HookAnswer::Pass,
         (Status::Repaired, Some(input)) => HookAnswer::Repaired {
             input,

@@ -7,14 +7,15 @@
 //! MCP proxy, `callfix hook`, `Toolset` and its `Session` all take this one
 //! step; they differ only in where repeats are kept ([`Tally`]).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde_json::Value;
 
 use super::{Options, Summary, lone_surrogate};
 use crate::message::{self, Style};
-use crate::provider::Call;
-use crate::registry::Registry;
+use crate::provider::{Args, Call};
+use crate::registry::{AsSent, Registry};
 use crate::repair::Policy;
 use crate::verdict::{self, Status, Verdict};
 
@@ -77,9 +78,46 @@ impl<'a> Judge<'a> {
     /// were masked to parse it, and a call whose arguments hold one is
     /// rejected saying where.
     pub(crate) fn judge(&self, call: &mut Call, masked: bool) -> Verdict {
-        match masked.then(|| lone_surrogate(&call.args)).flatten() {
-            Some(path) => Verdict::invalid(None, vec![message::lone_surrogate(&path)]),
+        if let Some(path) = masked.then(|| lone_surrogate(&call.args)).flatten() {
+            return Verdict::invalid(None, vec![message::lone_surrogate(&path)]);
+        }
+        match self.as_sent(call) {
+            Some(Ok(text)) => Verdict::as_sent(text),
+            Some(Err(read)) => verdict::judge_read(self.registry, call, self.policy, read),
             None => verdict::judge(self.registry, call, self.policy),
+        }
+    }
+
+    /// [`Judge::judge`] by the full path alone, without its shortcut (which
+    /// the tests pin to this).
+    #[cfg(test)]
+    pub(crate) fn judge_fully(&self, call: &mut Call) -> Verdict {
+        verdict::judge(self.registry, call, self.policy)
+    }
+
+    /// The shortcut to "valid as sent" (`crate::tape`): a call whose
+    /// arguments came as JSON text its envelope may carry, to a tool by its
+    /// exact name, neither read from the model's text nor read two ways: the
+    /// compact text (taken out of `call`, as [`verdict::judge`] takes the
+    /// arguments), when the tape's validator finds it valid; the value it
+    /// read, when not (`Err`: the full path takes it for the text's parse).
+    /// `None`: the tape did not read it, and the full path decides alone. A
+    /// verdict is the same either way (`tape/tests.rs` pins it).
+    fn as_sent(&self, call: &mut Call) -> Option<Result<String, Value>> {
+        let Args::Text(text) = &call.args else {
+            return None;
+        };
+        if call.leaked.is_some() || call.read_two_ways.is_some() || !call.text_args_allowed() {
+            return None;
+        }
+        let compact = match self.registry.loaded(&call.name)?.as_sent(text)? {
+            AsSent::Invalid(read) => return Some(Err(read)),
+            AsSent::Valid(Cow::Borrowed(_)) => None,
+            AsSent::Valid(Cow::Owned(compact)) => Some(compact),
+        };
+        match std::mem::replace(&mut call.args, Args::Missing) {
+            Args::Text(text) => Some(Ok(compact.unwrap_or(text))),
+            _ => compact.map(Ok),
         }
     }
 
@@ -172,7 +210,7 @@ impl Repeats for Within<'_> {
 /// object keys sorted (key order hides no repeat), else its argument text, else
 /// its errors. The filter's loop detection and `callfix hook` count by it.
 pub(crate) fn repeat_text(verdict: &Verdict) -> String {
-    match (&verdict.args, &verdict.raw) {
+    match (verdict.args(), &verdict.raw) {
         (Some(args), _) => canonical(args),
         (None, Some(raw)) => raw.trim().to_owned(),
         (None, None) => verdict

@@ -248,7 +248,7 @@ impl Proxy {
         let action = match verdict.status {
             Status::Valid => FromClient::Forward,
             Status::Repaired => {
-                let args = verdict.args.as_ref().unwrap_or(&Value::Null);
+                let args = verdict.args().unwrap_or(&Value::Null);
                 let message = provider::write_call(&call, args, &spellings);
                 let mut out = Vec::with_capacity(line.len() + 16);
                 // Writing to a Vec cannot fail.

@@ -60,7 +60,7 @@ impl<W: Write> Printer<W> {
             }
             None => writeln!(out, "(record) {status}")?,
         }
-        if let Some(args) = &verdict.args {
+        if let Some(args) = verdict.args() {
             let mut pretty = Vec::new();
             self.spellings.write_pretty(&mut pretty, args)?;
             for line in String::from_utf8_lossy(&pretty).lines() {

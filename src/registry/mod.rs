@@ -42,7 +42,7 @@ mod names;
 mod tool;
 
 use self::tool::Need;
-pub(crate) use self::tool::{Loaded, Tool};
+pub(crate) use self::tool::{AsSent, Loaded, Tool};
 
 /// A schema that could not be loaded or compiled.
 pub use crate::error::{SchemaError, SchemaProblem, SourceError, SourceProblem};

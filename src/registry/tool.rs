@@ -75,6 +75,15 @@ impl Tool {
     }
 }
 
+/// Arguments' text as the tape read it ([`Loaded::as_sent`]).
+#[derive(Debug)]
+pub(crate) enum AsSent<'t> {
+    /// Valid as sent: the compact text.
+    Valid(Cow<'t, str>),
+    /// Not valid: the value, for the full path.
+    Invalid(Value),
+}
+
 /// What a tool's first compile builds: the validator every check needs, or
 /// (its first call asked [`Loaded::valid_as_sent`]) only the tape's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,16 +103,29 @@ impl Loaded {
     /// when it is compact), what [`Spellings::to_text`](crate::Spellings::to_text)
     /// writes for them. `None` says nothing: the call goes the full way.
     pub(crate) fn valid_as_sent<'t>(&self, text: &'t str) -> Option<Cow<'t, str>> {
+        match self.as_sent(text)? {
+            AsSent::Valid(compact) => Some(compact),
+            AsSent::Invalid(_) => None,
+        }
+    }
+
+    /// What the tape makes of `text` as this tool's arguments: valid as sent
+    /// ([`Loaded::valid_as_sent`]'s answer), or read but not valid, and then
+    /// its value (what `crate::json` parses the text to, no key named twice:
+    /// the full path takes it instead of parsing the text again). `None`:
+    /// not in the plain JSON the tape reads (or the tape's validator will not
+    /// compile).
+    pub(crate) fn as_sent<'t>(&self, text: &'t str) -> Option<AsSent<'t>> {
         let read = tape::read(text)?;
         let validator = self.tape.get_or_init(|| self.build().ok()).as_ref()?;
         if !validator.is_valid(&read.value) {
-            return None;
+            return Some(AsSent::Invalid(tape::to_value(&read.value)));
         }
-        Some(if read.compact {
+        Some(AsSent::Valid(if read.compact {
             Cow::Borrowed(text)
         } else {
             Cow::Owned(tape::compact(text))
-        })
+        }))
     }
 
     /// The schema compiled for instances of `F`, as every validator of a

@@ -1,4 +1,5 @@
 use super::*;
+use crate::output::{Format, Position, Printer, Sink};
 use crate::spelling::Spellings;
 use proptest::prelude::*;
 
@@ -140,12 +141,48 @@ fn enum_and_const_compare_as_the_full_path_does() {
     };
     for (schema, text, valid) in cases {
         let tools = crate::Toolset::from_schemas([("t".to_owned(), schema.clone())]);
-        let full = tools.check_bare(&options, "t", text.into(), "<in>", None);
-        let full_valid = full.verdict.status() == crate::verdict::Status::Valid;
+        let full = tools.judged_fully(&options, "t", text);
+        let full_valid = full.status() == crate::verdict::Status::Valid;
         assert_eq!(full_valid, valid, "the full path: {schema} {text}");
         let fast = tools.valid_as_sent(&options, "t", text);
         assert_eq!(fast.is_some(), valid, "the shortcut: {schema} {text}");
+        // `check_bare` takes the shortcut first: the same verdict.
+        let short = tools.check_bare(&options, "t", text.into(), "<in>", None);
+        assert_eq!(short.verdict.status(), full.status(), "{schema} {text}");
+        assert_eq!(short.verdict.args(), full.args(), "{schema} {text}");
     }
+}
+
+/// The surfaces take the shortcut first: a call valid as sent keeps its
+/// compact text, and its value is built only when read.
+#[test]
+fn a_call_valid_as_sent_keeps_its_text() {
+    let schema = serde_json::json!({"properties": {"a": {"type": "integer"}}});
+    let tools = crate::Toolset::from_schemas([("t".to_owned(), schema)]);
+    let options = crate::Options::default();
+    let one = tools.check_bare(&options, "t", br#"{"a": 1}"#.to_vec(), "<in>", None);
+    let args = one.verdict.args.as_ref();
+    assert_eq!(args.and_then(|a| a.text()), Some(r#"{"a":1}"#));
+    assert_eq!(one.verdict.args(), Some(&serde_json::json!({"a": 1})));
+    // Not valid: a value, repaired.
+    let one = tools.check_bare(&options, "t", br#"{"a": "1"}"#.to_vec(), "<in>", None);
+    assert_eq!(one.verdict.args.as_ref().and_then(|a| a.text()), None);
+    assert_eq!(one.verdict.args(), Some(&serde_json::json!({"a": 1})));
+}
+
+/// The result `format` writes for `verdict` (on a record, no call), its
+/// record's number spellings `spellings`.
+fn written(format: Format, spellings: &Spellings, verdict: &crate::verdict::Verdict) -> String {
+    let mut printer = Printer::new(Vec::new(), format);
+    Sink::begin_record(&mut printer, spellings.clone());
+    let at = Position {
+        index: 0,
+        call: 0,
+        line: 1,
+        offset: 0,
+    };
+    printer.record(at, verdict).unwrap();
+    String::from_utf8(printer.into_inner()).unwrap()
 }
 
 /// Near-plain JSON text: mostly the subset, now and then one of its edges
@@ -321,8 +358,10 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(1024))]
 
     /// On the text the tape reads, its verdict is the full path's: a call is
-    /// valid as sent by the shortcut exactly when `check_bare` says valid,
-    /// and the arguments' text is the one a result writes.
+    /// valid as sent by the shortcut exactly when the full path (parse,
+    /// validate, salvage, repair) says valid, and the arguments' text is the
+    /// one a result writes. `check_bare`, which takes the shortcut first,
+    /// gives the full path's verdict and writes the same result.
     #[test]
     fn the_shortcut_answers_valid_exactly_when_the_full_path_does(
         schema in schema(),
@@ -331,15 +370,31 @@ proptest! {
         let tools = crate::Toolset::from_schemas([("t".to_owned(), schema)]);
         let options = crate::Options { loop_limit: 0, ..crate::Options::default() };
         let fast = tools.valid_as_sent(&options, "t", &text).map(|c| c.into_owned());
-        let full = tools.check_bare(&options, "t", text.clone().into_bytes(), "<in>", None);
-        let valid = full.verdict.status() == crate::verdict::Status::Valid;
+        let full = tools.judged_fully(&options, "t", &text);
+        let valid = full.status() == crate::verdict::Status::Valid;
+        let spellings = Spellings::scan(text.as_bytes());
         match &fast {
             Some(args) => {
-                prop_assert!(valid, "{:?}", full.verdict);
-                let written = full.spellings.to_text(full.verdict.args().unwrap());
+                prop_assert!(valid, "{:?}", full);
+                let written = spellings.to_text(full.args().unwrap());
                 prop_assert_eq!(args, &written);
             }
             None => prop_assert!(!(valid && read(&text).is_some()), "the tape read it; the full path says valid"),
+        }
+        let short = tools.check_bare(&options, "t", text.clone().into_bytes(), "<in>", None);
+        prop_assert_eq!(short.verdict.status(), full.status());
+        prop_assert_eq!(short.verdict.args(), full.args());
+        prop_assert_eq!(short.verdict.repairs(), full.repairs());
+        prop_assert_eq!(short.verdict.errors(), full.errors());
+        prop_assert_eq!(short.verdict.class, full.class);
+        prop_assert_eq!(&short.verdict.raw, &full.raw);
+        if valid {
+            for format in [Format::Args, Format::Json] {
+                prop_assert_eq!(
+                    written(format, &short.spellings, &short.verdict),
+                    written(format, &spellings, &full)
+                );
+            }
         }
     }
 }

@@ -128,7 +128,7 @@ impl From<Verdict> for Outcome {
                 message: v.message.unwrap_or_default(),
             };
         }
-        match (v.status, v.args) {
+        match (v.status, v.args.map(crate::verdict::Arguments::into_value)) {
             (Status::Valid, Some(args)) => Outcome::Valid { args },
             (Status::Repaired, Some(args)) => Outcome::Repaired {
                 args,
@@ -419,6 +419,16 @@ impl Toolset {
             return None;
         }
         self.registry.loaded(tool)?.valid_as_sent(text)
+    }
+
+    /// The verdict on `text` as the arguments of one call to `tool` by the
+    /// full path alone (parse, validate, salvage, repair), without the
+    /// shortcut to "valid as sent" every surface takes first: what the tests
+    /// pin the shortcut to. Judged only (its message not worded).
+    #[cfg(test)]
+    pub(crate) fn judged_fully(&self, options: &Options, tool: &str, text: &str) -> Verdict {
+        let mut call = crate::provider::bare_call(tool, text.to_owned());
+        Judge::new(&self.registry, options).judge_fully(&mut call)
     }
 
     /// The one settle step ([`Judge::check`]) for one call, with `options`.

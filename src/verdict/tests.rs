@@ -69,18 +69,11 @@ fn one_value_by_position_is_named_where_the_schema_says_which_it_is() {
     let v = judged(&mut call, Policy::default());
     assert_eq!(v.status, Status::Repaired, "{:?}", v.message);
     assert_eq!(
-        v.args,
-        Some(json!({"file_path": "/src/main.rs", "limit": 3}))
+        v.args(),
+        Some(&json!({"file_path": "/src/main.rs", "limit": 3}))
     );
     // Placed first, as it was written.
-    let keys: Vec<&String> = v
-        .args
-        .as_ref()
-        .unwrap()
-        .as_object()
-        .unwrap()
-        .keys()
-        .collect();
+    let keys: Vec<&String> = v.args().unwrap().as_object().unwrap().keys().collect();
     assert_eq!(keys, ["file_path", "limit"]);
     assert_eq!(kinds(&v), ["extract-from-text", "name-arguments"]);
     let named = &v.repairs[1];
@@ -91,7 +84,7 @@ fn one_value_by_position_is_named_where_the_schema_says_which_it_is() {
     // The tool's only parameter, required or not.
     let mut call = leaked("ping", json!({}), vec![json!("example.com")]);
     let v = judged(&mut call, Policy::default());
-    assert_eq!(v.args, Some(json!({"host": "example.com"})));
+    assert_eq!(v.args(), Some(&json!({"host": "example.com"})));
     // A positional value keeps its own type (the schema judges it).
     let mut call = leaked("ping", json!({}), vec![json!(7)]);
     let v = judged(&mut call, Policy::default());
@@ -151,7 +144,7 @@ fn values_by_position_with_more_than_one_reading_are_rejected_with_an_instructio
         );
         // The call as written, to know a repeat by and to show in a history.
         assert_eq!(v.raw.as_deref(), Some(format!("{tool}(…)").as_str()));
-        assert_eq!(v.args, None);
+        assert_eq!(v.args(), None);
     }
     // Turned off, even the one reading is not taken.
     let mut call = leaked("read", json!({}), vec![json!("/a")]);
@@ -177,8 +170,8 @@ fn untyped_text_is_typed_and_json_values_are_not() {
     let v = judged(&mut call, Policy::default());
     // `offset` was written as a JSON string: the rule types it, reported.
     assert_eq!(
-        v.args,
-        Some(json!({"file_path": "02134", "offset": 2, "limit": 3}))
+        v.args(),
+        Some(&json!({"file_path": "02134", "offset": 2, "limit": 3}))
     );
     assert_eq!(kinds(&v), ["extract-from-text", "coerce-number"]);
     assert_eq!(v.repairs[1].path, "offset");
@@ -203,7 +196,7 @@ proptest::proptest! {
         }
         let v = judged(&mut call, Policy::default());
         proptest::prop_assert_eq!(v.status, Status::Repaired);
-        proptest::prop_assert_eq!(&v.args, &Some(json!({"file_path": text, "limit": 3})));
+        proptest::prop_assert_eq!(v.args(), Some(&json!({"file_path": text, "limit": 3})));
         proptest::prop_assert_eq!(kinds(&v), ["extract-from-text"]);
     }
 }
