@@ -153,7 +153,9 @@ impl Verdict {
     }
 
     /// The arguments: as passed on for a valid or repaired call, as received
-    /// (when they parsed) for a rejected one.
+    /// (when they parsed) for a rejected one. A call valid as sent keeps its
+    /// arguments' text; their value is parsed from it the first time this is
+    /// asked.
     pub fn args(&self) -> Option<&Value> {
         self.args.as_ref().map(Arguments::value)
     }
