@@ -6,8 +6,8 @@
 //! error collection, no salvage, no copy of the arguments. Everything else runs
 //! only for calls that fail. Before it, the settle step (`Judge::judge`) asks
 //! `crate::tape` about arguments sent as plain JSON text: a call valid as sent
-//! keeps its text ([`Arguments`]) and never comes here; one the tape read but
-//! found invalid comes with the value it read ([`judge_read`]).
+//! keeps its text (`Arguments::Sent`) and never comes here; one the tape read but
+//! found invalid comes with the value it read (`judge_read`).
 
 use serde_json::Value;
 
