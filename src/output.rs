@@ -295,17 +295,21 @@ impl Object<'_, Vec<u8>> {
         }
     }
 
-    /// [`Object::value_field`] for a verdict's arguments: their text as
-    /// sent, when they were kept so.
+    /// [`Object::value_field`] for a verdict's arguments ([`write_arguments`]).
     fn arguments_field(&mut self, name: &str, args: &Arguments) {
-        match args.text() {
-            Some(text) => {
-                // Writing to a `Vec` cannot fail.
-                let _ = self.name(name);
-                self.out.extend_from_slice(text.as_bytes());
-            }
-            None => self.value_field(name, Some(args.value())),
-        }
+        // Writing to a `Vec` cannot fail.
+        let _ = self.name(name);
+        write_arguments(self.spellings, self.out, args);
+    }
+}
+
+/// A verdict's arguments as a result writes them: their text as sent, when
+/// they were kept so (valid as sent: already what `spellings` would write),
+/// else their value with the record's number spellings.
+fn write_arguments(spellings: &Spellings, out: &mut Vec<u8>, args: &Arguments) {
+    match args.text() {
+        Some(text) => out.extend_from_slice(text.as_bytes()),
+        None => spellings.write_value(out, args.value()),
     }
 }
 
@@ -432,14 +436,9 @@ impl<W: Write> Printer<W> {
 
     fn args_line(&mut self, verdict: &Verdict) -> io::Result<()> {
         match (&verdict.status, &verdict.args) {
-            (Status::Valid | Status::Repaired, Some(args)) => match args.text() {
-                // Valid as sent: the model's own compact text.
-                Some(text) => {
-                    self.out.write_all(text.as_bytes())?;
-                    self.out.write_all(b"\n")
-                }
-                None => self.value_line(args.value()),
-            },
+            (Status::Valid | Status::Repaired, Some(args)) => {
+                self.line_of(|spellings, line| write_arguments(spellings, line, args))
+            }
             // A message is one line already; a line reader's split is kept
             // whatever a caller's own message holds.
             _ => {
@@ -451,12 +450,17 @@ impl<W: Write> Printer<W> {
     }
 
     fn value_line(&mut self, value: &Value) -> io::Result<()> {
+        self.line_of(|spellings, line| spellings.write_value(line, value))
+    }
+
+    /// Writes the line `write` makes (with the record's number spellings).
+    fn line_of(&mut self, write: impl FnOnce(&Spellings, &mut Vec<u8>)) -> io::Result<()> {
         // Made in memory, then written in one piece: the serializer writes
         // a few bytes at a time, and a `Vec` takes them for less than a
         // buffered writer does.
         let mut line = std::mem::take(&mut self.line);
         line.clear();
-        self.spellings.write_value(&mut line, value);
+        write(&self.spellings, &mut line);
         line.push(b'\n');
         let written = self.out.write_all(&line);
         self.line = line;

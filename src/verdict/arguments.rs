@@ -56,13 +56,11 @@ impl Arguments {
     }
 }
 
-/// Two are equal when their values are.
+/// Two are equal when their values are, however they are kept (texts that
+/// differ in key order hold equal values, as `Value`s compare).
 impl PartialEq for Arguments {
     fn eq(&self, other: &Self) -> bool {
-        match (self.text(), other.text()) {
-            (Some(a), Some(b)) => a == b,
-            _ => self.value() == other.value(),
-        }
+        self.value() == other.value()
     }
 }
 

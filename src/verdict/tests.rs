@@ -200,3 +200,14 @@ proptest::proptest! {
         proptest::prop_assert_eq!(kinds(&v), ["extract-from-text"]);
     }
 }
+
+/// Arguments kept as text compare by their values, as `Value`s do: key
+/// order is no difference, and a kept text equals the value it stands for.
+#[test]
+fn arguments_compare_by_value_however_kept() {
+    let a = Arguments::sent(r#"{"a":1,"b":2}"#.to_owned());
+    let b = Arguments::sent(r#"{"b":2,"a":1}"#.to_owned());
+    assert_eq!(a, b);
+    assert_eq!(a, Arguments::Value(json!({"a": 1, "b": 2})));
+    assert_ne!(a, Arguments::sent(r#"{"a":1,"b":3}"#.to_owned()));
+}
