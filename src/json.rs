@@ -10,7 +10,13 @@ pub(crate) fn pointer_segments(pointer: &str) -> Vec<String> {
     pointer
         .split('/')
         .skip(1)
-        .map(|s| s.replace("~1", "/").replace("~0", "~"))
+        .map(|s| {
+            if s.contains('~') {
+                s.replace("~1", "/").replace("~0", "~")
+            } else {
+                s.to_owned()
+            }
+        })
         .collect()
 }
 

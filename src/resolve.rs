@@ -162,6 +162,12 @@ impl<'a> At<'a> {
         let Value::String(reference) = self.schema.get("$ref")? else {
             return None;
         };
+        self.target_of(reference)
+    }
+
+    /// What `reference`, this schema's `$ref`, points at ([`At::target`] for a
+    /// caller that has already found the keyword).
+    pub(crate) fn target_of(&self, reference: &str) -> Option<Self> {
         let resolved = self.resolver.lookup(reference).ok()?;
         let (schema, resolver, draft) = resolved.into_inner();
         Some(At {

@@ -208,3 +208,21 @@ fn a_huge_record_does_not_keep_its_scratch() {
     assert_eq!(small.to_string(), "[1,2,3]");
     assert!(SCRATCH.take().items.capacity() >= 3);
 }
+
+#[test]
+fn pointer_segments_unescape_each_token_once() {
+    assert_eq!(pointer_segments(""), Vec::<String>::new());
+    assert_eq!(pointer_segments("/"), [""]);
+    assert_eq!(pointer_segments("/offset/0"), ["offset", "0"]);
+    assert_eq!(pointer_segments("/a~1b/c~0d"), ["a/b", "c~d"]);
+    // `~01` is `~1` unescaped once, not `/`.
+    assert_eq!(pointer_segments("/~01/~10"), ["~1", "/0"]);
+}
+
+proptest! {
+    #[test]
+    fn pointer_segments_undo_pointer_token(keys in proptest::collection::vec("[a~/0-1]{0,6}", 0..5)) {
+        let pointer: String = keys.iter().map(|k| format!("/{}", pointer_token(k))).collect();
+        prop_assert_eq!(pointer_segments(&pointer), keys);
+    }
+}

@@ -1,6 +1,7 @@
 //! The engine: fixes applied in batches, validated once per batch, kept only where
 //! they resolved their site.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use jsonschema::ValidationError;
@@ -141,19 +142,21 @@ pub(crate) fn repair(tool: &Tool, args: &Value, policy: Policy) -> Option<(Value
         return None;
     }
     let schemas = Schemas::new(tool);
-    let mut doc = args.clone();
+    // The arguments themselves until a batch is kept: each batch is tried on
+    // a copy, so the first needs none of its own.
+    let mut doc = Cow::Borrowed(args);
     let mut repairs = Vec::new();
     // The document is the last candidate validated, and that had no errors:
     // the next round would find none (a validation saved).
     let mut clean = false;
     for _ in 0..policy.max_rounds {
         if clean {
-            return Some((doc, repairs));
+            return Some((doc.into_owned(), repairs));
         }
         let found = {
             let errors = Errors::of(tool, &doc);
             if errors.is_empty() {
-                return Some((doc, repairs));
+                return Some((doc.into_owned(), repairs));
             }
             // Past this many problems a call is not a near miss: no repair.
             let sites = sites(&errors);
@@ -162,15 +165,22 @@ pub(crate) fn repair(tool: &Tool, args: &Value, policy: Policy) -> Option<(Value
             }
             sites
         };
-        let mut touched = Touched::default();
-        let mut pending: Vec<(&Site, usize)> = Vec::new();
-        for site in &found {
-            let region = site.region();
-            if !touched.overlaps(&region) {
-                touched.add(&region);
-                pending.push((site, 0));
+        let mut pending: Vec<(&Site, usize)> = match found.as_slice() {
+            // One site overlaps nothing.
+            [site] => vec![(site, 0)],
+            _ => {
+                let mut touched = Touched::default();
+                let mut pending = Vec::new();
+                for site in &found {
+                    let region = site.region();
+                    if !touched.overlaps(&region) {
+                        touched.add(&region);
+                        pending.push((site, 0));
+                    }
+                }
+                pending
             }
-        }
+        };
         let mut kept = 0;
         while !pending.is_empty() {
             // The next fix each pending site proposes, from its next rule on.
@@ -223,7 +233,7 @@ pub(crate) fn repair(tool: &Tool, args: &Value, policy: Policy) -> Option<(Value
                 }
                 batch.push(unwrap);
             }
-            let mut candidate = doc.clone();
+            let mut candidate = Value::clone(&doc);
             apply_all(
                 &mut candidate,
                 &batch
@@ -245,13 +255,13 @@ pub(crate) fn repair(tool: &Tool, args: &Value, policy: Policy) -> Option<(Value
                 (good, bad, errors.is_empty())
             };
             if bad.is_empty() {
-                doc = candidate;
+                doc = Cow::Owned(candidate);
                 clean = candidate_clean;
                 schemas.forget();
             } else if !good.is_empty() {
                 clean = false;
                 apply_all(
-                    &mut doc,
+                    doc.to_mut(),
                     &good
                         .iter()
                         .map(|(_, _, _, f)| &f.change)
@@ -282,5 +292,7 @@ pub(crate) fn repair(tool: &Tool, args: &Value, policy: Policy) -> Option<(Value
             return None;
         }
     }
-    tool.validator.is_valid(&doc).then_some((doc, repairs))
+    tool.validator
+        .is_valid(&doc)
+        .then(|| (doc.into_owned(), repairs))
 }

@@ -144,17 +144,27 @@ impl<'a> Schemas<'a> {
             return;
         }
         out.push(node.clone());
-        if let Some(target) = node.target() {
+        let Value::Object(map) = node.schema else {
+            return;
+        };
+        // The keywords followed, found in one pass over the schema's keys (a
+        // schema has few; a lookup each would hash every name).
+        let mut reference = None;
+        let mut branches: [Option<&'a Vec<Value>>; 3] = [None; 3];
+        for (key, value) in map {
+            match key.as_str() {
+                "$ref" => reference = value.as_str(),
+                "allOf" => branches[0] = value.as_array(),
+                "anyOf" => branches[1] = value.as_array(),
+                "oneOf" => branches[2] = value.as_array(),
+                _ => {}
+            }
+        }
+        if let Some(target) = reference.and_then(|r| node.target_of(r)) {
             self.expand(target, out, depth + 1);
         }
-        if let Value::Object(map) = node.schema {
-            for key in ["allOf", "anyOf", "oneOf"] {
-                if let Some(Value::Array(branches)) = map.get(key) {
-                    for b in branches {
-                        self.expand(node.child(b), out, depth + 1);
-                    }
-                }
-            }
+        for b in branches.into_iter().flatten().flatten() {
+            self.expand(node.child(b), out, depth + 1);
         }
     }
 

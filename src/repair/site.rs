@@ -42,8 +42,7 @@ pub(super) fn sites(errors: &Errors<'_>) -> Vec<Site> {
     let mut out: Vec<Site> = Vec::new();
     let mut seen: HashSet<Site> = HashSet::new();
     let mut push = |s: Site| {
-        if !seen.contains(&s) {
-            seen.insert(s.clone());
+        if seen.insert(s.clone()) {
             out.push(s);
         }
     };
@@ -73,8 +72,9 @@ pub(super) fn sites(errors: &Errors<'_>) -> Vec<Site> {
 /// The validator's errors for one document, indexed by instance path.
 pub(super) struct Errors<'i> {
     pub(super) list: Vec<(Vec<String>, ValidationError<'i>)>,
-    /// Error positions in `list`, by instance path.
-    pub(super) at: HashMap<Vec<String>, Vec<usize>>,
+    /// Error positions in `list`, by instance path (built when first asked:
+    /// the first look at a document wants only its sites).
+    at: std::cell::OnceCell<HashMap<Vec<String>, Vec<usize>>>,
     /// Every path that has an error at it or below it (built when first asked).
     pub(super) under: std::cell::OnceCell<HashSet<Vec<String>>>,
 }
@@ -83,7 +83,7 @@ impl<'i> Errors<'i> {
     pub(super) fn of(tool: &'i Tool, doc: &'i Value) -> Self {
         let mut errors = Errors {
             list: Vec::new(),
-            at: HashMap::new(),
+            at: std::cell::OnceCell::new(),
             under: std::cell::OnceCell::new(),
         };
         for e in tool.validator.iter_errors(doc) {
@@ -91,11 +91,6 @@ impl<'i> Errors<'i> {
                 break;
             }
             let path = pointer_segments(e.instance_path().as_str());
-            errors
-                .at
-                .entry(path.clone())
-                .or_default()
-                .push(errors.list.len());
             errors.list.push((path, e));
         }
         errors
@@ -127,6 +122,13 @@ impl<'i> Errors<'i> {
     /// it validates in full.)
     pub(super) fn at(&self, path: &[String]) -> impl Iterator<Item = &ValidationError<'i>> {
         self.at
+            .get_or_init(|| {
+                let mut at: HashMap<Vec<String>, Vec<usize>> = HashMap::new();
+                for (i, (p, _)) in self.list.iter().enumerate() {
+                    at.entry(p.clone()).or_default().push(i);
+                }
+                at
+            })
             .get(path)
             .into_iter()
             .flatten()

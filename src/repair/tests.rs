@@ -612,3 +612,24 @@ fn a_property_named_like_an_index_is_a_property() {
     assert_eq!(v, json!({"0": 5, "a": [{"0": true}]}));
     assert_eq!(kinds, ["coerce-number", "coerce-boolean"]);
 }
+
+#[test]
+fn what_a_value_may_be_is_read_through_every_combinator_and_ref() {
+    // Each keyword that combines schemas, and `$ref`, leads to the one that
+    // says the string is a number.
+    let integer = json!({"type": "integer"});
+    for wrapped in [
+        json!({"allOf": [integer]}),
+        json!({"anyOf": [{"type": "null"}, integer]}),
+        json!({"oneOf": [{"type": "null"}, integer]}),
+        json!({"$ref": "#/$defs/n"}),
+    ] {
+        let mut schema = object(json!({"n": wrapped}), &["n"]);
+        schema["$defs"] = json!({"n": integer});
+        assert_eq!(
+            fix(schema, json!({"n": "5"})),
+            Some((json!({"n": 5}), vec!["coerce-number"])),
+            "{wrapped}"
+        );
+    }
+}
