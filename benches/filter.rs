@@ -91,3 +91,19 @@ fn parse_only_floor(bencher: Bencher) {
             black_box(out);
         });
 }
+
+/// One call through the library, as Python's `Toolset.check` and Node's
+/// `ts.check` make it: `read` with `offset` as a number (valid) or as a
+/// string (repaired by coerce-number).
+#[divan::bench(args = ["valid", "repaired"])]
+fn one_call(bencher: Bencher, kind: &str) {
+    let offset = match kind {
+        "valid" => serde_json::json!(2),
+        _ => serde_json::json!("2"),
+    };
+    let args = serde_json::json!({"file_path": "/a", "offset": offset});
+    let tools = tools();
+    // The first call compiles the validator it needs: not what is measured.
+    black_box(tools.check("read", args.clone()));
+    bencher.bench(|| tools.check("read", black_box(args.clone())));
+}
