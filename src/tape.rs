@@ -1,10 +1,10 @@
 //! A call's arguments checked without building a [`serde_json::Value`]: the
 //! JSON text read into a borrowed tape (strings without escapes and every
-//! number's text stay where they are) and validated through jsonschema's
-//! custom instance representation ([`jsonschema::options_for`]).
+//! number's text stay where they are) and validated by the tool's one
+//! validator, which reads a tape as it reads a `Value` (`instance`).
 //!
 //! Only a plain subset of JSON is read (see [`read`]): anything else, and
-//! every call the tape's validator does not find valid, is left to the one
+//! every call the validator does not find valid on the tape, is left to the one
 //! path that parses, salvages and repairs (`verdict::judge`). So this is a
 //! shortcut to the verdict "valid as sent", never a second opinion: what it
 //! accepts is text that `crate::json` parses, without a repeated key, into a
@@ -14,9 +14,10 @@
 
 use std::borrow::Cow;
 
-use jsonschema::JsonType;
-use jsonschema::json::{Array, Json, JsonNumber, Node, NodeIdentity, Object, cmp};
+use jsonschema::json::cmp;
 use serde_json::Value;
+
+pub(crate) mod instance;
 
 /// Containers nested deeper than this are left to the full path.
 const MAX_DEPTH: usize = 64;
@@ -303,122 +304,9 @@ impl<'t> Reader<'t> {
     }
 }
 
-/// The tape as jsonschema's instance representation.
-pub(crate) struct TapeJson;
-
-impl Json for TapeJson {
-    type Node<'a> = &'a Tape<'a>;
-    type PreparedKey = Box<str>;
-    type StringBuffer = Tape<'static>;
-    /// Objects are short lists: a pass over their members costs as little as
-    /// a few lookups.
-    const KEYS_PER_LOOKUP: usize = 8;
-
-    fn prepare_key(key: &str) -> Box<str> {
-        key.into()
-    }
-
-    fn with_string_node<T>(
-        buffer: &mut Tape<'static>,
-        string: &str,
-        f: impl FnOnce(Self::Node<'_>) -> T,
-    ) -> T {
-        *buffer = Tape::String(Cow::Owned(string.to_owned()));
-        f(buffer)
-    }
-}
-
-/// An integer's text, read as the validator asks.
-pub(crate) struct Integer<'a>(&'a str);
-
-impl JsonNumber for Integer<'_> {
-    fn as_u64(&self) -> Option<u64> {
-        self.0.parse().ok()
-    }
-    fn as_i64(&self) -> Option<i64> {
-        self.0.parse().ok()
-    }
-    fn as_f64(&self) -> Option<f64> {
-        self.0.parse().ok()
-    }
-    fn as_str(&self) -> Cow<'_, str> {
-        Cow::Borrowed(self.0)
-    }
-    fn to_number(&self) -> Cow<'_, serde_json::Number> {
-        Cow::Owned(number(self.0))
-    }
-    fn is_integer(&self) -> bool {
-        true
-    }
-    fn is_written_as_integer(&self) -> bool {
-        true
-    }
-}
-
 /// The number `text` (an integer [`read`] accepted) as serde_json holds it.
 fn number(text: &str) -> serde_json::Number {
     text.parse().unwrap_or_else(|_| serde_json::Number::from(0))
-}
-
-impl<'a> Node<'a, TapeJson> for &'a Tape<'a> {
-    type Object = &'a [(Cow<'a, str>, Tape<'a>)];
-    type Array = &'a [Tape<'a>];
-    type Number = Integer<'a>;
-
-    fn as_object(&self) -> Option<Self::Object> {
-        match self {
-            Tape::Object(members) => Some(members),
-            _ => None,
-        }
-    }
-    fn as_array(&self) -> Option<Self::Array> {
-        match self {
-            Tape::Array(items) => Some(items),
-            _ => None,
-        }
-    }
-    fn as_string(&self) -> Option<Cow<'a, str>> {
-        match self {
-            Tape::String(s) => Some(Cow::Borrowed(s.as_ref())),
-            _ => None,
-        }
-    }
-    fn as_number(&self) -> Option<Integer<'a>> {
-        match self {
-            Tape::Integer(text) => Some(Integer(text)),
-            _ => None,
-        }
-    }
-    fn as_boolean(&self) -> Option<bool> {
-        match self {
-            Tape::Bool(b) => Some(*b),
-            _ => None,
-        }
-    }
-    fn is_null(&self) -> bool {
-        matches!(self, Tape::Null)
-    }
-    fn json_type(&self) -> JsonType {
-        match self {
-            Tape::Null => JsonType::Null,
-            Tape::Bool(_) => JsonType::Boolean,
-            Tape::Integer(_) => JsonType::Number,
-            Tape::String(_) => JsonType::String,
-            Tape::Array(_) => JsonType::Array,
-            Tape::Object(_) => JsonType::Object,
-        }
-    }
-    fn equals_value(&self, expected: &Value) -> bool {
-        equals(self, expected)
-    }
-    fn to_value(&self) -> Cow<'a, Value> {
-        Cow::Owned(to_value(self))
-    }
-    fn identity(&self) -> Option<NodeIdentity> {
-        Some(NodeIdentity::new(
-            std::ptr::from_ref::<Tape<'_>>(*self) as usize
-        ))
-    }
 }
 
 /// Whether `tape` is `expected` as jsonschema compares them (`cmp::equal`:
@@ -429,7 +317,9 @@ fn equals(tape: &Tape<'_>, expected: &Value) -> bool {
     match (tape, expected) {
         (Tape::Null, Value::Null) => true,
         (Tape::Bool(a), Value::Bool(b)) => a == b,
-        (Tape::Integer(text), Value::Number(n)) => cmp::equal_numbers(&Integer(text), n),
+        (Tape::Integer(text), Value::Number(n)) => {
+            cmp::equal_numbers(&instance::Num::Integer(text), n)
+        }
         (Tape::String(a), Value::String(b)) => a.as_ref() == b.as_str(),
         (Tape::Array(items), Value::Array(others)) => {
             items.len() == others.len() && items.iter().zip(others).all(|(a, b)| equals(a, b))
@@ -459,46 +349,6 @@ pub(crate) fn to_value(tape: &Tape<'_>) -> Value {
                 .map(|(k, v)| (k.to_string(), to_value(v)))
                 .collect(),
         ),
-    }
-}
-
-impl<'a> Object<'a, TapeJson> for &'a [(Cow<'a, str>, Tape<'a>)] {
-    type Node = &'a Tape<'a>;
-    type MemberName = &'a str;
-    type MembersIter = Members<'a>;
-
-    fn len(&self) -> usize {
-        <[_]>::len(self)
-    }
-    fn get(&self, key: &Box<str>) -> Option<&'a Tape<'a>> {
-        self.iter()
-            .find(|(name, _)| name.as_ref() == key.as_ref())
-            .map(|(_, v)| v)
-    }
-    fn members(&self) -> Members<'a> {
-        Members(self.iter())
-    }
-}
-
-/// An object's members, as jsonschema walks them.
-pub(crate) struct Members<'a>(std::slice::Iter<'a, (Cow<'a, str>, Tape<'a>)>);
-
-impl<'a> Iterator for Members<'a> {
-    type Item = (&'a str, &'a Tape<'a>);
-    fn next(&mut self) -> Option<Self::Item> {
-        self.0.next().map(|(k, v)| (k.as_ref(), v))
-    }
-}
-
-impl<'a> Array<'a, TapeJson> for &'a [Tape<'a>] {
-    type Node = &'a Tape<'a>;
-    type ElementsIter = std::slice::Iter<'a, Tape<'a>>;
-
-    fn len(&self) -> usize {
-        <[_]>::len(self)
-    }
-    fn elements(&self) -> std::slice::Iter<'a, Tape<'a>> {
-        self.iter()
     }
 }
 

@@ -288,7 +288,7 @@ pub(crate) fn judge(registry: &Registry, call: &mut Call, policy: Policy) -> Ver
 }
 
 /// [`judge`] of a call whose argument text `crate::tape` has read and found
-/// not valid as sent (`Loaded::as_sent`): `read` is its value, which the
+/// not valid as sent (`Tool::as_sent`): `read` is its value, which the
 /// text is not parsed again for.
 pub(crate) fn judge_read(
     registry: &Registry,
@@ -355,8 +355,8 @@ fn judge_from(
         });
     }
     let mut sent_text = None;
-    // The tape's validator found the value it read not valid (the same
-    // schema, so this one would too): not validated again.
+    // The validator found the value the tape read not valid (the same
+    // validator, the same value): not validated again.
     let invalid = read.is_some();
     let mut args = match sent {
         Args::Value(v) => v,
@@ -424,7 +424,7 @@ fn judge_from(
         }
         repair::type_untyped(tool, &mut args, &written.untyped);
     }
-    if !invalid && tool.validator.is_valid(&args) {
+    if !invalid && tool.is_valid(&args) {
         return Verdict::accepted(args, repairs);
     }
     // Repair works on a copy; a rejection reports the errors of the input.
@@ -442,7 +442,7 @@ fn judge_from(
         },
         _ => None,
     };
-    if let Some(work) = peeled.take_if(|work| tool.validator.is_valid(work)) {
+    if let Some(work) = peeled.take_if(|work| tool.is_valid(work)) {
         return Verdict::accepted(work, repairs);
     }
     match repair::repair(tool, peeled.as_ref().unwrap_or(&args), policy) {
@@ -577,7 +577,7 @@ fn broken(name: &str, err: &crate::registry::SchemaError) -> Box<Verdict> {
 /// is, nothing is required).
 fn empty_arguments(tool: &Tool, policy: Policy, refusal: ArgError) -> Result<Value, ArgError> {
     let empty = Value::Object(serde_json::Map::new());
-    if policy.enabled.has(Kind::EmptyArguments) && tool.validator.is_valid(&empty) {
+    if policy.enabled.has(Kind::EmptyArguments) && tool.is_valid(&empty) {
         Ok(empty)
     } else {
         Err(refusal)

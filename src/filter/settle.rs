@@ -99,7 +99,7 @@ impl<'a> Judge<'a> {
     /// arguments came as JSON text its envelope may carry, to a tool by its
     /// exact name, neither read from the model's text nor read two ways: the
     /// compact text (taken out of `call`, as [`verdict::judge`] takes the
-    /// arguments), when the tape's validator finds it valid; the value it
+    /// arguments), when the validator finds the tape valid; the value it
     /// read, when not (`Err`: the full path takes it for the text's parse).
     /// `None`: the tape did not read it, and the full path decides alone. A
     /// verdict is the same either way (`tape/tests.rs` pins it).
@@ -110,7 +110,7 @@ impl<'a> Judge<'a> {
         if call.leaked.is_some() || call.read_two_ways.is_some() || !call.text_args_allowed() {
             return None;
         }
-        let compact = match self.registry.loaded(&call.name)?.as_sent(text)? {
+        let compact = match self.registry.tool(&call.name)?.as_sent(text)? {
             AsSent::Invalid(read) => return Some(Err(read)),
             AsSent::Valid(Cow::Borrowed(_)) => None,
             AsSent::Valid(Cow::Owned(compact)) => Some(compact),

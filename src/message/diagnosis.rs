@@ -41,7 +41,7 @@ pub(crate) fn ranked_errors(tool: &Tool, args: &Value) -> (Vec<ArgError>, u8) {
     // The validator collects every error before handing out the first, so for
     // very large arguments only the first error is asked for (it stops there).
     if more_values_than(args, ALL_ERRORS_UP_TO) {
-        if let Err(err) = tool.validator.validate(args) {
+        if let Err(err) = tool.validate(args) {
             convert(&err, &tool.schema, &doc, &mut items);
         }
         let rank = items.first().map_or(2, |i| i.rank);
@@ -54,7 +54,7 @@ pub(crate) fn ranked_errors(tool: &Tool, args: &Value) -> (Vec<ArgError>, u8) {
     // A call with very many errors is described by the first ones the validator
     // reports (in schema and document order), so time and memory stay bounded.
     let mut unread = 0usize;
-    for err in tool.validator.iter_errors(args) {
+    for err in tool.iter_errors(args) {
         if items.len() >= MAX_ERRORS_READ {
             unread += 1;
             continue;

@@ -41,8 +41,7 @@ mod listing;
 mod names;
 mod tool;
 
-use self::tool::Need;
-pub(crate) use self::tool::{AsSent, Loaded, Tool};
+pub(crate) use self::tool::{AsSent, Tool};
 
 /// A schema that could not be loaded or compiled.
 pub use crate::error::{SchemaError, SchemaProblem, SourceError, SourceProblem};
@@ -73,12 +72,10 @@ struct Held {
     description: Option<String>,
 }
 
-/// A tool's schema once a call needs it: loaded (all that
-/// [`Loaded::valid_as_sent`] needs), then compiled. Each step boxed: a directory of
-/// thousands of tools is listed into entries of a few words each.
+/// A tool's schema once a call needs it: loaded and compiled. Boxed: a
+/// directory of thousands of tools is listed into entries of a few words each.
 #[derive(Debug, Default)]
 struct Compiled {
-    loaded: OnceLock<Box<Result<Arc<Loaded>, SchemaError>>>,
     tool: OnceLock<Box<Result<Tool, SchemaError>>>,
 }
 
@@ -408,56 +405,24 @@ impl Registry {
         let Some((origin, compiled)) = self.slot(name) else {
             return Lookup::Unknown;
         };
-        let loaded = match self.load_tool(origin, name, compiled, Need::Full) {
-            Ok(loaded) => loaded,
-            Err(e) => return Lookup::Broken(e),
-        };
-        // Loaded for `valid_as_sent` first: compiled now. Its tape's
-        // validator compiled, so this one does too (the same schema, options
-        // and references; only the instances' representation differs): an
-        // error here has no place in the file to name.
-        let tool = compiled
-            .tool
-            .get_or_init(|| Box::new(Tool::compile(Arc::clone(loaded), None)));
+        let tool = compiled.tool.get_or_init(|| {
+            let root = matches!(origin, Origin::Listed).then_some(&self.listed_root);
+            let path = file(origin, self.listed(), name);
+            Box::new(tool::load(origin, name, path, &self.ref_map, root))
+        });
         match &**tool {
             Ok(tool) => Lookup::Found(tool),
             Err(e) => Lookup::Broken(e),
         }
     }
 
-    /// The tool called `name` loaded, for [`Loaded::valid_as_sent`]: its
-    /// validator is compiled only when a call needs more ([`Registry::lookup`]).
-    /// `None` if there is no such tool or its schema is broken.
-    pub(crate) fn loaded(&self, name: &str) -> Option<&Loaded> {
-        let (origin, compiled) = self.slot(name)?;
-        self.load_tool(origin, name, compiled, Need::Tape)
-            .ok()
-            .map(|l| &**l)
-    }
-
-    /// The tool's schema loaded on first need (with its validator when
-    /// `need` asks for it, or when the tape's will not compile).
-    fn load_tool<'r>(
-        &self,
-        origin: &Origin,
-        name: &str,
-        compiled: &'r Compiled,
-        need: Need,
-    ) -> Result<&'r Arc<Loaded>, &'r SchemaError> {
-        let loaded = compiled.loaded.get_or_init(|| {
-            let root = matches!(origin, Origin::Listed).then_some(&self.listed_root);
-            let path = file(origin, self.listed(), name);
-            Box::new(
-                tool::load(origin, name, path, &self.ref_map, root, need).map(|(loaded, tool)| {
-                    if let Some(tool) = tool {
-                        // Nothing else sets it before `loaded` is set.
-                        let _ = compiled.tool.set(Box::new(Ok(tool)));
-                    }
-                    loaded
-                }),
-            )
-        });
-        (**loaded).as_ref()
+    /// The tool called `name`, compiled on first use; `None` if there is no
+    /// such tool or its schema is broken.
+    pub(crate) fn tool(&self, name: &str) -> Option<&Tool> {
+        match self.lookup(name) {
+            Lookup::Found(tool) => Some(tool),
+            Lookup::Unknown | Lookup::Broken(_) => None,
+        }
     }
 
     /// Adds a tool unless an earlier one has its name (then warns). Not for a

@@ -33,7 +33,7 @@ fn directory_is_indexed_by_stem_and_compiled_lazily() {
     ]);
     let reg = Registry::load(&[dir.path().to_owned()]).unwrap();
     assert_eq!(reg.names().collect::<Vec<_>>(), ["broken", "read"]);
-    assert!(!found(&reg, "read").validator.is_valid(&json!({})));
+    assert!(!found(&reg, "read").is_valid(&json!({})));
     assert!(broken(&reg, "broken").contains("broken.json: not valid JSON"));
     assert!(matches!(reg.lookup("../read"), Lookup::Unknown));
     assert!(matches!(reg.lookup("notes"), Lookup::Unknown));
@@ -104,8 +104,8 @@ fn sibling_ref_works_and_escaping_ref_is_refused() {
     ]);
     let reg = Registry::load(&[dir.path().to_owned()]).unwrap();
     let read = found(&reg, "read");
-    assert!(read.validator.is_valid(&json!({"p": "a"})));
-    assert!(!read.validator.is_valid(&json!({"p": ""})));
+    assert!(read.is_valid(&json!({"p": "a"})));
+    assert!(!read.is_valid(&json!({"p": ""})));
     let evil = broken(&reg, "evil");
     assert!(evil.starts_with(&format!("{}", dir.path().join("evil.json").display())));
     let remote = broken(&reg, "remote");
@@ -131,8 +131,8 @@ fn tool_list_files_in_every_provider_shape() {
         let reg = Registry::load(&[dir.path().join("tools.json")]).unwrap();
         assert_eq!(reg.names().collect::<Vec<_>>(), ["a"], "{shape}");
         let a = found(&reg, "a");
-        assert!(a.validator.is_valid(&json!({"q": "x"})));
-        assert!(!a.validator.is_valid(&json!({"q": 1})));
+        assert!(a.is_valid(&json!({"q": "x"})));
+        assert!(!a.is_valid(&json!({"q": 1})));
     }
 }
 
@@ -163,7 +163,7 @@ fn duplicate_names_keep_the_first_and_warn() {
     let reg = Registry::load(&[a.path().to_owned(), b.path().to_owned()]).unwrap();
     assert_eq!(reg.len(), 1);
     assert_eq!(reg.warnings().count(), 1);
-    assert!(found(&reg, "read").validator.is_valid(&json!({})));
+    assert!(found(&reg, "read").is_valid(&json!({})));
 }
 
 #[test]
@@ -176,8 +176,8 @@ fn drafts_are_chosen_by_schema_keyword() {
     )]);
     let reg = Registry::load(&[dir.path().to_owned()]).unwrap();
     let t = found(&reg, "d4");
-    assert!(!t.validator.is_valid(&json!({"n": 0})));
-    assert!(t.validator.is_valid(&json!({"n": 1})));
+    assert!(!t.is_valid(&json!({"n": 0})));
+    assert!(t.is_valid(&json!({"n": 1})));
 }
 
 /// A lone directory answers a call for one of its tools from that tool's own
@@ -222,7 +222,7 @@ fn a_lone_directory_is_listed_only_when_a_lookup_needs_it() {
     }
     assert!(reg.tools.get().is_some());
     assert!(std::ptr::eq(first, found(&reg, "read")), "compiled once");
-    assert!(found(&reg, "write").validator.is_valid(&json!({})));
+    assert!(found(&reg, "write").is_valid(&json!({})));
     assert!(broken(&reg, "broken").contains("broken.json: not valid JSON"));
     assert_eq!(reg.names().collect::<Vec<_>>(), ["broken", "read", "write"]);
 }
@@ -352,12 +352,11 @@ fn no_tool_is_named_once_the_listing_began() {
     }
 }
 
-/// A tool loaded for `valid_as_sent` compiles the tape's validator only; the
-/// one every other check uses is compiled when a lookup first needs it. A
-/// schema that will not compile is found either way, and said the same way,
-/// located in its file.
+/// A tool has one validator: arguments read as a tape and as a value get
+/// the same answers from it. A schema that will not compile is found either
+/// way, and said the same way, located in its file.
 #[test]
-fn a_tool_loaded_for_valid_as_sent_compiles_its_validator_when_a_lookup_needs_it() {
+fn one_validator_answers_the_tape_and_the_value_alike() {
     let dir = dir_with(&[
         (
             "read.json",
@@ -369,30 +368,24 @@ fn a_tool_loaded_for_valid_as_sent_compiles_its_validator_when_a_lookup_needs_it
         ),
     ]);
     let reg = Registry::load(&[dir.path().to_owned()]).unwrap();
-    let read = reg.loaded("read").unwrap();
+    let read = reg.tool("read").unwrap();
     assert_eq!(
         read.valid_as_sent(r#"{"p": 1}"#).as_deref(),
         Some(r#"{"p":1}"#)
     );
     assert_eq!(read.valid_as_sent(r#"{"p": "1"}"#), None);
-    let (_, compiled) = reg.slot("read").unwrap();
-    assert!(compiled.tool.get().is_none(), "compiled before a lookup");
-    assert!(!found(&reg, "read").validator.is_valid(&json!({"p": "1"})));
-    assert!(compiled.tool.get().is_some());
-    assert!(std::ptr::eq(
-        reg.loaded("read").unwrap(),
-        &**found(&reg, "read")
-    ));
+    assert!(read.is_valid(&json!({"p": 1})));
+    assert!(!read.is_valid(&json!({"p": "1"})));
+    assert!(std::ptr::eq(read, found(&reg, "read")));
 
-    assert!(reg.loaded("broken").is_none());
-    let via_tape = broken(&reg, "broken");
+    assert!(reg.tool("broken").is_none());
+    let first = broken(&reg, "broken");
     let fresh = Registry::load(&[dir.path().to_owned()]).unwrap();
-    assert_eq!(via_tape, broken(&fresh, "broken"));
-    assert!(via_tape.contains("(at /minProperties)"), "{via_tape}");
+    assert_eq!(first, broken(&fresh, "broken"));
+    assert!(first.contains("(at /minProperties)"), "{first}");
     let Lookup::Broken(e) = reg.lookup("broken") else {
         panic!("not broken")
     };
     assert_eq!(e.at.map(|at| at.line), Some(3));
-    assert!(fresh.loaded("broken").is_none());
-    assert!(reg.loaded("nothing").is_none());
+    assert!(reg.tool("nothing").is_none());
 }

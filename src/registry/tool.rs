@@ -1,23 +1,20 @@
-//! One tool's schema, in the two steps a call may need: [`Loaded`] is the
-//! schema read, its references resolved and their expansion bounded (all that
-//! [`Loaded::valid_as_sent`] needs, with the tape's validator); [`Tool`] adds
-//! the validator every other check uses. A call answered "valid as sent"
-//! never needs the second, so a tool whose calls all are compiles one
-//! validator, not two (`Registry::loaded`).
+//! One tool: [`Loaded`] is its schema read, its references resolved and
+//! their expansion bounded; [`Tool`] adds the validator, compiled once for
+//! arguments of either kind (a `Value`, or a tape read from their text:
+//! `crate::tape::instance`).
 
 use std::borrow::Cow;
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use jsonschema::json::Json;
-use jsonschema::{PatternOptions, ValidationError, Validator};
+use jsonschema::{ErrorIterator, PatternOptions, ValidationError, Validator};
 use referencing::Uri;
 use serde_json::Value;
 
 use crate::error::IoCause;
 use crate::resolve::{At, RefMap, Sandbox, file_uri};
-use crate::tape::{self, TapeJson};
+use crate::tape::{self, instance::Arg, instance::Args};
 
 use super::{Origin, SchemaError, SchemaProblem};
 
@@ -44,18 +41,14 @@ pub(crate) struct Loaded {
     /// tool-list file's (then the error names the tool too).
     file: PathBuf,
     in_list: bool,
-    /// The validator of arguments read as a tape (`crate::tape`), compiled
-    /// when the tool is loaded for [`Loaded::valid_as_sent`] or the first
-    /// time a call is checked that way; `None` if it would not compile.
-    tape: OnceLock<Option<Validator<TapeJson>>>,
 }
 
 /// A compiled tool: its schema loaded, and the validator.
 #[derive(Debug)]
 pub(crate) struct Tool {
-    loaded: Arc<Loaded>,
-    /// The compiled validator.
-    pub validator: Validator,
+    loaded: Loaded,
+    /// The compiled validator, for arguments of either kind.
+    validator: Validator<Args>,
 }
 
 impl Deref for Tool {
@@ -69,33 +62,24 @@ impl Deref for Tool {
 impl Tool {
     /// `loaded` with its validator, compiled now; the error, if it will not
     /// compile, located in `text` (the schema file's) when given.
-    pub(super) fn compile(loaded: Arc<Loaded>, text: Option<&str>) -> Result<Tool, SchemaError> {
+    fn compile(loaded: Loaded, text: Option<&str>) -> Result<Tool, SchemaError> {
         let validator = loaded.build().map_err(|e| loaded.error(&e, text))?;
         Ok(Tool { loaded, validator })
     }
-}
 
-/// Arguments' text as the tape read it ([`Loaded::as_sent`]).
-#[derive(Debug)]
-pub(crate) enum AsSent<'t> {
-    /// Valid as sent: the compact text.
-    Valid(Cow<'t, str>),
-    /// Not valid: the value, for the full path.
-    Invalid(Value),
-}
+    /// Whether the validator accepts `args`.
+    pub(crate) fn is_valid(&self, args: &Value) -> bool {
+        self.validator.is_valid(Arg::Value(args))
+    }
 
-/// What a tool's first compile builds: the validator every check needs, or
-/// (its first call asked [`Loaded::valid_as_sent`]) only the tape's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Need {
-    Full,
-    Tape,
-}
+    /// The validator's first error on `args`, if any.
+    pub(crate) fn validate<'a>(&self, args: &'a Value) -> Result<(), ValidationError<'a>> {
+        self.validator.validate(Arg::Value(args))
+    }
 
-impl Loaded {
-    /// The root of the schema, to walk it resolving `$ref` as the validator does.
-    pub(crate) fn root(&self) -> At<'_> {
-        At::root(&self.schema, self.refs.resolver(self.base.clone()))
+    /// Every error the validator finds in `args`.
+    pub(crate) fn iter_errors<'a>(&'a self, args: &'a Value) -> ErrorIterator<'a> {
+        self.validator.iter_errors(Arg::Value(args))
     }
 
     /// `text` as this tool's arguments, when they are valid as sent and in
@@ -110,15 +94,13 @@ impl Loaded {
     }
 
     /// What the tape makes of `text` as this tool's arguments: valid as sent
-    /// ([`Loaded::valid_as_sent`]'s answer), or read but not valid, and then
+    /// ([`Tool::valid_as_sent`]'s answer), or read but not valid, and then
     /// its value (what `crate::json` parses the text to, no key named twice:
     /// the full path takes it instead of parsing the text again). `None`:
-    /// not in the plain JSON the tape reads (or the tape's validator will not
-    /// compile).
+    /// not in the plain JSON the tape reads.
     pub(crate) fn as_sent<'t>(&self, text: &'t str) -> Option<AsSent<'t>> {
         let read = tape::read(text)?;
-        let validator = self.tape.get_or_init(|| self.build().ok()).as_ref()?;
-        if !validator.is_valid(&read.value) {
+        if !self.validator.is_valid(Arg::Tape(&read.value)) {
             return Some(AsSent::Invalid(tape::to_value(&read.value)));
         }
         Some(AsSent::Valid(if read.compact {
@@ -127,13 +109,29 @@ impl Loaded {
             Cow::Owned(tape::compact(text))
         }))
     }
+}
 
-    /// The schema compiled for instances of `F`, as every validator of a
-    /// tool is: the linear-time regex engine (no pattern can backtrack
-    /// catastrophically), formats asserted in every draft, references
-    /// resolved through `refs` and read by the sandbox.
-    fn build<F: Json>(&self) -> Result<Validator<F>, ValidationError<'static>> {
-        let options = jsonschema::options_for::<F>()
+/// Arguments' text as the tape read it ([`Tool::as_sent`]).
+#[derive(Debug)]
+pub(crate) enum AsSent<'t> {
+    /// Valid as sent: the compact text.
+    Valid(Cow<'t, str>),
+    /// Not valid: the value, for the full path.
+    Invalid(Value),
+}
+
+impl Loaded {
+    /// The root of the schema, to walk it resolving `$ref` as the validator does.
+    pub(crate) fn root(&self) -> At<'_> {
+        At::root(&self.schema, self.refs.resolver(self.base.clone()))
+    }
+
+    /// The schema compiled for arguments of either kind: the linear-time
+    /// regex engine (no pattern can backtrack catastrophically), formats
+    /// asserted in every draft, references resolved through `refs` and read
+    /// by the sandbox.
+    fn build(&self) -> Result<Validator<Args>, ValidationError<'static>> {
+        let options = jsonschema::options_for::<Args>()
             .with_pattern_options(PatternOptions::regex())
             .should_validate_formats(true)
             .with_base_uri(self.base.as_str().to_owned())
@@ -162,17 +160,14 @@ impl Loaded {
 
 /// Loads the schema of the tool called `name`, from `origin`, read from
 /// `path`; `root` keeps its directory's resolved path from one tool to the
-/// next. With [`Need::Full`] its validator is compiled too (the [`Tool`]);
-/// with [`Need::Tape`] only the tape's, unless that will not compile (then
-/// the validator's compile says why, or gives the tool).
+/// next; and compiles its validator.
 pub(super) fn load(
     origin: &Origin,
     name: &str,
     path: PathBuf,
     ref_map: &Arc<RefMap>,
     root: Option<&OnceLock<PathBuf>>,
-    need: Need,
-) -> Result<(Arc<Loaded>, Option<Tool>), SchemaError> {
+) -> Result<Tool, SchemaError> {
     let (file, tool) = match origin {
         Origin::Listed | Origin::File(_) | Origin::Memory(_) => (path, None),
         Origin::Inline(held) => (held.file.clone(), Some(name.to_owned())),
@@ -272,7 +267,7 @@ pub(super) fn load(
             .and_then(Value::as_str)
             .map(str::to_owned),
     };
-    let mut loaded = Loaded {
+    let loaded = Loaded {
         name: name.to_owned(),
         schema,
         refs,
@@ -281,18 +276,8 @@ pub(super) fn load(
         sandbox: Some(sandbox),
         file,
         in_list: tool.is_some(),
-        tape: OnceLock::new(),
     };
-    if need == Need::Tape {
-        if let Ok(validator) = loaded.build::<TapeJson>() {
-            loaded.tape = OnceLock::from(Some(validator));
-            return Ok((Arc::new(loaded), None));
-        }
-        loaded.tape = OnceLock::from(None);
-    }
-    let loaded = Arc::new(loaded);
-    let tool = Tool::compile(Arc::clone(&loaded), text.as_deref())?;
-    Ok((loaded, Some(tool)))
+    Tool::compile(loaded, text.as_deref())
 }
 
 /// The most subschemas a schema may stand for once its `$ref`s are followed.
@@ -323,8 +308,7 @@ impl Tool {
             sandbox: None,
             file: PathBuf::new(),
             in_list: false,
-            tape: OnceLock::new(),
         };
-        Tool::compile(Arc::new(loaded), None).unwrap()
+        Tool::compile(loaded, None).unwrap()
     }
 }

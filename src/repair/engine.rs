@@ -292,7 +292,5 @@ pub(crate) fn repair(tool: &Tool, args: &Value, policy: Policy) -> Option<(Value
             return None;
         }
     }
-    tool.validator
-        .is_valid(&doc)
-        .then(|| (doc.into_owned(), repairs))
+    tool.is_valid(&doc).then(|| (doc.into_owned(), repairs))
 }

@@ -368,7 +368,7 @@ mod tests {
     fn fix(schema: Value, args: Value) -> Option<(Value, Vec<&'static str>)> {
         let t = Tool::from_schema(schema);
         repair(&t, &args, Policy::default()).map(|(v, r)| {
-            assert!(t.validator.is_valid(&v), "repaired output must validate");
+            assert!(t.is_valid(&v), "repaired output must validate");
             (v, r.iter().map(|r| r.kind.name()).collect())
         })
     }

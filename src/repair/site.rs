@@ -86,7 +86,7 @@ impl<'i> Errors<'i> {
             at: std::cell::OnceCell::new(),
             under: std::cell::OnceCell::new(),
         };
-        for e in tool.validator.iter_errors(doc) {
+        for e in tool.iter_errors(doc) {
             if errors.list.len() > MAX_SITES {
                 break;
             }

@@ -139,7 +139,7 @@ pub(crate) fn type_untyped(tool: &Tool, args: &mut Value, keys: &[String]) {
             texts.insert(key.as_str(), std::mem::replace(slot, typed));
         }
     }
-    if texts.is_empty() || tool.validator.is_valid(args) {
+    if texts.is_empty() || tool.is_valid(args) {
         return;
     }
     // The typed keys the validator faults, tried as text: those it then
@@ -167,7 +167,7 @@ fn faulted<'k>(
     key: impl Fn(&str) -> Option<&'k str>,
 ) -> HashSet<&'k str> {
     let mut found = HashSet::new();
-    for e in tool.validator.iter_errors(doc).take(MAX_SITES) {
+    for e in tool.iter_errors(doc).take(MAX_SITES) {
         let path = pointer_segments(e.instance_path().as_str());
         if let Some(k) = path.first().and_then(|k| key(k)) {
             found.insert(k);

@@ -127,9 +127,9 @@ mod tests {
 
     fn fix(schema: Value, args: Value) -> Option<(Value, Vec<(&'static str, Value)>)> {
         let t = Tool::named("read", schema);
-        assert!(!t.validator.is_valid(&args), "{args}");
+        assert!(!t.is_valid(&args), "{args}");
         repair(&t, &args, Policy::default()).map(|(v, r)| {
-            assert!(t.validator.is_valid(&v));
+            assert!(t.is_valid(&v));
             (v, r.into_iter().map(|r| (r.kind.name(), r.from)).collect())
         })
     }

@@ -418,7 +418,7 @@ impl Toolset {
         if text.len() > options.max_record_bytes {
             return None;
         }
-        self.registry.loaded(tool)?.valid_as_sent(text)
+        self.registry.tool(tool)?.valid_as_sent(text)
     }
 
     /// The verdict on `text` as the arguments of one call to `tool` by the
