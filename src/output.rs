@@ -285,20 +285,52 @@ impl<'a, W: Write> Object<'a, W> {
 }
 
 impl Object<'_, Vec<u8>> {
+    /// [`Object::name`] into memory: a byte or a slice at a time, not three
+    /// writes through `io::Write`.
+    fn key(&mut self, name: &str) {
+        if !self.first {
+            self.out.push(b',');
+        }
+        self.first = false;
+        self.out.push(b'"');
+        self.out.extend_from_slice(name.as_bytes());
+        self.out.extend_from_slice(b"\":");
+    }
+
     /// [`Object::field`] for a value (or `null`), by the direct writer.
     fn value_field(&mut self, name: &str, value: Option<&Value>) {
-        // Writing to a `Vec` cannot fail.
-        let _ = self.name(name);
+        self.key(name);
         match value {
             Some(value) => self.spellings.write_value(self.out, value),
             None => self.out.extend_from_slice(b"null"),
         }
     }
 
+    /// [`Object::field`] for a whole number, by the direct writer (as
+    /// serde_json writes one: decimal digits).
+    fn number_field(&mut self, name: &str, n: u64) {
+        self.key(name);
+        write_decimal(self.out, n);
+    }
+
+    /// [`Object::field`] for a string (or `null`), by the direct writer.
+    fn str_field(&mut self, name: &str, s: Option<&str>) {
+        self.key(name);
+        match s {
+            Some(s) => self.spellings.write_str(self.out, s),
+            None => self.out.extend_from_slice(b"null"),
+        }
+    }
+
+    /// [`Object::field`] for JSON text made here (`[]`, `true`, …).
+    fn text_field(&mut self, name: &str, text: &str) {
+        self.key(name);
+        self.out.extend_from_slice(text.as_bytes());
+    }
+
     /// [`Object::value_field`] for a verdict's arguments ([`write_arguments`]).
     fn arguments_field(&mut self, name: &str, args: &Arguments) {
-        // Writing to a `Vec` cannot fail.
-        let _ = self.name(name);
+        self.key(name);
         write_arguments(self.spellings, self.out, args);
     }
 }
@@ -310,6 +342,31 @@ fn write_arguments(spellings: &Spellings, out: &mut Vec<u8>, args: &Arguments) {
     match args.text() {
         Some(text) => out.extend_from_slice(text.as_bytes()),
         None => spellings.write_value(out, args.value()),
+    }
+}
+
+/// `n` in decimal digits, as serde_json writes a whole number.
+fn write_decimal(out: &mut Vec<u8>, mut n: u64) {
+    let start = out.len();
+    loop {
+        // A digit: `n % 10` is below 10.
+        out.push(b'0' + (n % 10) as u8);
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    if let Some(digits) = out.get_mut(start..) {
+        digits.reverse();
+    }
+}
+
+/// A status as the JSON string [`Status::as_str`] is.
+fn quoted(status: Status) -> &'static str {
+    match status {
+        Status::Valid => r#""valid""#,
+        Status::Repaired => r#""repaired""#,
+        Status::Rejected => r#""rejected""#,
     }
 }
 
@@ -477,36 +534,53 @@ impl<W: Write> Printer<W> {
         // `docs/result.schema.json`, which a test checks real output against.
         let mut line = std::mem::take(&mut self.line);
         line.clear();
+        // Written by the direct writer, byte for byte as serde_json writes
+        // them; repairs and errors, when there are any, by the serializer.
         let mut o = Object::begin(&mut line, &self.spellings)?;
         // Record number, and call number within the record, from 0.
-        o.field("index", &at.index)?;
-        o.field("call", &at.call)?;
+        o.number_field("index", at.index);
+        o.number_field("call", at.call as u64);
         // The call's id as sent (null when it had none); the tool (null for a
         // broken record); `valid`, `repaired` or `rejected`.
         o.value_field("id", call.map(|c| &c.id));
-        o.field("tool", &call.map(|c| c.name.as_str()))?;
-        o.field("status", verdict.status.as_str())?;
+        o.str_field("tool", call.map(|c| c.name.as_str()));
+        o.text_field("status", quoted(verdict.status));
         // The arguments passed on (null when rejected).
         match (verdict.status, &verdict.args) {
             (Status::Rejected, _) | (_, None) => o.value_field("args", None),
             (_, Some(args)) => o.arguments_field("args", args),
         }
-        let repairs: Vec<RepairOut<'_>> = verdict
-            .repairs
-            .iter()
-            .map(|r| RepairOut {
-                path: &r.path,
-                kind: r.kind.name(),
-                from: &r.from,
-                to: &r.to,
-            })
-            .collect();
-        o.field("repairs", &repairs)?;
-        o.field("errors", &verdict.errors)?;
+        if verdict.repairs.is_empty() {
+            o.text_field("repairs", "[]");
+        } else {
+            let repairs: Vec<RepairOut<'_>> = verdict
+                .repairs
+                .iter()
+                .map(|r| RepairOut {
+                    path: &r.path,
+                    kind: r.kind.name(),
+                    from: &r.from,
+                    to: &r.to,
+                })
+                .collect();
+            o.field("repairs", &repairs)?;
+        }
+        if verdict.errors.is_empty() {
+            o.text_field("errors", "[]");
+        } else {
+            o.field("errors", &verdict.errors)?;
+        }
         // The instruction for the model (null unless rejected); whether the
         // same rejected call came back `--loop-limit` times.
-        o.field("message", &verdict.message)?;
-        o.field("loop", &verdict.looped.is_some())?;
+        o.str_field("message", verdict.message.as_deref());
+        o.text_field(
+            "loop",
+            if verdict.looped.is_some() {
+                "true"
+            } else {
+                "false"
+            },
+        );
         // With --to: the id and name the target provider sees, to map results
         // back (null for a record that held no call).
         if let Some(to) = self.to {
@@ -524,3 +598,6 @@ impl<W: Write> Printer<W> {
 }
 
 mod human;
+
+#[cfg(test)]
+mod tests;

@@ -159,7 +159,7 @@ impl Spellings {
 
     /// A string, escaped as serde_json escapes it and as [`Spelled`] escapes
     /// what serde_json leaves raw.
-    fn write_str(&self, out: &mut Vec<u8>, s: &str) {
+    pub(crate) fn write_str(&self, out: &mut Vec<u8>, s: &str) {
         if self.masked && s.contains(crate::surrogates::MARK) {
             let _ = self.write(&mut *out, s);
             return;

@@ -74,10 +74,7 @@ struct Held {
 
 /// A tool's schema once a call needs it: loaded and compiled. Boxed: a
 /// directory of thousands of tools is listed into entries of a few words each.
-#[derive(Debug, Default)]
-struct Compiled {
-    tool: OnceLock<Box<Result<Tool, SchemaError>>>,
-}
+type Compiled = OnceLock<Box<Result<Tool, SchemaError>>>;
 
 #[derive(Debug)]
 struct Entry {
@@ -276,7 +273,7 @@ impl Registry {
                         .map(|name| Entry {
                             name,
                             origin: Origin::Listed,
-                            compiled: Compiled::default(),
+                            compiled: OnceLock::new(),
                         })
                         .collect(),
                     text: listed.text,
@@ -362,7 +359,7 @@ impl Registry {
         let named = self.named.get_or_init(|| {
             Some(Named {
                 name: name.into(),
-                compiled: Compiled::default(),
+                compiled: OnceLock::new(),
             })
         });
         is(named, name)
@@ -405,7 +402,7 @@ impl Registry {
         let Some((origin, compiled)) = self.slot(name) else {
             return Lookup::Unknown;
         };
-        let tool = compiled.tool.get_or_init(|| {
+        let tool = compiled.get_or_init(|| {
             let root = matches!(origin, Origin::Listed).then_some(&self.listed_root);
             let path = file(origin, self.listed(), name);
             Box::new(tool::load(origin, name, path, &self.ref_map, root))
@@ -439,7 +436,7 @@ impl Registry {
         let entry = Entry {
             name: start..start + name.len(),
             origin,
-            compiled: Compiled::default(),
+            compiled: OnceLock::new(),
         };
         if known {
             self.warnings.push(format!(
