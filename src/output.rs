@@ -246,47 +246,24 @@ fn place(at: Position) -> provider::Place {
 /// record's number spellings. The names are written as they are (they are
 /// ours, plain ASCII): through the serializer, each name cost as much as a
 /// value, and a `--format json` line has ten.
-struct Object<'a, W: Write> {
-    out: &'a mut W,
+struct Object<'a> {
+    out: &'a mut Vec<u8>,
     spellings: &'a Spellings,
     first: bool,
 }
 
-impl<'a, W: Write> Object<'a, W> {
-    fn begin(out: &'a mut W, spellings: &'a Spellings) -> io::Result<Self> {
-        out.write_all(b"{")?;
-        Ok(Object {
+impl<'a> Object<'a> {
+    fn begin(out: &'a mut Vec<u8>, spellings: &'a Spellings) -> Self {
+        out.push(b'{');
+        Object {
             out,
             spellings,
             first: true,
-        })
-    }
-
-    /// Field `name` (plain ASCII, no quote or backslash) with `value`.
-    fn field<T: Serialize + ?Sized>(&mut self, name: &str, value: &T) -> io::Result<()> {
-        self.name(name)?;
-        self.spellings.write(&mut *self.out, value)
-    }
-
-    /// A field's separator and name, up to its value.
-    fn name(&mut self, name: &str) -> io::Result<()> {
-        if !self.first {
-            self.out.write_all(b",")?;
         }
-        self.first = false;
-        self.out.write_all(b"\"")?;
-        self.out.write_all(name.as_bytes())?;
-        self.out.write_all(b"\":")
     }
 
-    fn end(self) -> io::Result<()> {
-        self.out.write_all(b"}")
-    }
-}
-
-impl Object<'_, Vec<u8>> {
-    /// [`Object::name`] into memory: a byte or a slice at a time, not three
-    /// writes through `io::Write`.
+    /// A field's separator and name (plain ASCII, no quote or backslash), up
+    /// to its value.
     fn key(&mut self, name: &str) {
         if !self.first {
             self.out.push(b',');
@@ -295,6 +272,16 @@ impl Object<'_, Vec<u8>> {
         self.out.push(b'"');
         self.out.extend_from_slice(name.as_bytes());
         self.out.extend_from_slice(b"\":");
+    }
+
+    fn end(self) {
+        self.out.push(b'}');
+    }
+
+    /// Field `name` with `value`, through serde's serializer.
+    fn field<T: Serialize + ?Sized>(&mut self, name: &str, value: &T) -> io::Result<()> {
+        self.key(name);
+        self.spellings.write(&mut *self.out, value)
     }
 
     /// [`Object::field`] for a value (or `null`), by the direct writer.
@@ -536,7 +523,7 @@ impl<W: Write> Printer<W> {
         line.clear();
         // Written by the direct writer, byte for byte as serde_json writes
         // them; repairs and errors, when there are any, by the serializer.
-        let mut o = Object::begin(&mut line, &self.spellings)?;
+        let mut o = Object::begin(&mut line, &self.spellings);
         // Record number, and call number within the record, from 0.
         o.number_field("index", at.index);
         o.number_field("call", at.call as u64);
@@ -589,7 +576,7 @@ impl<W: Write> Printer<W> {
             let name = call.map_or(Value::Null, |c| to.api().tool_name(&c.name).into());
             o.field("provider_name", &name)?;
         }
-        o.end()?;
+        o.end();
         line.push(b'\n');
         let written = self.out.write_all(&line);
         self.line = line;
