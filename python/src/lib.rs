@@ -45,6 +45,16 @@ use crate::toolset::Toolset;
 /// deepest JSON value turned into Python objects.
 pub(crate) const MAX_DEPTH: usize = 1000;
 
+/// Rust's allocations in the module (not Python's) go through mimalloc, as the
+/// binary's and the Node addon's do: `check_many` makes results on its worker
+/// thread that Python frees on its own, where glibc's `free` takes the other
+/// arena's lock and the worker's `malloc` its slow path (docs/dependencies.md).
+/// Built `no_thp`: it never asks for transparent huge pages, whose zeroing made
+/// one large record 3× slower (docs/speed.md). musl builds keep musl's.
+#[cfg(not(target_env = "musl"))]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[pymodule]
 fn _callfix(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
