@@ -42,11 +42,14 @@ impl std::ops::Deref for Line {
 }
 
 impl Line {
-    /// The result of one call.
+    /// The result of one call. Of the call, only its id and name are kept
+    /// (all a result shows): the envelope and the arguments as received are
+    /// dropped here, on the thread that read them (with the stack for them),
+    /// rather than by Python when it frees the result, on its own thread.
     pub(crate) fn new(at: Position, call: Call, verdict: Verdict, spellings: Spellings) -> Self {
         Line(Box::new(Parts {
             at,
-            call: Some(call),
+            call: Some(call.into_id_and_name()),
             verdict,
             spellings,
         }))
@@ -70,10 +73,7 @@ impl Line {
     pub(crate) fn too_deep(&self) -> bool {
         let mut values: Vec<&Value> = vec![];
         if let Some(call) = &self.call {
-            values.extend([call.id(), call.envelope()]);
-            if let callfix::provider::Args::Value(v) = call.args() {
-                values.push(v);
-            }
+            values.push(call.id());
         }
         values.extend(self.verdict.args());
         for r in self.verdict.repairs() {

@@ -97,3 +97,75 @@ fn a_status_is_quoted_as_its_name() {
         );
     }
 }
+
+/// Writes each result twice: once with its call as read, once with the call
+/// cut to its id and name ([`Call::into_id_and_name`]).
+struct Twice {
+    whole: Printer<Vec<u8>>,
+    cut: Printer<Vec<u8>>,
+}
+
+impl Sink for Twice {
+    fn begin_record(&mut self, spellings: Spellings) {
+        Sink::begin_record(&mut self.whole, spellings.clone());
+        Sink::begin_record(&mut self.cut, spellings);
+    }
+
+    fn call(&mut self, at: Position, call: Call, verdict: Verdict) -> io::Result<()> {
+        self.whole.call(at, &call, &verdict)?;
+        self.cut.call(at, &call.into_id_and_name(), &verdict)
+    }
+
+    fn record(&mut self, at: Position, verdict: Verdict) -> io::Result<()> {
+        self.whole.record(at, &verdict)?;
+        self.cut.record(at, &verdict)
+    }
+}
+
+/// One record holding a call to `name` with `args`, in one of the envelopes.
+fn record(shape: u8, name: &str, args: &str, i: usize) -> String {
+    let quoted = serde_json::to_string(name).unwrap();
+    let text = serde_json::to_string(args).unwrap();
+    match shape % 4 {
+        0 => format!(r#"{{"name":{quoted},"arguments":{args},"id":"c{i}"}}"#),
+        1 => format!(
+            r#"{{"id":"call_{i}","type":"function","function":{{"name":{quoted},"arguments":{text}}}}}"#
+        ),
+        2 => format!(r#"{{"type":"tool_use","id":"toolu_{i}","name":{quoted},"input":{args}}}"#),
+        _ => {
+            let markup =
+                format!(r#"<tool_call>{{"name":{quoted},"arguments":{args}}}</tool_call>"#);
+            let content = serde_json::to_string(&markup).unwrap();
+            format!(r#"{{"role":"assistant","content":{content}}}"#)
+        }
+    }
+}
+
+proptest! {
+    #[test]
+    fn a_call_cut_to_its_id_and_name_writes_the_same_json_and_args_lines(
+        calls in prop::collection::vec((any::<u8>(), name(), arguments()), 1..10),
+    ) {
+        let tools = Toolset::from_schemas([(
+            "read".to_owned(),
+            json!({"type": "object", "properties": {"limit": {"type": "integer"}}, "required": ["limit"]}),
+        )]);
+        let mut records = String::new();
+        for (i, (shape, name, args)) in calls.iter().enumerate() {
+            records.push_str(&record(*shape, name, args, i));
+            records.push('\n');
+        }
+        for format in [Format::Json, Format::Args] {
+            let mut twice = Twice {
+                whole: Printer::new(Vec::new(), format),
+                cut: Printer::new(Vec::new(), format),
+            };
+            tools
+                .filter()
+                .stream(Input::from_bytes(records.as_bytes(), "calls.jsonl"), &mut twice, &mut Summary::default())
+                .unwrap();
+            let whole = String::from_utf8(twice.whole.into_inner()).unwrap();
+            prop_assert_eq!(whole, String::from_utf8(twice.cut.into_inner()).unwrap());
+        }
+    }
+}

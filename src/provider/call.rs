@@ -106,6 +106,20 @@ impl Call {
         self.leaked.as_ref()
     }
 
+    /// The call with its id and name only: the envelope and the arguments as
+    /// they arrived (a copy of the record, most of a result's memory) and any
+    /// markup are dropped. For a sink that keeps results, or hands them to
+    /// another thread: `--format json` and `-f args` write the same lines for
+    /// it; `-f call`, `-f human` and `--to` need what it drops.
+    pub fn into_id_and_name(self) -> Call {
+        Call {
+            envelope: Value::Null,
+            args: Args::Missing,
+            leaked: None,
+            ..self
+        }
+    }
+
     /// Whether the call's envelope may carry its arguments as JSON text. Where
     /// it may not (Anthropic `input`, Gemini `args`, MCP `arguments`), text is a
     /// double encoding: the object the provider wanted, written as a string.
