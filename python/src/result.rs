@@ -44,8 +44,8 @@ impl std::ops::Deref for Line {
 impl Line {
     /// The result of one call. Of the call, only its id and name are kept
     /// (all a result shows): the envelope and the arguments as received are
-    /// dropped here, on the thread that read them (with the stack for them),
-    /// rather than by Python when it frees the result, on its own thread.
+    /// dropped here, as the result is made (for `check_many`, on the worker
+    /// thread that read them), rather than by Python when it frees the result.
     pub(crate) fn new(at: Position, call: Call, verdict: Verdict, spellings: Spellings) -> Self {
         Line(Box::new(Parts {
             at,
